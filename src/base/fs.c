@@ -1,0 +1,220 @@
+/*
+ * fs — private directories, no-follow reads, atomic replace.
+ */
+#include "base/fs.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_is_dir(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 1 : 0;
+	if (errno == ENOENT)
+		return 0;
+	return err_errno(e, "%s", path);
+}
+
+static int mkdir_one(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return err_errno(e, "creating %s", path);
+	if (stat(path, &st) != 0)
+		return err_errno(e, "%s", path);
+	if (!S_ISDIR(st.st_mode))
+		return err_fail(e, "io", "%s exists and is not a directory", path);
+	return 0;
+}
+
+int fs_private_dir(const char *path, struct err *e)
+{
+	char *copy = xstrdup(path);
+	size_t n = strlen(copy);
+	int rc = 0;
+
+	while (n > 1 && copy[n - 1] == '/')
+		copy[--n] = '\0';
+	/* Parents first, each created 0700 only if missing; existing ones are left alone. */
+	for (char *p = copy + 1; *p && rc == 0; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		rc = mkdir_one(copy, e);
+		*p = '/';
+	}
+	if (rc == 0)
+		rc = mkdir_one(copy, e);
+	if (rc == 0 && chmod(copy, 0700) != 0)
+		rc = err_errno(e, "making %s private", copy);
+	free(copy);
+	return rc;
+}
+
+static int read_fd(int fd, const char *name, char **out, size_t *len, struct err *e)
+{
+	struct stat st;
+	struct buf b = BUF_INIT;
+	char chunk[65536];
+
+	if (fstat(fd, &st) != 0)
+		return err_errno(e, "%s", name);
+	if (!S_ISREG(st.st_mode))
+		return err_fail(e, "io", "%s is not a regular file", name);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			buf_free(&b);
+			return err_errno(e, "reading %s", name);
+		}
+		if (n == 0)
+			break;
+		if (b.len + (size_t)n > FS_READ_MAX) {
+			buf_free(&b);
+			return err_fail(e, "io", "%s is larger than %zu bytes", name, FS_READ_MAX);
+		}
+		buf_add(&b, chunk, (size_t)n);
+	}
+	*len = b.len;
+	*out = buf_steal(&b);
+	return 0;
+}
+
+static int open_failed(const char *name, struct err *e)
+{
+	if (errno == ENOENT)
+		return err_fail(e, "not_found", "%s: no such file", name);
+	if (errno == ELOOP)
+		return err_fail(e, "io", "%s is a symbolic link; store files never are", name);
+	return err_errno(e, "opening %s", name);
+}
+
+int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err *e)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int rc;
+
+	if (fd < 0)
+		return open_failed(name, e);
+	rc = read_fd(fd, name, out, len, e);
+	close(fd);
+	return rc;
+}
+
+int fs_read(const char *path, char **out, size_t *len, struct err *e)
+{
+	return fs_read_at(AT_FDCWD, path, out, len, e);
+}
+
+int fs_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fs_sync_dir(const char *dir, struct err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return err_errno(e, "opening %s", dir);
+	if (fsync(fd) != 0 && errno != EINVAL)
+		rc = err_errno(e, "syncing %s", dir);
+	close(fd);
+	return rc;
+}
+
+int fs_replace(const char *path, const void *data, size_t len, struct err *e)
+{
+	char *dir = fs_dirname(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+	int fd, rc = -1;
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err_errno(e, "creating a temporary file beside %s", path);
+		goto out;
+	}
+	if (fchmod(fd, 0600) != 0 || fs_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+		err_errno(e, "writing %s", tmp);
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		err_errno(e, "writing %s", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		err_errno(e, "replacing %s", path);
+		unlink(tmp);
+		goto out;
+	}
+	rc = fs_sync_dir(dir, e);
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
+char *fs_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+
+	if (n > 0 && dir[n - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+char *fs_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *out;
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	out = xmalloc((size_t)(slash - path) + 1);
+	memcpy(out, path, (size_t)(slash - path));
+	out[slash - path] = '\0';
+	return out;
+}
+
+char *fs_expand_home(const char *path)
+{
+	const char *home = getenv("HOME");
+
+	if (home && *home && path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+		return xasprintf("%s%s", home, path + 1);
+	return xstrdup(path);
+}

@@ -1,0 +1,58 @@
+/*
+ * fs — the only ways mecha touches its stores: private directories, whole-file
+ * reads that never follow a link, atomic replacement and durable appends.
+ *
+ * The rule: a store file is replaced by writing a unique temporary file in the
+ * same directory, fsync'ing it, renaming it over the old one and fsync'ing the
+ * directory, so a reader sees the old bytes or the new bytes and never a torn
+ * mix, even across a crash. Directories are 0700, files 0600.
+ *
+ * Ownership: functions returning char * return a new malloc'd string the caller
+ * frees. Paths passed in are borrowed.
+ */
+#ifndef MECHA_BASE_FS_H
+#define MECHA_BASE_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct err;
+
+/* Largest file fs_read will load (a store file beyond this is unreadable). */
+#define FS_READ_MAX ((size_t)256 << 20)
+
+/*
+ * Creates `path` with mode 0700 (and any missing parents, also 0700), or
+ * tightens an existing directory to 0700. Only the leaf is tightened.
+ */
+int fs_private_dir(const char *path, struct err *e);
+
+/* 1 when path is an existing directory, 0 when absent; -1 on any other error. */
+int fs_is_dir(const char *path, struct err *e);
+
+/*
+ * Reads a whole regular file without following a final symlink. On success
+ * *out is a new NUL-terminated buffer (free it) and *len its length.
+ * A missing file fails with code "not_found".
+ */
+int fs_read(const char *path, char **out, size_t *len, struct err *e);
+/* The same, relative to an open directory. */
+int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err *e);
+
+/* Atomically replaces (or creates) path with data, mode 0600. */
+int fs_replace(const char *path, const void *data, size_t len, struct err *e);
+
+/* Writes all of data to fd, retrying short writes and EINTR. */
+int fs_write_all(int fd, const void *data, size_t len);
+
+/* fsync of a directory, so a rename or a new entry in it survives a crash. */
+int fs_sync_dir(const char *dir, struct err *e);
+
+/* dir + "/" + name. */
+char *fs_join(const char *dir, const char *name);
+/* The directory part of path ("." when there is none). */
+char *fs_dirname(const char *path);
+/* A leading "~/" (or a lone "~") expanded from $HOME; otherwise a copy. */
+char *fs_expand_home(const char *path);
+
+#endif

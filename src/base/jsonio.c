@@ -1,0 +1,88 @@
+/*
+ * jsonio — one parse, one dump, used by every store so that a file written by
+ * one verb is read back identically by another.
+ */
+#include "base/jsonio.h"
+
+#include "base/err.h"
+#include "base/fs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
+
+json_t *jsonio_parse(const char *data, size_t len, const char *what, struct err *e)
+{
+	json_error_t je;
+	json_t *v = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+
+	if (!v)
+		err_fail(e, "parse", "%s: not valid JSON at line %d, column %d: %s", what, je.line,
+			 je.column, je.text);
+	return v;
+}
+
+json_t *jsonio_load(const char *path, struct err *e)
+{
+	char *data;
+	size_t len;
+	json_t *v;
+
+	if (fs_read(path, &data, &len, e) != 0)
+		return NULL;
+	v = jsonio_parse(data, len, path, e);
+	free(data);
+	return v;
+}
+
+static char *dump(const json_t *v, size_t flags)
+{
+	char *s = json_dumps(v, flags | JSON_ENCODE_ANY);
+
+	if (!s)
+		abort(); /* jansson fails only on allocation failure here */
+	return s;
+}
+
+char *jsonio_pretty(const json_t *v)
+{
+	return dump(v, DUMP_FLAGS | JSON_INDENT(2));
+}
+
+char *jsonio_compact(const json_t *v)
+{
+	return dump(v, DUMP_FLAGS | JSON_COMPACT);
+}
+
+int jsonio_save(const char *path, const json_t *v, struct err *e)
+{
+	char *s = jsonio_pretty(v);
+	int rc = fs_replace(path, s, strlen(s), e);
+
+	free(s);
+	return rc;
+}
+
+void jsonio_print(FILE *f, const json_t *v)
+{
+	char *s = jsonio_pretty(v);
+
+	fputs(s, f);
+	fputc('\n', f);
+	free(s);
+}
+
+const char *jsonio_str(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+const char *jsonio_str_or(const json_t *obj, const char *key, const char *def)
+{
+	const char *s = jsonio_str(obj, key);
+
+	return s ? s : def;
+}

@@ -1,0 +1,41 @@
+/*
+ * jsonio — reading and writing JSON files with jansson, the same way everywhere.
+ *
+ * Documents are parsed with NUL bytes allowed inside strings (a stranger's
+ * prose may hold one; the text is kept, and text.h renders it) and written in
+ * the pretty form the Rust tools write: two-space indent, keys in insertion
+ * order, non-ASCII as raw UTF-8.
+ *
+ * Ownership: functions returning json_t * return a NEW reference (json_decref
+ * it). Functions taking json_t * borrow it. Returned char * are malloc'd.
+ * The small getters return BORROWED values valid while the object lives.
+ */
+#ifndef MECHA_BASE_JSONIO_H
+#define MECHA_BASE_JSONIO_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct err;
+
+/* Parses a whole buffer (any JSON value). The message names `what` (a file name) and the position. */
+json_t *jsonio_parse(const char *data, size_t len, const char *what, struct err *e);
+/* Reads and parses a file (never through a symlink). */
+json_t *jsonio_load(const char *path, struct err *e);
+
+/* The pretty form (2-space indent), with no trailing newline. */
+char *jsonio_pretty(const json_t *v);
+/* The compact form jansson writes ({"a":1}). */
+char *jsonio_compact(const json_t *v);
+/* Atomically replaces path with the pretty form of v. */
+int jsonio_save(const char *path, const json_t *v, struct err *e);
+
+/* Prints v pretty on f, followed by a newline. */
+void jsonio_print(FILE *f, const json_t *v);
+
+/* obj[key] when it is a string, else NULL. */
+const char *jsonio_str(const json_t *obj, const char *key);
+/* obj[key] when it is a string, else def. */
+const char *jsonio_str_or(const json_t *obj, const char *key, const char *def);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * text — safe rendering of untrusted text. One place decides what a terminal
+ * may receive, so every verb that shows a stranger's words calls here.
+ */
+#include "base/text.h"
+
+#include "base/buf.h"
+
+#include <string.h>
+
+size_t text_utf8_decode(const char *str, size_t len, unsigned *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned c, min;
+	size_t n;
+
+	if (len == 0)
+		return 0;
+	c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, c &= 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, c &= 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, c &= 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+int text_utf8_valid(const char *s, size_t len)
+{
+	unsigned cp;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = text_utf8_decode(s + i, len - i, &cp);
+		if (n == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
+size_t text_utf8_count(const char *s, size_t len)
+{
+	size_t count = 0;
+	unsigned cp;
+
+	for (size_t i = 0; i < len; count++) {
+		size_t n = text_utf8_decode(s + i, len - i, &cp);
+		i += n ? n : 1;
+	}
+	return count;
+}
+
+size_t text_utf8_clip(const char *s, size_t len, size_t max)
+{
+	size_t end = 0;
+	unsigned cp;
+
+	while (end < len) {
+		size_t n = text_utf8_decode(s + end, len - end, &cp);
+		if (n == 0)
+			n = 1;
+		if (end + n > max)
+			break;
+		end += n;
+	}
+	return end;
+}
+
+/* Characters a terminal interprets or that reorder what a reader sees. */
+static int is_invisible_control(unsigned cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) ||      /* C1, including CSI (0x9b) */
+	       (cp >= 0x202a && cp <= 0x202e) || /* bidi embeddings and overrides */
+	       (cp >= 0x2066 && cp <= 0x2069) || /* bidi isolates */
+	       cp == 0x200e || cp == 0x200f || cp == 0x061c || cp == 0xfeff;
+}
+
+void text_safe(struct buf *out, const char *s, size_t len, unsigned flags)
+{
+	unsigned cp;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = text_utf8_decode(s + i, len - i, &cp);
+
+		if (n == 0) {
+			buf_printf(out, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		if (cp == 0x1b) {
+			buf_adds(out, "\\e");
+		} else if ((cp == '\n' || cp == '\t') && (flags & TEXT_KEEP_NEWLINES)) {
+			buf_addc(out, (char)cp);
+		} else if (cp < 0x20 || cp == 0x7f) {
+			buf_printf(out, "\\x%02x", cp);
+		} else if (is_invisible_control(cp)) {
+			buf_printf(out, "\\u%04x", cp);
+		} else {
+			buf_add(out, s + i, n);
+		}
+		i += n;
+	}
+}
+
+void text_printn(FILE *f, const char *s, size_t len, unsigned flags)
+{
+	struct buf b = BUF_INIT;
+
+	text_safe(&b, s, len, flags);
+	fwrite(buf_str(&b), 1, b.len, f);
+	buf_free(&b);
+}
+
+void text_print(FILE *f, const char *s, unsigned flags)
+{
+	text_printn(f, s, strlen(s), flags);
+}

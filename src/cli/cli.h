@@ -1,0 +1,35 @@
+/*
+ * cli — the verb groups of the mecha command and the helpers they share.
+ *
+ * Each group is one file (frontdoor.c, outbox.c, mission.c …) exporting one
+ * entry point that receives argv with argv[0] = the group's name and returns
+ * the process exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_REFUSED).
+ *
+ * Ownership: nothing here keeps a pointer to its arguments.
+ */
+#ifndef MECHA_CLI_CLI_H
+#define MECHA_CLI_CLI_H
+
+#include <stdio.h>
+
+struct err;
+
+int cli_frontdoor(int argc, char **argv);
+
+/* "mecha: <message>" on stderr; returns the exit status for e. */
+int cli_fail(const struct err *e);
+/* With --json: also {"ok":false,"error":CODE,"message":MSG} on stdout. */
+int cli_fail_json(const struct err *e, int json);
+/* "mecha: <message>" on stderr plus a hint to --help; returns EXIT_USAGE. */
+int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 1 when colour may be used on f: a TTY and NO_COLOR unset or empty. */
+int cli_color(FILE *f);
+/* 1 when any argument from argv[1] on is -h or --help (before a "--"). */
+int cli_wants_help(int argc, char **argv);
+/*
+ * Parses a non-negative decimal integer strictly (no sign, no junk, no
+ * overflow). Returns 0, or -1 after printing a usage error naming the option.
+ */
+int cli_parse_count(const char *verb, const char *opt, const char *s, long long *out);
+
+#endif

@@ -1,0 +1,7 @@
+#include "cli/cli.h"
+#include "base/err.h"
+int cli_frontdoor(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return EXIT_FAIL;
+}

@@ -1,0 +1,87 @@
+/*
+ * util — what every verb group prints the same way: errors, usage mistakes,
+ * colour decisions and strict number parsing.
+ */
+#include "cli/cli.h"
+
+#include "base/err.h"
+#include "base/jsonio.h"
+#include "base/text.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cli_fail(const struct err *e)
+{
+	fputs("mecha: ", stderr);
+	/* Messages may quote untrusted bytes (a file name, a model's words). */
+	text_print(stderr, e->msg[0] ? e->msg : "failed", 0);
+	fputc('\n', stderr);
+	return err_exit_code(e);
+}
+
+int cli_fail_json(const struct err *e, int json)
+{
+	if (json) {
+		json_t *o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error",
+				      e->code[0] ? e->code : "error", "message", e->msg);
+		if (o) {
+			jsonio_print(stdout, o);
+			json_decref(o);
+		}
+	}
+	return cli_fail(e);
+}
+
+int cli_usage_error(const char *verb, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("mecha: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'mecha %s --help'.\n", verb);
+	return EXIT_USAGE;
+}
+
+int cli_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && *nc)
+		return 0;
+	return isatty(fileno(f));
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return 0;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int cli_parse_count(const char *verb, const char *opt, const char *s, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	cli_usage_error(verb, "%s takes a whole number, not '%s'", opt, s ? s : "");
+	return -1;
+}

@@ -1,0 +1,210 @@
+/*
+ * The base layer: safe rendering, UTF-8 measures, private files, atomic
+ * replace, timestamps, errors.
+ */
+#include <criterion/criterion.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/jsonio.h"
+#include "base/rfc3339.h"
+#include "base/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <unistd.h>
+
+static char *tmpdir(void)
+{
+	char tmpl[] = "/tmp/mecha-unit-XXXXXX";
+	char *d = mkdtemp(tmpl);
+
+	cr_assert_not_null(d);
+	return xstrdup(d);
+}
+
+static char *safe(const char *s, size_t len, unsigned flags)
+{
+	struct buf b = BUF_INIT;
+
+	text_safe(&b, s, len, flags);
+	return buf_steal(&b);
+}
+
+Test(text, an_escape_sequence_never_reaches_the_terminal_raw)
+{
+	const char in[] = "hi \x1b]52;c;ZXZpbA==\x07 and \x1b[2J done";
+	char *out = safe(in, sizeof in - 1, TEXT_KEEP_NEWLINES);
+
+	cr_assert_eq(strchr(out, 0x1b), NULL);
+	cr_assert_eq(strchr(out, 0x07), NULL);
+	cr_assert_str_eq(out, "hi \\e]52;c;ZXZpbA==\\x07 and \\e[2J done");
+	free(out);
+}
+
+Test(text, newlines_survive_only_in_prose_blocks)
+{
+	char *keep = safe("a\nb\tc\rd", 7, TEXT_KEEP_NEWLINES);
+	char *line = safe("a\nb\tc\rd", 7, 0);
+
+	cr_assert_str_eq(keep, "a\nb\tc\\x0dd");
+	cr_assert_str_eq(line, "a\\x0ab\\x09c\\x0dd");
+	free(keep);
+	free(line);
+}
+
+Test(text, c1_controls_bidi_overrides_and_broken_utf8_are_visible)
+{
+	const char in[] = "x\xc2\x9b" "1m \xe2\x80\xae" "abc \xff\xfe caf\xc3\xa9 \x7f";
+	char *out = safe(in, sizeof in - 1, 0);
+
+	cr_assert_str_eq(out, "x\\u009b1m \\u202eabc \\xff\\xfe caf\xc3\xa9 \\x7f");
+	free(out);
+}
+
+Test(text, a_nul_inside_text_is_shown_not_truncating)
+{
+	char *out = safe("a\0b", 3, 0);
+
+	cr_assert_str_eq(out, "a\\x00b");
+	free(out);
+}
+
+Test(text, utf8_counting_and_clipping_respect_character_boundaries)
+{
+	const char *s = "h\xc3\xa9llo \xe2\x82\xac"; /* héllo € */
+
+	cr_assert_eq(text_utf8_count(s, strlen(s)), 7);
+	cr_assert_eq(text_utf8_clip(s, strlen(s), 2), 1);
+	cr_assert_eq(text_utf8_clip(s, strlen(s), 3), 3);
+	cr_assert_eq(text_utf8_clip(s, strlen(s), 9), 7);
+	cr_assert(text_utf8_valid(s, strlen(s)));
+	cr_assert_not(text_utf8_valid("\xc0\xaf", 2)); /* overlong '/' */
+	cr_assert_not(text_utf8_valid("\xed\xa0\x80", 3)); /* a surrogate */
+}
+
+Test(fs, a_private_dir_is_created_and_an_existing_one_tightened)
+{
+	char *d = tmpdir();
+	char *sub = fs_join(d, "a/b/requests");
+	struct err e;
+	struct stat st;
+
+	cr_assert_eq(fs_private_dir(sub, &e), 0, "%s", e.msg);
+	cr_assert_eq(stat(sub, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700);
+	chmod(sub, 0755);
+	cr_assert_eq(fs_private_dir(sub, &e), 0, "%s", e.msg);
+	stat(sub, &st);
+	cr_assert_eq(st.st_mode & 0777, 0700);
+	free(sub);
+	free(d);
+}
+
+Test(fs, replace_writes_an_owner_only_file_and_leaves_no_temp_behind)
+{
+	char *d = tmpdir();
+	char *p = fs_join(d, "x.json");
+	char *data;
+	size_t len;
+	struct err e;
+	struct stat st;
+
+	cr_assert_eq(fs_replace(p, "one", 3, &e), 0, "%s", e.msg);
+	cr_assert_eq(fs_replace(p, "two!", 4, &e), 0, "%s", e.msg);
+	cr_assert_eq(fs_read(p, &data, &len, &e), 0, "%s", e.msg);
+	cr_assert_eq(len, 4);
+	cr_assert_str_eq(data, "two!");
+	stat(p, &st);
+	cr_assert_eq(st.st_mode & 0777, 0600);
+	char *cmd = xasprintf("test $(ls -A %s | wc -l) -eq 1", d);
+	cr_assert_eq(system(cmd), 0, "a temporary file was left behind");
+	free(cmd);
+	free(data);
+	free(p);
+	free(d);
+}
+
+Test(fs, a_symlinked_store_file_is_not_followed)
+{
+	char *d = tmpdir();
+	char *p = fs_join(d, "link.json");
+	char *data = NULL;
+	size_t len;
+	struct err e;
+
+	cr_assert_eq(symlink("/etc/hostname", p), 0);
+	cr_assert_eq(fs_read(p, &data, &len, &e), -1);
+	cr_assert(strstr(e.msg, "symbolic link") != NULL, "%s", e.msg);
+	cr_assert_null(data);
+	free(p);
+	free(d);
+}
+
+Test(rfc3339, parses_utc_and_offsets_and_refuses_junk)
+{
+	time_t t;
+	char out[RFC3339_LEN];
+
+	cr_assert_eq(rfc3339_parse("2026-08-06T02:03:12Z", &t), 0);
+	rfc3339_format(t, out);
+	cr_assert_str_eq(out, "2026-08-06T02:03:12Z");
+	cr_assert_eq(rfc3339_parse("2026-08-06T04:03:12.5+02:00", &t), 0);
+	rfc3339_format(t, out);
+	cr_assert_str_eq(out, "2026-08-06T02:03:12Z");
+	cr_assert_eq(rfc3339_parse("2026-02-29T00:00:00Z", &t), -1);
+	cr_assert_eq(rfc3339_parse("2026-08-06", &t), -1);
+	cr_assert_eq(rfc3339_parse("2026-08-06T02:03:12", &t), -1);
+	cr_assert_eq(rfc3339_parse("2026-08-06T02:03:12Zjunk", &t), -1);
+}
+
+Test(hash, sha256_and_random_ids)
+{
+	char hex[65], id[9], id2[9];
+	struct err e;
+
+	hash_sha256_hex("abc", 3, hex);
+	cr_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	cr_assert_eq(hash_random_hex(id, 8, &e), 0);
+	cr_assert_eq(hash_random_hex(id2, 8, &e), 0);
+	cr_assert_eq(strlen(id), 8);
+	cr_assert_eq(strspn(id, "0123456789abcdef"), 8);
+	cr_assert_str_neq(id, id2);
+}
+
+Test(err, kinds_map_to_exit_statuses)
+{
+	struct err e;
+
+	err_refuse(&e, "stale_head", "stale %d", 1);
+	cr_assert_eq(err_exit_code(&e), EXIT_REFUSED);
+	cr_assert_str_eq(e.code, "stale_head");
+	err_usage(&e, "bad");
+	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
+	errno = ENOENT;
+	err_errno(&e, "opening %s", "x");
+	cr_assert_str_eq(e.msg, "opening x: No such file or directory");
+	err_prefix(&e, "store");
+	cr_assert_str_eq(e.msg, "store: opening x: No such file or directory");
+	cr_assert_eq(err_exit_code(&e), EXIT_FAIL);
+}
+
+Test(jsonio, a_pretty_dump_keeps_key_order_and_raw_utf8)
+{
+	struct err e;
+	const char *in = "{\"b\":1,\"a\":\"caf\\u00e9\",\"z\":[],\"o\":{}}";
+	json_t *v = jsonio_parse(in, strlen(in), "t", &e);
+	char *s;
+
+	cr_assert_not_null(v, "%s", e.msg);
+	s = jsonio_pretty(v);
+	cr_assert_str_eq(s, "{\n  \"b\": 1,\n  \"a\": \"caf\xc3\xa9\",\n  \"z\": [],\n  \"o\": {}\n}");
+	free(s);
+	json_decref(v);
+	cr_assert_null(jsonio_parse("{\"a\":", 5, "f.json", &e));
+	cr_assert(strstr(e.msg, "f.json") != NULL);
+}

@@ -84,7 +84,7 @@ unit: $(UNIT_BIN)
 	done; exit $$status
 
 cli: $(BUILD)/mecha
-	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider tests/cli $(PYTEST_ARGS)
+	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 
 check: all unit cli
 

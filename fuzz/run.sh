@@ -1,0 +1,25 @@
+#!/bin/sh
+# Builds each libFuzzer target (fuzz/fuzz_*.c) with clang and runs it for a
+# bounded time (FUZZ_SECONDS, default 30). Any crash or sanitizer report fails.
+set -eu
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-30}
+out=build-fuzz
+make --no-print-directory BUILD=$out CC=clang \
+  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+  $out/libmecha.a
+libs="$(pkg-config --libs jansson libcurl libcrypto libical ncursesw) -lpthread"
+status=0
+for src in fuzz/fuzz_*.c; do
+  [ -e "$src" ] || continue
+  name=$(basename "$src" .c)
+  clang -D_GNU_SOURCE -Isrc $(pkg-config --cflags jansson) -O1 -g \
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -o "$out/$name" "$src" "$out/libmecha.a" $libs
+  mkdir -p "$out/corpus-$name"
+  seeds=""
+  [ -d "fuzz/corpus/$name" ] && seeds="fuzz/corpus/$name"
+  echo "== $name ($secs s)"
+  "$out/$name" -max_total_time="$secs" -rss_limit_mb=2048 "$out/corpus-$name" $seeds || status=1
+done
+exit $status

@@ -92,6 +92,19 @@ static int is_invisible_control(unsigned cp)
 	       cp == 0x200e || cp == 0x200f || cp == 0x061c || cp == 0xfeff;
 }
 
+int text_has_control(const char *s, size_t len)
+{
+	unsigned cp;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = text_utf8_decode(s + i, len - i, &cp);
+		if (n == 0 || cp < 0x20 || cp == 0x7f || is_invisible_control(cp))
+			return 1;
+		i += n;
+	}
+	return 0;
+}
+
 void text_safe(struct buf *out, const char *s, size_t len, unsigned flags)
 {
 	unsigned cp;

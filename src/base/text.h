@@ -28,6 +28,11 @@ void text_print(FILE *f, const char *s, unsigned flags);
 /* The same, for a string with an explicit length (it may hold NUL bytes). */
 void text_printn(FILE *f, const char *s, size_t len, unsigned flags);
 
+/*
+ * 1 when text_safe (without TEXT_KEEP_NEWLINES) would change s[0..len): it holds a
+ * control character, a bidirectional control or bytes that are not UTF-8.
+ */
+int text_has_control(const char *s, size_t len);
 /* 1 when s[0..len) is valid UTF-8 (no overlongs, no surrogates). */
 int text_utf8_valid(const char *s, size_t len);
 /* Unicode scalar values in s[0..len); each invalid byte counts as one. */

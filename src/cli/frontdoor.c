@@ -1,7 +1,626 @@
+/*
+ * frontdoor — the verbs a person uses on the request store: list, show, next,
+ * needs-info, close (and the dispatch for the verbs of other files: extract,
+ * triage, sweep, reconcile).
+ *
+ * `show` is the one place the prose is printed, and it is printed for a person,
+ * through text.h, with every control character made visible. `next` prints
+ * exactly what brief_build allows and nothing else.
+ */
 #include "cli/cli.h"
+#include "cli/frontdoor.h"
+
+#include "base/buf.h"
 #include "base/err.h"
+#include "base/jsonio.h"
+#include "base/text.h"
+#include "frontdoor/brief.h"
+#include "frontdoor/state.h"
+#include "frontdoor/store.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+#define RED "\033[31m"
+#define YELLOW "\033[33m"
+#define MAGENTA "\033[35m"
+#define RESET "\033[0m"
+
+static int color;
+
+static const char *paint(const char *code)
+{
+	return color ? code : "";
+}
+
+/* ---- shared helpers --------------------------------------------------------- */
+
+int frontdoor_parse_seq(const char *verb, const char *s, long long *seq)
+{
+	return cli_parse_count(verb, "SEQ", s, seq);
+}
+
+static int utf8_arg(const char *verb, const char *opt, const char *s)
+{
+	if (s && !text_utf8_valid(s, strlen(s))) {
+		cli_usage_error(verb, "%s must be UTF-8 text", opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parses the options every verb shares: --json, --help handled by the caller. */
+static void reset_getopt(void)
+{
+	optind = 0;
+	opterr = 1;
+}
+
+/* ---- list ------------------------------------------------------------------- */
+
+static const char list_help[] =
+	"usage: mecha frontdoor [list] [--state STATE] [--json]\n\n"
+	"What has arrived, and each request's state, in seq order. INVALID marks a request\n"
+	"that did not validate at drain time; \"reads like instructions\" is the extractor's\n"
+	"label (it gates nothing). Drafts released or rejected since the last look are\n"
+	"reconciled first.\n\n"
+	"  --state STATE   only requests in this state\n"
+	"  --json          an array of {seq, type, state, valid, topic,\n"
+	"                  reads_like_instructions, note}\n";
+
+struct list_ctx {
+	const char *state;
+	json_t *rows; /* with --json */
+	size_t shown;
+};
+
+static const char *state_color(const char *state)
+{
+	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+		return paint(YELLOW);
+	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+		return paint(RED);
+	if (strcmp(state, STATE_CLOSED) == 0 || strcmp(state, STATE_ANSWERED) == 0 ||
+	    strcmp(state, STATE_BOOKED) == 0)
+		return paint(DIM);
+	return "";
+}
+
+static int list_one(struct record *r, void *arg, struct err *e)
+{
+	struct list_ctx *c = arg;
+	const char *state = record_state(r);
+	json_t *x = record_extraction(r);
+	const char *topic = x ? jsonio_str(x, "topic") : NULL;
+	int flagged = x && json_is_true(json_object_get(x, "reads_like_instructions"));
+	const char *note = record_note(r);
+
+	if (c->state && strcmp(state, c->state) != 0)
+		return 0;
+	c->shown++;
+	if (c->rows) {
+		json_array_append_new(
+			c->rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o}", "seq", (json_int_t)r->seq,
+					   "type", r->type_id, "state", state, "valid", record_valid(r),
+					   "topic", topic ? json_string(topic) : json_null(),
+					   "reads_like_instructions", flagged, "note",
+					   note ? json_string(note) : json_null()));
+		return 0;
+	}
+	printf("%6lld  %-12s %s%-18s%s ", r->seq, r->type_id, state_color(state), state,
+	       paint(RESET));
+	text_print(stdout, topic ? topic : "", 0);
+	if (!record_valid(r))
+		printf("  %sINVALID%s", paint(RED), paint(RESET));
+	if (flagged)
+		printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
+	putchar('\n');
+	return 0;
+}
+
+static int fd_list(int argc, char **argv)
+{
+	static const struct option opts[] = { { "state", required_argument, NULL, 's' },
+					      { "json", no_argument, NULL, 'j' },
+					      { NULL, 0, NULL, 0 } };
+	struct list_ctx c = { 0 };
+	struct store s;
+	struct err e;
+	int json = 0, ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 's')
+			c.state = optarg;
+		else if (ch == 'j')
+			json = 1;
+		else
+			return cli_usage_error("frontdoor list", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage_error("frontdoor list", "unexpected argument '%s'", argv[optind]);
+	if (c.state && !state_known(c.state))
+		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
+	frontdoor_reconcile_quietly();
+	if (store_open_default(&s, STORE_READ, &e) != 0)
+		return cli_fail(&e);
+	if (json)
+		c.rows = json_array();
+	rc = store_each(&s, list_one, &c, &e);
+	store_close(&s);
+	if (rc != 0) {
+		json_decref(c.rows);
+		return cli_fail(&e);
+	}
+	if (json) {
+		jsonio_print(stdout, c.rows);
+		json_decref(c.rows);
+	} else if (c.shown == 0) {
+		puts(c.state ? "no requests in that state" : "no requests");
+	}
+	return EXIT_OK;
+}
+
+/* ---- show ------------------------------------------------------------------- */
+
+static const char show_help[] =
+	"usage: mecha frontdoor show SEQ [--json]\n\n"
+	"Everything about one request, including what the stranger wrote. This is for you:\n"
+	"a person reading a stranger's words in a terminal is the safe context. Control\n"
+	"characters are shown visibly (ESC as \\e, others as \\xNN), never sent raw.\n"
+	"Extracted values held back from the privileged run are listed with the reason.\n\n"
+	"  --json   {record: <as stored>, held_back: [{field, value, reason}], unreadable}\n";
+
+static void show_line(const char *label, const char *value)
+{
+	printf("  %-14s ", label);
+	text_print(stdout, value ? value : "", 0);
+	putchar('\n');
+}
+
+static void show_json_value(const char *label, const json_t *v)
+{
+	char *s = jsonio_compact(v);
+
+	printf("    %-20s ", label);
+	text_print(stdout, s, 0);
+	putchar('\n');
+	free(s);
+}
+
+/* Prose, indented, with newlines kept and everything else made visible. */
+static void show_prose_block(const struct prose_field *p)
+{
+	struct buf b = BUF_INIT;
+	const char *line, *end;
+
+	printf("  ");
+	text_print(stdout, p->name, 0);
+	printf(":\n");
+	text_safe(&b, p->text, p->len, TEXT_KEEP_NEWLINES);
+	for (line = buf_str(&b); *line; line = *end ? end + 1 : end) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		printf("    %s|%s %.*s\n", paint(DIM), paint(RESET), (int)(end - line), line);
+	}
+	if (p->len == 0)
+		printf("    %s|%s\n", paint(DIM), paint(RESET));
+	buf_free(&b);
+}
+
+static void show_header(const struct record *r)
+{
+	const char *reason = jsonio_str(r->doc, "invalid_reason");
+
+	printf("%srequest %lld%s  ", paint(BOLD), r->seq, paint(RESET));
+	text_print(stdout, r->type_id, 0);
+	printf("  %s", state_color(record_state(r)));
+	text_print(stdout, record_state(r), 0);
+	printf("%s\n", paint(RESET));
+	show_line("received", record_created_at(r));
+	show_line("drained", jsonio_str(r->doc, "drained_at"));
+	show_line("reply to", record_reply_to(r) ? record_reply_to(r) : "(none)");
+	if (record_valid(r))
+		show_line("valid", "yes");
+	else {
+		printf("  %-14s %sINVALID%s%s", "valid", paint(RED), paint(RESET), reason ? ": " : "");
+		text_print(stdout, reason ? reason : "", 0);
+		putchar('\n');
+	}
+	if (record_note(r))
+		show_line("note", record_note(r));
+	if (jsonio_str(r->doc, "extraction_error"))
+		show_line("extraction", jsonio_str(r->doc, "extraction_error"));
+	if (jsonio_str(r->doc, "triage_session"))
+		show_line("triage session", jsonio_str(r->doc, "triage_session"));
+}
+
+static void show_fields(const struct record *r)
+{
+	const char *name;
+	json_t *v;
+	struct prose_field *prose;
+	size_t n = record_prose(r, &prose);
+
+	printf("\n%sfields%s (typed; validated by the form)\n", paint(BOLD), paint(RESET));
+	json_object_foreach(record_values(r), name, v)
+		if (!record_is_prose(r, name) && !record_is_attachment_field(r, name))
+			show_json_value(name, v);
+	printf("\n%swhat they wrote%s (shown to you, never to a run)\n", paint(BOLD), paint(RESET));
+	for (size_t i = 0; i < n; i++)
+		show_prose_block(&prose[i]);
+	if (n == 0)
+		printf("  (no prose)\n");
+	free(prose);
+}
+
+static void show_extraction(const struct record *r)
+{
+	json_t *x = record_extraction(r), *held = brief_held_back(r), *h, *d;
+	size_t i;
+
+	if (!x) {
+		json_decref(held);
+		return;
+	}
+	printf("\n%sextraction%s (the quarantined pass; only the checked values reach a run)\n",
+	       paint(BOLD), paint(RESET));
+	show_line("reading", jsonio_str(x, "reading"));
+	show_line("topic", jsonio_str(x, "topic"));
+	show_line("urgency", jsonio_str(x, "urgency_claimed"));
+	json_array_foreach(json_object_get(x, "dates_mentioned"), i, d)
+		show_line(i == 0 ? "dates" : "", json_string_value(d));
+	show_line("institution", jsonio_str(x, "institution"));
+	if (json_is_true(json_object_get(x, "reads_like_instructions")))
+		printf("  %sreads like instructions%s (a label for you; it gates nothing)\n",
+		       paint(MAGENTA), paint(RESET));
+	if (json_array_size(held) > 0)
+		printf("\n%sheld back from the run%s\n", paint(BOLD), paint(RESET));
+	json_array_foreach(held, i, h) {
+		printf("  %-16s ", jsonio_str(h, "field"));
+		text_print(stdout, jsonio_str_or(h, "value", ""), 0);
+		printf("  %s(%s)%s\n", paint(YELLOW), jsonio_str(h, "reason"), paint(RESET));
+	}
+	json_decref(held);
+}
+
+static void show_attachments_and_drafts(const struct record *r)
+{
+	json_t *a, *id;
+	size_t i;
+
+	if (json_array_size(record_attachments(r)) > 0)
+		printf("\n%sattachments%s (measurements reach a run; names and bytes never do)\n",
+		       paint(BOLD), paint(RESET));
+	json_array_foreach(record_attachments(r), i, a) {
+		printf("  ");
+		text_print(stdout, jsonio_str_or(a, "field", ""), 0);
+		printf("  ");
+		text_print(stdout, jsonio_str_or(a, "filename", ""), 0);
+		printf("  %lld bytes  ", (long long)json_integer_value(json_object_get(a, "size")));
+		text_print(stdout, jsonio_str_or(a, "content_type", ""), 0);
+		printf("  ");
+		text_print(stdout, jsonio_str_or(a, "sha256", ""), 0);
+		putchar('\n');
+	}
+	if (json_array_size(record_outbox(r)) > 0)
+		printf("\n%sdrafts%s\n", paint(BOLD), paint(RESET));
+	json_array_foreach(record_outbox(r), i, id) {
+		printf("  ");
+		text_print(stdout, json_string_value(id), 0);
+		printf("  %s\n", frontdoor_draft_status(json_string_value(id)));
+	}
+}
+
+static int fd_show(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+					      { NULL, 0, NULL, 0 } };
+	struct record r;
+	struct store s;
+	struct err e;
+	long long seq;
+	int json = 0, ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'j')
+			json = 1;
+		else
+			return cli_usage_error("frontdoor show", "unknown option");
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("frontdoor show", "show takes one SEQ");
+	if (frontdoor_parse_seq("frontdoor show", argv[optind], &seq) != 0)
+		return EXIT_USAGE;
+	if (store_open_default(&s, STORE_READ, &e) != 0)
+		return cli_fail(&e);
+	rc = store_get(&s, seq, &r, &e);
+	store_close(&s);
+	if (rc != 0) {
+		if (json && strcmp(e.code, "unreadable") == 0) {
+			json_t *o = json_pack("{s:n,s:[],s:s}", "record", "held_back", "unreadable",
+					      e.msg);
+			jsonio_print(stdout, o);
+			json_decref(o);
+		}
+		return cli_fail(&e);
+	}
+	if (json) {
+		json_t *o = json_pack("{s:O,s:o,s:n}", "record", r.doc, "held_back",
+				      brief_held_back(&r), "unreadable");
+		jsonio_print(stdout, o);
+		json_decref(o);
+	} else {
+		show_header(&r);
+		show_fields(&r);
+		show_extraction(&r);
+		show_attachments_and_drafts(&r);
+	}
+	record_free(&r);
+	return EXIT_OK;
+}
+
+/* ---- next ------------------------------------------------------------------- */
+
+static const char next_help[] =
+	"usage: mecha frontdoor next [--limit N]\n\n"
+	"What a triage run may be told: a JSON array of briefs for requests in state\n"
+	"extracted, in seq order ([] when there are none). A brief holds the typed fields,\n"
+	"the checked extraction and attachment measurements, and never the prose.\n\n"
+	"  --limit N   at most N briefs (default 5)\n";
+
+struct next_ctx {
+	json_t *briefs;
+	long long limit;
+};
+
+static int next_one(struct record *r, void *arg, struct err *e)
+{
+	struct next_ctx *c = arg;
+	json_t *b;
+
+	if (strcmp(record_state(r), STATE_EXTRACTED) != 0)
+		return 0;
+	b = brief_build(r);
+	if (!b)
+		return 0;
+	json_array_append_new(c->briefs, b);
+	return (long long)json_array_size(c->briefs) >= c->limit ? 1 : 0;
+}
+
+int frontdoor_next_briefs(long long limit, json_t **out, struct err *e)
+{
+	struct next_ctx c = { json_array(), limit };
+	struct store s;
+	int rc;
+
+	*out = NULL;
+	if (store_open_default(&s, STORE_READ, e) != 0) {
+		json_decref(c.briefs);
+		return -1;
+	}
+	rc = limit > 0 ? store_each(&s, next_one, &c, e) : 0;
+	store_close(&s);
+	if (rc != 0) {
+		json_decref(c.briefs);
+		return -1;
+	}
+	*out = c.briefs;
+	return 0;
+}
+
+static int fd_next(int argc, char **argv)
+{
+	static const struct option opts[] = { { "limit", required_argument, NULL, 'l' },
+					      { NULL, 0, NULL, 0 } };
+	long long limit = 5;
+	json_t *briefs;
+	struct err e;
+	int ch;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'l') {
+			if (cli_parse_count("frontdoor next", "--limit", optarg, &limit) != 0)
+				return EXIT_USAGE;
+		} else {
+			return cli_usage_error("frontdoor next", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("frontdoor next", "unexpected argument '%s'", argv[optind]);
+	frontdoor_reconcile_quietly();
+	if (frontdoor_next_briefs(limit, &briefs, &e) != 0)
+		return cli_fail(&e);
+	jsonio_print(stdout, briefs);
+	json_decref(briefs);
+	return EXIT_OK;
+}
+
+/* ---- needs-info and close --------------------------------------------------- */
+
+static const char needs_info_help[] =
+	"usage: mecha frontdoor needs-info SEQ [--note TEXT]\n\n"
+	"Parks a request until the requester answers something. --note records what is\n"
+	"missing; without it the old note is removed (a stale explanation attached to a new\n"
+	"state reads as an explanation of that state). A closed request stays closed.\n";
+
+static const char close_help[] =
+	"usage: mecha frontdoor close SEQ --reason TEXT\n\n"
+	"Ends a request. The reason is required: a request that went away without a\n"
+	"recorded reason is indistinguishable from one that was dropped.\n";
+
+struct move {
+	const char *to;
+	const char *note; /* NULL removes the note */
+	enum state_mover by;
+	char from[64];
+};
+
+static int move_one(struct record *r, void *arg, struct err *e)
+{
+	struct move *m = arg;
+	const char *from = record_state(r);
+
+	snprintf(m->from, sizeof m->from, "%s", from);
+	if (!state_known(from))
+		return err_refuse(e, "unknown_state",
+				  "request %lld is in state '%s', which this mecha does not know; "
+				  "%s changed nothing",
+				  r->seq, from, state_mover_name(m->by));
+	if (!state_allows(from, m->to, m->by))
+		return err_refuse(e, "transition", "request %lld is %s; %s does not move a %s request "
+				  "(nothing changed)",
+				  r->seq, from, state_mover_name(m->by), from);
+	record_set_state(r, m->to);
+	record_set_note(r, m->note);
+	return 1;
+}
+
+int frontdoor_print_transition(long long seq, const char *from, const char *to)
+{
+	printf("%6lld  %s → %s\n", seq, from, to);
+	return 0;
+}
+
+static int apply_move(long long seq, struct move *m)
+{
+	struct store s;
+	struct err e;
+	int rc;
+
+	if (store_open_default(&s, STORE_CREATE, &e) != 0)
+		return cli_fail(&e);
+	rc = store_update(&s, seq, move_one, m, &e);
+	store_close(&s);
+	if (rc != 0)
+		return cli_fail(&e);
+	frontdoor_print_transition(seq, m->from, m->to);
+	return EXIT_OK;
+}
+
+static int fd_needs_info(int argc, char **argv)
+{
+	static const struct option opts[] = { { "note", required_argument, NULL, 'n' },
+					      { NULL, 0, NULL, 0 } };
+	struct move m = { STATE_NEEDS_INFO, NULL, MOVER_NEEDS_INFO, "" };
+	long long seq;
+	int ch;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'n')
+			m.note = optarg;
+		else
+			return cli_usage_error("frontdoor needs-info", "unknown option");
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("frontdoor needs-info", "needs-info takes one SEQ");
+	if (frontdoor_parse_seq("frontdoor needs-info", argv[optind], &seq) != 0 ||
+	    utf8_arg("frontdoor needs-info", "--note", m.note) != 0)
+		return EXIT_USAGE;
+	return apply_move(seq, &m);
+}
+
+static int blank(const char *s)
+{
+	for (; s && *s; s++)
+		if (!strchr(" \t\r\n\f\v", *s))
+			return 0;
+	return 1;
+}
+
+static int fd_close(int argc, char **argv)
+{
+	static const struct option opts[] = { { "reason", required_argument, NULL, 'r' },
+					      { NULL, 0, NULL, 0 } };
+	struct move m = { STATE_CLOSED, NULL, MOVER_CLOSE, "" };
+	long long seq;
+	struct err e;
+	int ch;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'r')
+			m.note = optarg;
+		else
+			return cli_usage_error("frontdoor close", "unknown option");
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("frontdoor close", "close takes one SEQ");
+	if (frontdoor_parse_seq("frontdoor close", argv[optind], &seq) != 0 ||
+	    utf8_arg("frontdoor close", "--reason", m.note) != 0)
+		return EXIT_USAGE;
+	if (blank(m.note)) {
+		err_refuse(&e, "reason_required",
+			   "close needs --reason TEXT: a request that went away without a recorded "
+			   "reason is indistinguishable from one that was dropped (nothing changed)");
+		return cli_fail(&e);
+	}
+	return apply_move(seq, &m);
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+	const char *summary;
+};
+
+static const struct verb verbs[] = {
+	{ "list", fd_list, list_help, "what has arrived, and each request's state" },
+	{ "show", fd_show, show_help, "one request in full, including what the stranger wrote" },
+	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
+	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers" },
+	{ "close", fd_close, close_help, "end a request, with a reason" },
+	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,
+	  "settle requests whose drafts were released or rejected" },
+};
+
+static void group_help(FILE *f)
+{
+	fputs("usage: mecha frontdoor [VERB] [options]   (no verb: list)\n\n"
+	      "Requests strangers submitted. The privileged run sees the extraction, never the prose.\n\n",
+	      f);
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		fprintf(f, "  %-11s %s\n", verbs[i].name, verbs[i].summary);
+	fputs("\nmecha frontdoor VERB --help describes one verb.\n", f);
+}
+
 int cli_frontdoor(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	return EXIT_FAIL;
+	const struct verb *v = &verbs[0];
+	int shift = 1;
+
+	color = cli_color(stdout);
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+			  strcmp(argv[1], "help") == 0)) {
+		group_help(stdout);
+		return EXIT_OK;
+	}
+	if (argc >= 2 && argv[1][0] != '-') {
+		v = NULL;
+		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+			if (strcmp(argv[1], verbs[i].name) == 0)
+				v = &verbs[i];
+		if (!v) {
+			fprintf(stderr, "mecha: frontdoor has no verb '%s'\n", argv[1]);
+			group_help(stderr);
+			return EXIT_USAGE;
+		}
+	} else {
+		shift = 0; /* `mecha frontdoor --state x` is list */
+	}
+	if (cli_wants_help(argc - shift, argv + shift)) {
+		fputs(v->help, stdout);
+		return EXIT_OK;
+	}
+	return v->run(argc - shift, argv + shift);
 }

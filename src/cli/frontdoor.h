@@ -1,0 +1,33 @@
+/*
+ * frontdoor (cli) — what the front door's verb files share: seq parsing,
+ * transition lines, the reconcile that runs before list and next, and the
+ * status of a draft for `show`.
+ *
+ * Ownership: returned strings are static; json_t out-params are NEW references.
+ */
+#ifndef MECHA_CLI_FRONTDOOR_H
+#define MECHA_CLI_FRONTDOOR_H
+
+#include <jansson.h>
+
+struct err;
+struct reconcile_lookup;
+
+/* A SEQ argument: a whole number; prints a usage error and returns -1 otherwise. */
+int frontdoor_parse_seq(const char *verb, const char *s, long long *seq);
+/* "    12  extracted → closed" on stdout. */
+int frontdoor_print_transition(long long seq, const char *from, const char *to);
+/* Up to limit briefs of extracted requests, in seq order. */
+int frontdoor_next_briefs(long long limit, json_t **out, struct err *e);
+
+/*
+ * Best-effort reconcile before list and next: transitions go to stderr, and a
+ * missing or unreadable outbox is not an error (a warning at most).
+ */
+void frontdoor_reconcile_quietly(void);
+int frontdoor_reconcile_verb(int argc, char **argv);
+extern const char frontdoor_reconcile_help[];
+/* "pending", "sent", "rejected" …, or "gone from the outbox" — for show. */
+const char *frontdoor_draft_status(const char *id);
+
+#endif

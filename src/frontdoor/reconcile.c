@@ -1,0 +1,136 @@
+/*
+ * reconcile — the seed's rules, with pending checked first and on its own:
+ * asking "all sent?" then "all rejected?" leaves a set that was partly sent
+ * and partly rejected with nowhere to go, for ever.
+ */
+#include "frontdoor/reconcile.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "frontdoor/record.h"
+#include "frontdoor/state.h"
+#include "frontdoor/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, const char **to,
+		     char **note, struct err *e)
+{
+	json_t *ids = record_outbox(r), *id;
+	size_t i, found = 0, sent = 0, rejected = 0, pending = 0;
+	char *first_reason = NULL;
+
+	*to = NULL;
+	*note = NULL;
+	if (strcmp(record_state(r), STATE_AWAITING_ME) != 0 || json_array_size(ids) == 0)
+		return 0;
+	json_array_foreach(ids, i, id) {
+		char status[16] = "";
+		char *reason = NULL;
+		int rc = l->draft(json_string_value(id), status, &reason, l->ctx, e);
+		if (rc < 0) {
+			free(first_reason);
+			return -1;
+		}
+		if (rc == 0)
+			continue;
+		found++;
+		if (strcmp(status, "pending") == 0)
+			pending++;
+		else if (strcmp(status, "sent") == 0)
+			sent++;
+		else if (strcmp(status, "rejected") == 0)
+			rejected++;
+		if (strcmp(status, "rejected") == 0 && reason && !first_reason)
+			first_reason = reason;
+		else
+			free(reason);
+	}
+	if (found == 0 || pending > 0) {
+		free(first_reason);
+		return 0;
+	}
+	if (sent > 0) {
+		free(first_reason);
+		*to = STATE_ANSWERED;
+		return 1;
+	}
+	if (rejected == found) {
+		*to = STATE_EXTRACTED;
+		*note = first_reason ? first_reason : xstrdup("the draft was rejected");
+		return 1;
+	}
+	/* A status this build has never seen: leave it for a person. */
+	free(first_reason);
+	return 0;
+}
+
+struct apply {
+	const struct reconcile_lookup *l;
+	struct reconcile_move *m;
+	int moved;
+};
+
+static int apply_one(struct record *r, void *arg, struct err *e)
+{
+	struct apply *a = arg;
+	const char *to;
+	char *note;
+	int rc = reconcile_decide(r, a->l, &to, &note, e);
+
+	if (rc <= 0)
+		return rc;
+	record_set_state(r, to);
+	record_set_note(r, note);
+	free(note);
+	a->m->seq = r->seq;
+	a->m->from = STATE_AWAITING_ME;
+	a->m->to = to;
+	a->moved = 1;
+	return 1;
+}
+
+int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,
+		     struct reconcile_move *m, struct err *e)
+{
+	struct apply a = { l, m, 0 };
+
+	if (store_update(s, seq, apply_one, &a, e) != 0)
+		return -1;
+	return a.moved;
+}
+
+struct pass {
+	struct store *s;
+	const struct reconcile_lookup *l;
+	void (*on_move)(const struct reconcile_move *m, void *ctx);
+	void *ctx;
+};
+
+static int pass_one(struct record *r, void *arg, struct err *e)
+{
+	struct pass *p = arg;
+	struct reconcile_move m;
+	const char *to;
+	char *note;
+	int rc = reconcile_decide(r, p->l, &to, &note, e);
+
+	free(note);
+	if (rc <= 0)
+		return rc;
+	/* Decided on a read without the lock; decided again under it. */
+	rc = reconcile_record(p->s, r->seq, p->l, &m, e);
+	if (rc > 0 && p->on_move)
+		p->on_move(&m, p->ctx);
+	return rc < 0 ? -1 : 0;
+}
+
+int reconcile_all(struct store *s, const struct reconcile_lookup *l,
+		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,
+		  struct err *e)
+{
+	struct pass p = { s, l, on_move, ctx };
+
+	return store_each_mentioning(s, "\"" STATE_AWAITING_ME "\"", pass_one, &p, e);
+}

@@ -1,0 +1,362 @@
+/*
+ * store — names first, then one record at a time.
+ */
+#include "frontdoor/store.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/jsonio.h"
+#include "base/lock.h"
+#include "base/text.h"
+#include "config/home.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e)
+{
+	s->dir = xstrdup(dir);
+	s->dirfd = -1;
+	s->warn = stderr;
+	if (mode == STORE_CREATE && fs_private_dir(dir, e) != 0)
+		goto fail;
+	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0 && !(mode == STORE_READ && errno == ENOENT)) {
+		err_errno(e, "opening the request store %s", dir);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(s->dir);
+	s->dir = NULL;
+	return -1;
+}
+
+int store_open_default(struct store *s, enum store_mode mode, struct err *e)
+{
+	char *dir = home_path("requests", e);
+	int rc;
+
+	if (!dir)
+		return -1;
+	rc = store_open(s, dir, mode, e);
+	free(dir);
+	return rc;
+}
+
+void store_close(struct store *s)
+{
+	if (s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
+	free(s->dir);
+	s->dir = NULL;
+}
+
+/* A record file's name: digits (an optional '-' first), '-', a type_id, ".json". */
+static int name_seq(const char *name, long long *seq)
+{
+	const char *p = name, *dash, *dot;
+	char *end;
+	size_t n = strlen(name);
+
+	if (n < 8 || strcmp(name + n - 5, ".json") != 0)
+		return -1;
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	*seq = strtoll(name, &end, 10);
+	dash = end;
+	if (errno || *dash != '-')
+		return -1;
+	dot = name + n - 5;
+	if (dot - dash - 1 < 1 || dot - dash - 1 > RECORD_TYPE_ID_MAX)
+		return -1;
+	for (p = dash + 1; p < dot; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-')
+			return -1;
+	return 0;
+}
+
+struct entry {
+	long long seq;
+	char *name;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void warn_unreadable(struct store *s, const char *name, const struct err *why)
+{
+	if (!s->warn)
+		return;
+	fputs("mecha: skipping unreadable request ", s->warn);
+	text_print(s->warn, name, 0);
+	fputs(": ", s->warn);
+	text_print(s->warn, why->msg, 0);
+	fputc('\n', s->warn);
+}
+
+/* Reads the names of the record files, sorted by seq. */
+static int list_names(struct store *s, struct entry **out, size_t *count, struct err *e)
+{
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	DIR *dir;
+	int fd;
+
+	*out = NULL;
+	*count = 0;
+	if (s->dirfd < 0)
+		return 0;
+	fd = dup(s->dirfd);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return err_errno(e, "reading %s", s->dir);
+	}
+	rewinddir(dir);
+	while ((d = readdir(dir))) {
+		long long seq;
+		if (d->d_name[0] == '.' || name_seq(d->d_name, &seq) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n].seq = seq;
+		v[n].name = xstrdup(d->d_name);
+		n++;
+	}
+	closedir(dir);
+	qsort(v, n, sizeof *v, by_seq);
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+static void free_names(struct entry *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * Reads one record file and checks that its content agrees with its name.
+ * With a needle, a file whose bytes do not contain it is not parsed (returns 1).
+ */
+static int read_named_if(struct store *s, const char *name, const char *needle,
+			 struct record *out, struct err *e)
+{
+	char expect[RECORD_FILE_NAME_MAX];
+	char *data;
+	size_t len;
+	int rc;
+
+	if (fs_read_at(s->dirfd, name, &data, &len, e) != 0)
+		return -1;
+	if (needle && !memmem(data, len, needle, strlen(needle))) {
+		free(data);
+		return 1;
+	}
+	rc = record_parse(data, len, name, out, e);
+	free(data);
+	if (rc != 0)
+		return -1;
+	record_file_name(out->seq, out->type_id, expect);
+	if (strcmp(expect, name) != 0) {
+		record_free(out);
+		return err_fail(e, "unreadable", "%s holds seq %lld of type '%s', which belongs in %s",
+				name, out->seq, out->type_id, expect);
+	}
+	return 0;
+}
+
+static int read_named(struct store *s, const char *name, struct record *out, struct err *e)
+{
+	return read_named_if(s, name, NULL, out, e);
+}
+
+static int each(struct store *s, const char *needle,
+		int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e)
+{
+	struct entry *names;
+	size_t n;
+	int rc = 0;
+
+	if (list_names(s, &names, &n, e) != 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct record r;
+		struct err why;
+		int got = read_named_if(s, names[i].name, needle, &r, &why);
+		if (got > 0)
+			continue;
+		if (got < 0) {
+			if (strcmp(why.code, "not_found") != 0) /* gone since the listing */
+				warn_unreadable(s, names[i].name, &why);
+			continue;
+		}
+		rc = fn(&r, ctx, e);
+		record_free(&r);
+	}
+	free_names(names, n);
+	return rc < 0 ? -1 : 0;
+}
+
+int store_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+	       struct err *e)
+{
+	return each(s, NULL, fn, ctx, e);
+}
+
+int store_each_mentioning(struct store *s, const char *needle,
+			  int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+			  struct err *e)
+{
+	return each(s, needle, fn, ctx, e);
+}
+
+int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e)
+{
+	char prefix[32];
+	struct dirent *d;
+	size_t plen;
+	DIR *dir;
+	int fd, found = 0;
+
+	snprintf(prefix, sizeof prefix, "%010lld-", seq);
+	plen = strlen(prefix);
+	if (s->dirfd >= 0) {
+		fd = dup(s->dirfd);
+		if (fd < 0 || !(dir = fdopendir(fd))) {
+			if (fd >= 0)
+				close(fd);
+			return err_errno(e, "reading %s", s->dir);
+		}
+		rewinddir(dir);
+		while (!found && (d = readdir(dir))) {
+			long long got;
+			if (strncmp(d->d_name, prefix, plen) == 0 && name_seq(d->d_name, &got) == 0 &&
+			    got == seq) {
+				snprintf(name, RECORD_FILE_NAME_MAX, "%s", d->d_name);
+				found = 1;
+			}
+		}
+		closedir(dir);
+	}
+	if (!found)
+		return err_fail(e, "not_found", "no request with seq %lld", seq);
+	return 0;
+}
+
+int store_get(struct store *s, long long seq, struct record *out, struct err *e)
+{
+	char name[RECORD_FILE_NAME_MAX];
+
+	if (store_find(s, seq, name, e) != 0)
+		return -1;
+	if (read_named(s, name, out, e) != 0) {
+		if (strcmp(e->code, "unreadable") == 0)
+			err_prefix(e, "request %lld is unreadable", seq);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_record(struct store *s, const struct record *r, struct err *e)
+{
+	char name[RECORD_FILE_NAME_MAX];
+	char *path, *text;
+	int rc;
+
+	record_file_name(r->seq, r->type_id, name);
+	path = fs_join(s->dir, name);
+	text = record_serialize(r);
+	rc = fs_replace(path, text, strlen(text), e);
+	free(text);
+	free(path);
+	return rc;
+}
+
+static int lock_store(struct store *s, struct err *e)
+{
+	char *path;
+	int fd;
+
+	if (s->dirfd < 0)
+		return err_fail(e, "not_found", "the request store %s does not exist", s->dir);
+	path = fs_join(s->dir, ".lock");
+	fd = lock_acquire(path, LOCK_EXCLUSIVE, e);
+	free(path);
+	return fd;
+}
+
+int store_update(struct store *s, long long seq,
+		 int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e)
+{
+	struct record r;
+	int lock, rc;
+
+	lock = lock_store(s, e);
+	if (lock < 0)
+		return -1;
+	rc = store_get(s, seq, &r, e);
+	if (rc == 0) {
+		rc = fn(&r, ctx, e);
+		if (rc > 0)
+			rc = write_record(s, &r, e);
+		record_free(&r);
+	}
+	lock_release(lock);
+	return rc < 0 ? -1 : 0;
+}
+
+int store_put(struct store *s, struct record *r, struct err *e)
+{
+	struct record old;
+	struct err ignored;
+	json_t *mine, *ids, *v;
+	size_t i;
+	int lock, rc;
+
+	lock = lock_store(s, e);
+	if (lock < 0)
+		return -1;
+	if (store_get(s, r->seq, &old, &ignored) == 0) {
+		if (strcmp(old.type_id, r->type_id) != 0) {
+			record_free(&old);
+			lock_release(lock);
+			return err_refuse(e, "seq_taken", "seq %lld is already a '%s' request", r->seq,
+					  old.type_id);
+		}
+		/* Ids on disk first, then the record's own: the list only ever grows. */
+		mine = json_incref(record_outbox(r));
+		ids = json_array();
+		json_array_extend(ids, record_outbox(&old));
+		json_object_set_new(r->doc, "outbox", ids);
+		json_array_foreach(mine, i, v)
+			record_add_outbox(r, json_string_value(v));
+		json_decref(mine);
+		record_free(&old);
+	}
+	rc = write_record(s, r, e);
+	lock_release(lock);
+	return rc;
+}

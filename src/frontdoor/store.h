@@ -1,0 +1,83 @@
+/*
+ * store — the directory of request records (HOME_M/requests).
+ *
+ * One record per file, named from its seq and type_id. Listing walks the
+ * directory once, orders the names by seq, and parses one record at a time;
+ * a file that does not parse is skipped with one warning and never touched.
+ * Finding one record reads names only, never the other records.
+ *
+ * Every change is a read-modify-write under flock on `<dir>/.lock`: the record
+ * is re-read after the lock is taken, the caller's function checks the state
+ * it expects and changes it, and the file is replaced atomically. The outbox
+ * ids on disk are never lost by a rewrite.
+ *
+ * Ownership: struct store owns its path and directory descriptor
+ * (store_close). Records handed to callbacks are owned by the store and
+ * freed after the callback returns; records returned through out-params
+ * belong to the caller (record_free).
+ */
+#ifndef MECHA_FRONTDOOR_STORE_H
+#define MECHA_FRONTDOOR_STORE_H
+
+#include "frontdoor/record.h"
+
+#include <stdio.h>
+
+struct err;
+
+struct store {
+	char *dir;
+	int dirfd; /* -1 when the directory does not exist (a read-only open) */
+	FILE *warn; /* where "skipping unreadable request" goes; stderr by default */
+};
+
+enum store_mode {
+	STORE_READ,   /* a missing directory is an empty store; nothing is created */
+	STORE_CREATE, /* the directory is created 0700, or tightened to 0700 */
+};
+
+int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e);
+/* HOME_M/requests. */
+int store_open_default(struct store *s, enum store_mode mode, struct err *e);
+void store_close(struct store *s);
+
+/*
+ * Calls fn for every readable record, in seq order, one at a time. fn returns
+ * 0 to go on, 1 to stop early, -1 to fail (its err is passed back).
+ */
+int store_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+	       struct err *e);
+
+/*
+ * store_each, but a file whose raw bytes do not contain needle is skipped
+ * without being parsed (a fast pre-filter: "\"awaiting_me\"" finds the records
+ * reconcile may move). Unreadable files that contain it still warn.
+ */
+int store_each_mentioning(struct store *s, const char *needle,
+			  int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+			  struct err *e);
+
+/*
+ * Finds and reads the record with this seq. Fails with code "not_found" when
+ * there is none, "unreadable" (the file name in the message) when its file
+ * does not parse.
+ */
+int store_get(struct store *s, long long seq, struct record *out, struct err *e);
+/* The file name of seq's record, without reading it (code "not_found" when none). */
+int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e);
+
+/*
+ * Read-modify-write of one record under the store lock. fn receives the record
+ * as it is on disk now and returns 1 to write it back, 0 to leave it, or -1 to
+ * refuse (filling err; nothing is written).
+ */
+int store_update(struct store *s, long long seq,
+		 int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e);
+
+/*
+ * Writes a whole record (creating or replacing its file) under the lock. Outbox
+ * ids already on disk are kept, ahead of the record's own.
+ */
+int store_put(struct store *s, struct record *r, struct err *e);
+
+#endif

@@ -578,6 +578,8 @@ static const struct verb verbs[] = {
 	{ "list", fd_list, list_help, "what has arrived, and each request's state" },
 	{ "show", fd_show, show_help, "one request in full, including what the stranger wrote" },
 	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
+	{ "extract", frontdoor_extract_verb, frontdoor_extract_help,
+	  "the quarantined pass over anything new (no tools, prose only)" },
 	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers" },
 	{ "close", fd_close, close_help, "end a request, with a reason" },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,

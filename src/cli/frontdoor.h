@@ -30,4 +30,8 @@ extern const char frontdoor_reconcile_help[];
 /* "pending", "sent", "rejected" …, or "gone from the outbox" — for show. */
 const char *frontdoor_draft_status(const char *id);
 
+/* mecha frontdoor extract (extract.c). */
+int frontdoor_extract_verb(int argc, char **argv);
+extern const char frontdoor_extract_help[];
+
 #endif

@@ -1,0 +1,50 @@
+/*
+ * model (cli) — one place decides which model a verb talks to.
+ */
+#include "cli/model.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "config/config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int model_conf(const struct config *cfg, struct provider_conf *out, struct err *e)
+{
+	const struct config_provider *p = NULL;
+
+	memset(out, 0, sizeof *out);
+	if (cfg->default_provider)
+		p = config_provider_named(cfg, cfg->default_provider);
+	if (!p) {
+		out->name = "rules";
+		out->kind = "rules";
+		return 0;
+	}
+	out->name = p->name;
+	out->kind = p->kind;
+	out->base_url = p->base_url;
+	out->model = p->model;
+	out->timeout_s = p->timeout_s;
+	out->connect_timeout_s = p->connect_timeout_s;
+	if (p->api_key_env && *p->api_key_env) {
+		const char *key = getenv(p->api_key_env);
+		if (!key || !*key)
+			return err_fail(e, "config",
+					"provider %s: its key variable %s is not set in the environment",
+					p->name, p->api_key_env);
+		out->api_key = xstrdup(key);
+	}
+	return provider_conf_check(out, e);
+}
+
+void model_conf_release(struct provider_conf *conf)
+{
+	if (conf->api_key) {
+		char *k = (char *)conf->api_key;
+		explicit_bzero(k, strlen(k));
+		free(k);
+	}
+	conf->api_key = NULL;
+}

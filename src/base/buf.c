@@ -50,6 +50,15 @@ char *xstrdup(const char *s)
 	return p;
 }
 
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s ? s : "", n);
+
+	if (!p)
+		die_oom();
+	return p;
+}
+
 static void grow(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;

@@ -31,6 +31,8 @@ void buf_free(struct buf *b);
 
 /* strdup that aborts on allocation failure. */
 char *xstrdup(const char *s);
+/* The first n bytes of s (fewer at a NUL), as a new string. */
+char *xstrndup(const char *s, size_t n);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

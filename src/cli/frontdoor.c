@@ -580,6 +580,8 @@ static const struct verb verbs[] = {
 	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
 	{ "extract", frontdoor_extract_verb, frontdoor_extract_help,
 	  "the quarantined pass over anything new (no tools, prose only)" },
+	{ "triage", frontdoor_triage_verb, frontdoor_triage_help,
+	  "the privileged pass: draft replies from the briefs" },
 	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers" },
 	{ "close", fd_close, close_help, "end a request, with a reason" },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,

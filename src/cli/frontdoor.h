@@ -34,4 +34,8 @@ const char *frontdoor_draft_status(const char *id);
 int frontdoor_extract_verb(int argc, char **argv);
 extern const char frontdoor_extract_help[];
 
+/* mecha frontdoor triage (triage.c). */
+int frontdoor_triage_verb(int argc, char **argv);
+extern const char frontdoor_triage_help[];
+
 #endif

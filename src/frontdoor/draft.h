@@ -1,0 +1,61 @@
+/*
+ * draft — staging a reply (or an invite) for a request, the only road from a
+ * privileged run to the outside world.
+ *
+ * The recipient is never the caller's to choose: a draft is addressed to the
+ * record's reply_to and nobody else, and a record without one gets no draft.
+ * The draft lands in the outbox as a pending item a person must release; its
+ * id is recorded on the request under the store lock, so a draft that was
+ * staged is never lost from its request, even if the run that staged it fails
+ * afterwards. Only a request in `extracted` (or already `awaiting_me`, for a
+ * second draft) can be drafted for: a request a person closed or parked
+ * meanwhile refuses, and their change stands.
+ *
+ * Lock order: the request store's lock, then the outbox's. Nothing takes them
+ * the other way round.
+ *
+ * Ownership: every argument is borrowed; ids are written into caller storage.
+ */
+#ifndef MECHA_FRONTDOOR_DRAFT_H
+#define MECHA_FRONTDOOR_DRAFT_H
+
+#include "outbox/item.h"
+
+struct err;
+struct store;
+struct outbox_store;
+
+enum draft_move {
+	DRAFT_STAY,        /* a triage run in progress: the state moves when the run ends */
+	DRAFT_TO_AWAITING, /* the MCP tool: the request is awaiting_me at once */
+};
+
+struct draft_reply {
+	long long seq;
+	const char *session_id; /* recorded on the item and as the request's triage_session */
+	const char *subject;
+	const char *body;
+	enum draft_move move;
+};
+
+/* Stages a mail_send item to the record's reply_to; id_out gets its id. */
+int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_reply *d,
+		char id_out[OUTBOX_ID_MAX + 1], struct err *e);
+
+struct draft_invite {
+	long long seq;
+	const char *session_id;
+	const char *start; /* RFC 3339 */
+	const char *end;
+	const char *title;
+	enum draft_move move;
+};
+
+/*
+ * Stages a calendar_invite item for the record's reply_to. The caller has
+ * checked the slot against the calendar; this checks only the request.
+ */
+int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_invite *d,
+		 char id_out[OUTBOX_ID_MAX + 1], struct err *e);
+
+#endif

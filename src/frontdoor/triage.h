@@ -1,0 +1,70 @@
+/*
+ * triage — the privileged pass: a model with tools, told only the brief.
+ *
+ * One fresh conversation per request (a fresh taint): a single user message
+ * holding the brief and the framing, and three tools that cannot send anything
+ * — calendar_free_busy (busy intervals only), draft_reply (a message staged
+ * for the record's reply_to, whose recipient the model cannot choose) and
+ * propose_meeting (an invite staged for reply_to, refused unless the slot is
+ * free). Every turn is written to HOME_M/sessions/<session>.jsonl.
+ *
+ * After the run, under the store lock, the record is re-read: a record a
+ * person moved meanwhile is left alone. Otherwise it becomes awaiting_me (a
+ * draft was staged), triaged (nothing drafted; the run's reason is the note),
+ * or stays extracted with "triage failed: …" (an error or the turn limit);
+ * drafts a failed run staged are still recorded on it.
+ *
+ * Ownership: the environment's pointers are borrowed; a result's strings are
+ * malloc'd and released by triage_result_free.
+ */
+#ifndef MECHA_FRONTDOOR_TRIAGE_H
+#define MECHA_FRONTDOOR_TRIAGE_H
+
+#include <stdio.h>
+
+#include "provider/provider.h"
+
+struct err;
+struct store;
+struct outbox_store;
+
+#define TRIAGE_MAX_TURNS 8
+#define TRIAGE_MAX_TOKENS 4096
+
+struct triage_env {
+	struct store *store;
+	struct outbox_store *outbox;
+	const struct provider_conf *conf;
+	const char *calendar_path; /* NULL: calendar tools answer that none is configured */
+	const char *sessions_dir;  /* HOME_M/sessions */
+	int max_turns;
+};
+
+enum triage_outcome {
+	TRIAGE_DRAFTED,   /* → awaiting_me */
+	TRIAGE_NOTHING,   /* → triaged */
+	TRIAGE_FAILED,    /* stays extracted, note "triage failed: …" */
+	TRIAGE_LEFT,      /* a person moved the record during the run: untouched */
+};
+
+struct triage_result {
+	long long seq;
+	enum triage_outcome outcome;
+	char session[64];
+	size_t drafts;
+	char *note; /* what was recorded (or why it was left) */
+};
+
+/* The first (and only) user message of a run: the framing and the brief. */
+char *triage_prompt(const json_t *brief);
+
+/*
+ * Runs the privileged pass over request seq (which must be extracted and have
+ * a brief). Returns 0 with *out filled (whatever the outcome), or -1 when the
+ * run could not start (no brief, the transcript could not be created).
+ */
+int triage_one(const struct triage_env *env, long long seq, struct triage_result *out,
+	       struct err *e);
+void triage_result_free(struct triage_result *r);
+
+#endif

@@ -83,3 +83,111 @@ class Mecha:
 def mecha(tmp_path):
     home = tmp_path / "home"
     return Mecha(home, tmp_path)
+
+
+# -- the outbox: config.toml and a real SMTP server on loopback --------------
+def write_config(mecha, text):
+    """Writes HOME_M/config.toml (the home is created 0700 if needed)."""
+    mecha.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path = mecha.home / "config.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def smtp_sink(tmp_path):
+    """An aiosmtpd server on 127.0.0.1 that stores every message it accepts."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
+    from smtp_sink import SmtpSink
+
+    sink = SmtpSink(tmp_path / "smtp-received").start()
+    yield sink
+    sink.stop()
+
+
+# -- the scripted model server (tests/support/model_server.py) ---------------
+class ModelServer:
+    """A running model_server.py: both wire formats, scripted replies, and a
+    log of every request it received (see that file for the script entries).
+
+    .url is the server's root: an openai provider's base_url is url + "/v1",
+    an anthropic provider's is url itself (base_url(kind) says which)."""
+
+    def __init__(self, workdir: pathlib.Path, script=None, default=None):
+        import sys
+        import time
+
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.log = workdir / "requests.jsonl"
+        port_file = workdir / "port"
+        argv = [sys.executable if os.path.exists(sys.executable) else "/usr/bin/python3",
+                str(ROOT / "tests" / "support" / "model_server.py"),
+                "--port-file", str(port_file), "--log", str(self.log)]
+        if default is not None:
+            argv += ["--default", json.dumps(default)]
+        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL)
+        deadline = time.time() + 10
+        while not port_file.exists():
+            if self.proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("the model server did not start")
+            time.sleep(0.02)
+        self.port = int(port_file.read_text())
+        self.url = f"http://127.0.0.1:{self.port}"
+        if script is not None:
+            self.script(script)
+
+    def base_url(self, kind):
+        return self.url + "/v1" if kind == "openai" else self.url
+
+    def _control(self, what, value):
+        import urllib.request
+
+        # No proxy, whatever the environment says: this is loopback.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        req = urllib.request.Request(f"{self.url}/_control/{what}",
+                                     data=json.dumps(value).encode(), method="POST")
+        with opener.open(req, timeout=10) as r:
+            r.read()
+
+    def script(self, entries):
+        """Replaces the script: one entry per coming request, in order."""
+        self._control("script", list(entries))
+
+    def default(self, entry):
+        """The reply once the script has run out."""
+        self._control("default", entry)
+
+    def requests(self):
+        """Every request received so far: {path, wire, headers, body, ...}."""
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line]
+
+    def config_toml(self, kind="openai", name="scripted", model="test-model",
+                    api_key_env=None, timeout_s=20):
+        """A config.toml making this server the default provider."""
+        text = (f'default_provider = "{name}"\n[providers.{name}]\nkind = "{kind}"\n'
+                f'base_url = "{self.base_url(kind)}"\nmodel = "{model}"\n'
+                f"timeout_s = {timeout_s}\n")
+        if api_key_env:
+            text += f'api_key_env = "{api_key_env}"\n'
+        return text
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+@pytest.fixture
+def model_server(tmp_path):
+    """A scripted model server on loopback, stopped after the test."""
+    server = ModelServer(tmp_path / "model-server")
+    yield server
+    server.stop()

@@ -11,7 +11,7 @@ PYTHON   ?= /usr/bin/python3
 PKGS     := jansson libcurl libcrypto libical ncursesw
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
-            valgrind
+            valgrind nodejs
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter -Wno-format-truncation
@@ -33,7 +33,7 @@ BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit cli asan demo bench install clean help fuzz
+.PHONY: all deps check unit cli mcp-test asan demo bench install clean help fuzz
 
 all: $(BUILD)/mecha
 
@@ -41,6 +41,7 @@ help:
 	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, run the unit tests (Criterion) and the CLI tests (pytest)"
+	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks, reported as ratios against a baseline from the same run"
@@ -86,7 +87,13 @@ unit: $(UNIT_BIN)
 cli: $(BUILD)/mecha
 	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 
-check: all unit cli
+# The MCP server driven by the official client (tests/mcp, pinned by its lock
+# file). npm is asked only when node_modules is missing, so it runs offline after.
+mcp-test: $(BUILD)/mecha
+	@[ -d tests/mcp/node_modules ] || npm ci --prefix tests/mcp --no-audit --no-fund
+	MECHA_BIN=$(abspath $(BUILD)/mecha) node --test tests/mcp/
+
+check: all unit cli mcp-test
 
 # ASan and UBSan in one build; any report fails the run.
 asan:

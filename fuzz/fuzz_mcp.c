@@ -1,0 +1,89 @@
+/*
+ * fuzz_mcp — every byte on `mecha mcp`'s stdin is the client's choice. The
+ * input is split into lines and fed, in order, to one server (so a fuzzed
+ * initialize opens the way to tools/list and tools/call, whose argument checks
+ * and tools run for real against a scratch MECHA_HOME). Whatever comes in,
+ * each answer must be one line of JSON: an object with jsonrpc "2.0" and
+ * exactly one of result and error.
+ */
+#include "base/err.h"
+#include "mcp/server.h"
+
+#include <ftw.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char home[] = "/tmp/mecha-fuzz-mcp-XXXXXX";
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* The scratch home goes when the fuzzer exits normally. */
+static void remove_home(void)
+{
+	nftw(home, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!mkdtemp(home))
+		abort();
+	atexit(remove_home);
+	setenv("MECHA_HOME", home, 1);
+	unsetenv("MECHA_OUTBOX_DIR");
+	unsetenv("MECHA_PROVIDER");
+	return 0;
+}
+
+static void check_answer(const char *line)
+{
+	json_t *v = json_loads(line, 0, NULL);
+	int has_result, has_error;
+
+	if (strchr(line, '\n') || !json_is_object(v))
+		__builtin_trap();
+	if (!json_is_string(json_object_get(v, "jsonrpc")) ||
+	    strcmp(json_string_value(json_object_get(v, "jsonrpc")), "2.0") != 0)
+		__builtin_trap();
+	has_result = json_object_get(v, "result") != NULL;
+	has_error = json_object_get(v, "error") != NULL;
+	if (has_result == has_error)
+		__builtin_trap();
+	json_decref(v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data, *end = p + size;
+	struct mcp_server s;
+	struct err e;
+
+	if (mcp_server_init(&s, &e) != 0)
+		return 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *answer = mcp_server_handle(&s, p, len);
+
+		if (answer)
+			check_answer(answer);
+		free(answer);
+		p += len + (nl ? 1 : 0);
+	}
+	return 0;
+}

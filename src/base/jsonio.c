@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DUMP_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
 
@@ -66,7 +67,13 @@ int jsonio_save(const char *path, const json_t *v, struct err *e)
 
 void jsonio_print(FILE *f, const json_t *v)
 {
-	char *s = jsonio_pretty(v);
+	/*
+	 * On a terminal every non-ASCII character is escaped: JSON keeps control
+	 * characters escaped anyway, but a bidirectional override inside a string
+	 * would otherwise reach the screen raw. A pipe gets plain UTF-8.
+	 */
+	char *s = isatty(fileno(f)) ? dump(v, DUMP_FLAGS | JSON_INDENT(2) | JSON_ENSURE_ASCII)
+				    : jsonio_pretty(v);
 
 	fputs(s, f);
 	fputc('\n', f);

@@ -30,7 +30,7 @@ char *jsonio_compact(const json_t *v);
 /* Atomically replaces path with the pretty form of v. */
 int jsonio_save(const char *path, const json_t *v, struct err *e);
 
-/* Prints v pretty on f, followed by a newline. */
+/* Prints v pretty on f, followed by a newline; on a terminal, non-ASCII is escaped. */
 void jsonio_print(FILE *f, const json_t *v);
 
 /* obj[key] when it is a string, else NULL. */

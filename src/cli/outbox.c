@@ -1,0 +1,900 @@
+/*
+ * outbox (cli) — `mecha outbox`: list, show, stage, approve (send), reject;
+ * edit and review live in outbox_review.c.
+ *
+ * Nothing here decides anything: the store and release.c keep the rules. This
+ * file turns a command line into a selection of items, asks the person when
+ * the rules say to ask, and shows agents' words without letting them drive
+ * the terminal.
+ */
+#include "cli/cli.h"
+#include "cli/outbox.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/jsonio.h"
+#include "base/text.h"
+#include "outbox/mail.h"
+#include "outbox/release.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOLD(c) ((c) ? "\033[1m" : "")
+#define DIM(c) ((c) ? "\033[2m" : "")
+#define RED(c) ((c) ? "\033[31m" : "")
+#define YELLOW(c) ((c) ? "\033[33m" : "")
+#define RESET(c) ((c) ? "\033[0m" : "")
+
+/* ---- shared ------------------------------------------------------------------- */
+
+int cli_outbox_open(struct cli_outbox *c, enum outbox_mode mode, struct err *e)
+{
+	memset(c, 0, sizeof *c);
+	c->store.lock_fd = -1;
+	c->color = cli_color(stdout);
+	if (config_load(&c->cfg, e) != 0)
+		return -1;
+	if (outbox_store_open(&c->store, c->cfg.outbox_dir, mode, e) != 0) {
+		config_free(&c->cfg);
+		return -1;
+	}
+	return 0;
+}
+
+void cli_outbox_close(struct cli_outbox *c)
+{
+	outbox_store_close(&c->store);
+	config_free(&c->cfg);
+}
+
+char *cli_outbox_read_line(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, stdin);
+
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	return line;
+}
+
+/* Asks on stderr; only "y" proceeds (EOF, an empty line or anything else is no). */
+static int confirm(const char *question)
+{
+	char *answer;
+	int yes;
+
+	fprintf(stderr, "%s [y/N] ", question);
+	fflush(stderr);
+	answer = cli_outbox_read_line();
+	yes = answer && strcmp(answer, "y") == 0;
+	if (!answer)
+		fputc('\n', stderr);
+	free(answer);
+	return yes;
+}
+
+static void print_safe(FILE *f, const char *s)
+{
+	text_print(f, s ? s : "", 0);
+}
+
+/* A JSON value in one line, rendered safely (strings as they are, others compact). */
+static void print_value(FILE *f, const json_t *v)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		text_printn(f, json_string_value(v), json_string_length(v), 0);
+		return;
+	}
+	s = jsonio_compact(v);
+	print_safe(f, s);
+	free(s);
+}
+
+static void print_addresses(FILE *f, const char *label, const json_t *v)
+{
+	size_t i;
+	json_t *x;
+
+	if (!v || json_is_null(v))
+		return;
+	fprintf(f, "%-9s", label);
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if (i)
+				fputs(", ", f);
+			print_value(f, x);
+		}
+	} else {
+		print_value(f, v);
+	}
+	fputc('\n', f);
+}
+
+static int shown_in_headers(const char *key, const char *body_key)
+{
+	return strcmp(key, "to") == 0 || strcmp(key, "cc") == 0 || strcmp(key, "subject") == 0 ||
+	       (body_key && strcmp(key, body_key) == 0);
+}
+
+static void print_args(FILE *f, const json_t *args, int color)
+{
+	const char *body_key = outbox_item_body_key(args);
+	const json_t *body = body_key ? json_object_get(args, body_key) : NULL;
+	const char *key;
+	json_t *v;
+	int others = 0;
+
+	if (!json_is_object(args)) {
+		fprintf(f, "\n%sargs%s  ", BOLD(color), RESET(color));
+		print_value(f, args);
+		fputc('\n', f);
+		return;
+	}
+	fputc('\n', f);
+	print_addresses(f, "To:", json_object_get(args, "to"));
+	print_addresses(f, "Cc:", json_object_get(args, "cc"));
+	if (json_object_get(args, "subject")) {
+		fprintf(f, "%-9s", "Subject:");
+		print_value(f, json_object_get(args, "subject"));
+		fputc('\n', f);
+	}
+	if (body) {
+		fputc('\n', f);
+		text_printn(f, json_string_value(body), json_string_length(body), TEXT_KEEP_NEWLINES);
+		fputc('\n', f);
+	}
+	json_object_foreach((json_t *)args, key, v) {
+		if (shown_in_headers(key, body_key))
+			continue;
+		if (!others++)
+			fprintf(f, "\n%sother arguments%s\n", BOLD(color), RESET(color));
+		fputs("  ", f);
+		print_safe(f, key);
+		fputs(": ", f);
+		print_value(f, v);
+		fputc('\n', f);
+	}
+}
+
+/* ---- the edit, as a line diff ---------------------------------------------------- */
+
+struct lines {
+	const char **at;
+	size_t *len;
+	size_t n;
+};
+
+static void split_lines(const char *s, size_t len, struct lines *l)
+{
+	size_t start = 0;
+
+	memset(l, 0, sizeof *l);
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '\n')
+			continue;
+		if (i == len && start == len && l->n > 0)
+			break;
+		l->at = xrealloc(l->at, (l->n + 1) * sizeof *l->at);
+		l->len = xrealloc(l->len, (l->n + 1) * sizeof *l->len);
+		l->at[l->n] = s + start;
+		l->len[l->n++] = i - start;
+		start = i + 1;
+	}
+}
+
+static int same_line(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->len[i] == b->len[j] && memcmp(a->at[i], b->at[j], a->len[i]) == 0;
+}
+
+static void diff_line(FILE *f, char sign, const char *s, size_t n, int color)
+{
+	fprintf(f, "%s  %c ", sign == '-' ? RED(color) : sign == '+' ? YELLOW(color) : "", sign);
+	text_printn(f, s, n, 0);
+	fprintf(f, "%s\n", sign == ' ' ? "" : RESET(color));
+}
+
+/* A longest-common-subsequence diff; drafts are short, so the table is small. */
+static void print_line_diff(FILE *f, const struct lines *a, const struct lines *b, int color)
+{
+	size_t w = b->n + 1, i = 0, j = 0;
+	unsigned *t;
+
+	if (a->n * b->n > 4000000) { /* too long to align: show both */
+		for (; i < a->n; i++)
+			diff_line(f, '-', a->at[i], a->len[i], color);
+		for (; j < b->n; j++)
+			diff_line(f, '+', b->at[j], b->len[j], color);
+		return;
+	}
+	t = xcalloc((a->n + 1) * w, sizeof *t);
+	for (size_t x = a->n; x-- > 0;)
+		for (size_t y = b->n; y-- > 0;)
+			t[x * w + y] = same_line(a, x, b, y) ? t[(x + 1) * w + y + 1] + 1
+				       : t[(x + 1) * w + y] > t[x * w + y + 1] ? t[(x + 1) * w + y]
+									     : t[x * w + y + 1];
+	while (i < a->n || j < b->n) {
+		if (i < a->n && j < b->n && same_line(a, i, b, j)) {
+			diff_line(f, ' ', a->at[i], a->len[i], color);
+			i++, j++;
+		} else if (j < b->n && (i == a->n || t[i * w + j + 1] >= t[(i + 1) * w + j])) {
+			diff_line(f, '+', b->at[j], b->len[j], color);
+			j++;
+		} else {
+			diff_line(f, '-', a->at[i], a->len[i], color);
+			i++;
+		}
+	}
+	free(t);
+}
+
+static void diff_value(FILE *f, const char *key, const json_t *before, const json_t *after,
+		       int color)
+{
+	struct lines a, b;
+	char *sa = NULL, *sb = NULL;
+
+	fputs("  ", f);
+	print_safe(f, key);
+	fputs(":\n", f);
+	if (json_is_string(before) && json_is_string(after)) {
+		split_lines(json_string_value(before), json_string_length(before), &a);
+		split_lines(json_string_value(after), json_string_length(after), &b);
+	} else {
+		sa = before ? jsonio_pretty(before) : xstrdup("(absent)");
+		sb = after ? jsonio_pretty(after) : xstrdup("(absent)");
+		split_lines(sa, strlen(sa), &a);
+		split_lines(sb, strlen(sb), &b);
+	}
+	print_line_diff(f, &a, &b, color);
+	free(a.at), free(a.len), free(b.at), free(b.len);
+	free(sa);
+	free(sb);
+}
+
+static void print_edit(FILE *f, const struct outbox_item *it, int color)
+{
+	const char *key;
+	json_t *v;
+
+	if (json_equal(it->args, it->args_before))
+		return;
+	fprintf(f, "\n%sedited%s (- as drafted, + as it will be sent)\n", BOLD(color),
+		RESET(color));
+	if (!json_is_object(it->args) || !json_is_object(it->args_before)) {
+		diff_value(f, "args", it->args_before, it->args, color);
+		return;
+	}
+	json_object_foreach(it->args_before, key, v) {
+		json_t *now = json_object_get(it->args, key);
+		if (!now || !json_equal(v, now))
+			diff_value(f, key, v, now, color);
+	}
+	json_object_foreach(it->args, key, v)
+		if (!json_object_get(it->args_before, key))
+			diff_value(f, key, NULL, v, color);
+}
+
+static void field(FILE *f, const char *label, const char *value)
+{
+	if (!value)
+		return;
+	fprintf(f, "%-9s ", label);
+	print_safe(f, value);
+	fputc('\n', f);
+}
+
+void cli_outbox_print_item(FILE *f, const struct outbox_item *it, int color)
+{
+	fprintf(f, "%s", BOLD(color));
+	print_safe(f, it->id);
+	fprintf(f, "%s  %s", RESET(color), outbox_item_pending(it) ? YELLOW(color) : "");
+	print_safe(f, it->status);
+	fprintf(f, "%s\n", RESET(color));
+	fprintf(f, "%-9s ", "tool");
+	print_safe(f, it->tool);
+	fputs(" (", f);
+	print_safe(f, it->kind);
+	fputs(")\n", f);
+	field(f, "summary", it->summary);
+	field(f, "session", it->session_id);
+	field(f, "workspace", it->workspace);
+	field(f, "created", it->created_at);
+	if (outbox_item_tainted(it))
+		fprintf(f, "%-9s %s%s%s%s%s\n", "taint", RED(color),
+			it->taint_untrusted ? "untrusted" : "",
+			it->taint_untrusted && it->taint_private ? ", " : "",
+			it->taint_private ? "private" : "", RESET(color));
+	field(f, "resolved", it->resolved_at);
+	field(f, "reason", it->reason);
+	if (it->sending_since) {
+		fprintf(f, "%s", RED(color));
+		field(f, "in flight", it->sending_since);
+		fprintf(f, "%s", RESET(color));
+	}
+	if (it->error) {
+		fprintf(f, "%s", RED(color));
+		field(f, "error", it->error);
+		fprintf(f, "%s", RESET(color));
+	}
+	print_args(f, it->args, color);
+	print_edit(f, it, color);
+}
+
+/* ---- selection -------------------------------------------------------------------- */
+
+struct selection {
+	int all;
+	const char *kind, *via;
+	char **ids; /* the prefixes as given */
+	size_t n;
+};
+
+static int matches(const struct selection *sel, const struct outbox_item *it)
+{
+	if (sel->kind && strcmp(it->kind, sel->kind) != 0)
+		return 0;
+	return !sel->via || strstr(it->tool, sel->via) != NULL;
+}
+
+static void keep(struct outbox_list *out, struct outbox_item *it)
+{
+	out->items = xrealloc(out->items, (out->n + 1) * sizeof *out->items);
+	out->items[out->n++] = *it;
+	memset(it, 0, sizeof *it);
+}
+
+static int already(const struct outbox_list *l, const char *id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->items[i].id, id) == 0)
+			return 1;
+	return 0;
+}
+
+/* The items named (any status: the verb decides) or, with --all, every pending one. */
+static int select_items(struct cli_outbox *c, const struct selection *sel,
+			struct outbox_list *out, struct err *e)
+{
+	struct outbox_list all = { NULL, 0 };
+
+	memset(out, 0, sizeof *out);
+	if (sel->all) {
+		if (outbox_store_list(&c->store, &all, stderr, e) != 0)
+			return -1;
+		for (size_t i = 0; i < all.n; i++)
+			if (outbox_item_pending(&all.items[i]) && matches(sel, &all.items[i]))
+				keep(out, &all.items[i]);
+		outbox_list_free(&all);
+		return 0;
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		struct outbox_item it;
+		char *id;
+		if (outbox_store_lookup(&c->store, sel->ids[i], &id, e) != 0)
+			goto fail;
+		if (already(out, id) || outbox_store_read(&c->store, id, &it, e) != 0) {
+			int dup = already(out, id);
+			free(id);
+			if (dup)
+				continue;
+			goto fail;
+		}
+		free(id);
+		if (matches(sel, &it))
+			keep(out, &it);
+		else
+			outbox_item_free(&it);
+	}
+	return 0;
+fail:
+	outbox_list_free(out);
+	return -1;
+}
+
+/* ---- list -------------------------------------------------------------------------- */
+
+static void list_line(const struct outbox_item *it, int color)
+{
+	int pending = outbox_item_pending(it);
+
+	print_safe(stdout, it->id);
+	printf("  %s%-8s%s  %-7s  ", pending ? YELLOW(color) : DIM(color), it->status,
+	       RESET(color), it->kind);
+	print_safe(stdout, it->summary[0] ? it->summary : it->tool);
+	if (it->taint_untrusted || it->taint_private)
+		printf("  %s[tainted]%s", RED(color), RESET(color));
+	if (it->sending_since) {
+		printf("  %s[in flight since ", RED(color));
+		print_safe(stdout, it->sending_since);
+		printf("]%s", RESET(color));
+	}
+	if (pending && it->error) {
+		struct buf b = BUF_INIT;
+		size_t n = text_utf8_clip(it->error, strlen(it->error), 60);
+		buf_add(&b, it->error, n);
+		printf("  %s[error: ", RED(color));
+		print_safe(stdout, buf_str(&b));
+		printf("%s]%s", n < strlen(it->error) ? "\xe2\x80\xa6" : "", RESET(color));
+		buf_free(&b);
+	}
+	putchar('\n');
+}
+
+static void list_print(const struct outbox_list *l, const struct selection *sel, int json,
+		       int color)
+{
+	json_t *arr = json ? json_array() : NULL;
+	size_t shown = 0;
+
+	/* Pending first (what is on you), then the resolved, each in staging order. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < l->n; i++) {
+			const struct outbox_item *it = &l->items[i];
+			if (outbox_item_pending(it) != (pass == 0) || !matches(sel, it))
+				continue;
+			shown++;
+			if (arr)
+				json_array_append(arr, it->doc);
+			else
+				list_line(it, color);
+		}
+	if (arr) {
+		jsonio_print(stdout, arr);
+		json_decref(arr);
+	} else if (shown == 0) {
+		puts(l->n ? "No draft matches." : "The outbox is empty.");
+	}
+}
+
+static const char list_help[] =
+	"usage: mecha outbox [list] [--kind K] [--via S] [--json]\n\n"
+	"Every draft, pending first, then the resolved ones.\n\n"
+	"  --kind K   only drafts of kind K (message, publish)\n"
+	"  --via S    only drafts whose tool contains S (mail, calendar)\n"
+	"  --json     the items as stored, as one JSON array\n";
+
+static const struct option filter_opts[] = {
+	{ "kind", required_argument, NULL, 'k' }, { "via", required_argument, NULL, 'v' },
+	{ "json", no_argument, NULL, 'j' },       { "all", no_argument, NULL, 'a' },
+	{ "yes", no_argument, NULL, 'y' },        { "force", no_argument, NULL, 'f' },
+	{ "reason", required_argument, NULL, 'r' }, { "mark-sent", no_argument, NULL, 'm' },
+	{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
+};
+
+struct opts {
+	struct selection sel;
+	int json, yes, force, mark_sent, has_reason;
+	const char *reason;
+};
+
+/* Parses the options `allowed` (their short letters) of a verb; positional args are ids. */
+static int parse_opts(const char *verb, const char *allowed, int argc, char **argv,
+		      struct opts *o)
+{
+	int ch;
+
+	memset(o, 0, sizeof *o);
+	optind = 0;
+	opterr = 0;
+	/* GNU getopt moves the ids after the options, so they may be mixed. */
+	while ((ch = getopt_long(argc, argv, ":yh", filter_opts, NULL)) != -1) {
+		if (ch == '?' || ch == ':' || !strchr(allowed, ch))
+			return cli_usage_error(verb, "%s '%s'",
+					       ch == ':' ? "missing a value after" : "unknown option",
+					       argv[optind - 1]);
+		switch (ch) {
+		case 'k': o->sel.kind = optarg; break;
+		case 'v': o->sel.via = optarg; break;
+		case 'j': o->json = 1; break;
+		case 'a': o->sel.all = 1; break;
+		case 'y': o->yes = 1; break;
+		case 'f': o->force = 1; break;
+		case 'm': o->mark_sent = 1; break;
+		case 'r': o->reason = optarg; o->has_reason = 1; break;
+		}
+	}
+	for (; optind < argc; optind++) {
+		o->sel.ids = xrealloc(o->sel.ids, (o->sel.n + 1) * sizeof *o->sel.ids);
+		o->sel.ids[o->sel.n++] = argv[optind];
+	}
+	return 0;
+}
+
+static int verb_list(int argc, char **argv)
+{
+	struct cli_outbox c;
+	struct outbox_list l;
+	struct opts o;
+	struct err e;
+	int rc;
+
+	if (cli_wants_help(argc, argv))
+		return fputs(list_help, stdout), EXIT_OK;
+	if ((rc = parse_opts("outbox list", "kvj", argc, argv, &o)) != 0)
+		return rc;
+	if (o.sel.n) {
+		free(o.sel.ids);
+		return cli_usage_error("outbox list", "list takes no ids (see 'mecha outbox show')");
+	}
+	if (cli_outbox_open(&c, OUTBOX_READ, &e) != 0)
+		return cli_fail_json(&e, o.json);
+	if (outbox_store_list(&c.store, &l, stderr, &e) != 0) {
+		cli_outbox_close(&c);
+		return cli_fail_json(&e, o.json);
+	}
+	list_print(&l, &o.sel, o.json, c.color);
+	outbox_list_free(&l);
+	cli_outbox_close(&c);
+	return EXIT_OK;
+}
+
+/* ---- show -------------------------------------------------------------------------- */
+
+static const char show_help[] =
+	"usage: mecha outbox show ID [--json]\n\n"
+	"One draft: headers, the body, other arguments, what an edit changed, taint and\n"
+	"errors. ID may be a unique prefix.\n\n"
+	"  --json     the item as stored\n";
+
+static int verb_show(int argc, char **argv)
+{
+	struct cli_outbox c;
+	struct outbox_item it;
+	struct opts o;
+	struct err e;
+	char *id = NULL;
+	int rc;
+
+	if (cli_wants_help(argc, argv))
+		return fputs(show_help, stdout), EXIT_OK;
+	if ((rc = parse_opts("outbox show", "j", argc, argv, &o)) != 0)
+		return rc;
+	if (o.sel.n != 1) {
+		free(o.sel.ids);
+		return cli_usage_error("outbox show", "show takes exactly one id");
+	}
+	if (cli_outbox_open(&c, OUTBOX_READ, &e) != 0)
+		goto fail;
+	if (outbox_store_lookup(&c.store, o.sel.ids[0], &id, &e) != 0 ||
+	    outbox_store_read(&c.store, id, &it, &e) != 0) {
+		cli_outbox_close(&c);
+		goto fail;
+	}
+	if (o.json)
+		jsonio_print(stdout, it.doc);
+	else
+		cli_outbox_print_item(stdout, &it, c.color);
+	outbox_item_free(&it);
+	cli_outbox_close(&c);
+	free(id);
+	free(o.sel.ids);
+	return EXIT_OK;
+fail:
+	free(id);
+	free(o.sel.ids);
+	return cli_fail_json(&e, o.json);
+}
+
+/* ---- stage ------------------------------------------------------------------------- */
+
+static const char stage_help[] =
+	"usage: mecha outbox stage --tool T [--kind K] [--session S] [--workspace W]\n"
+	"                          [--private] [--untrusted] --args JSON\n\n"
+	"Stages a draft for a person to release or reject, and prints its id.\n\n"
+	"  --tool T        what a release runs: mail_send, calendar_invite\n"
+	"  --kind K        message (default) or publish\n"
+	"  --session S     the session that drafted it\n"
+	"  --workspace W   the workspace it came from\n"
+	"  --private       taint: it carries private data\n"
+	"  --untrusted     taint: its author read untrusted input\n"
+	"  --args JSON     the arguments; for mail_send {\"to\", \"cc\", \"subject\", \"body_text\"}\n";
+
+struct stage_opts {
+	struct outbox_draft d;
+	const char *args;
+};
+
+static int stage_parse(int argc, char **argv, struct stage_opts *s)
+{
+	static const struct option opts[] = {
+		{ "tool", required_argument, NULL, 't' },  { "kind", required_argument, NULL, 'k' },
+		{ "session", required_argument, NULL, 's' },
+		{ "workspace", required_argument, NULL, 'w' },
+		{ "private", no_argument, NULL, 'p' },     { "untrusted", no_argument, NULL, 'u' },
+		{ "args", required_argument, NULL, 'a' },  { NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	memset(s, 0, sizeof *s);
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't': s->d.tool = optarg; break;
+		case 'k': s->d.kind = optarg; break;
+		case 's': s->d.session_id = optarg; break;
+		case 'w': s->d.workspace = optarg; break;
+		case 'p': s->d.taint_private = 1; break;
+		case 'u': s->d.taint_untrusted = 1; break;
+		case 'a': s->args = optarg; break;
+		default:
+			return cli_usage_error("outbox stage", "%s '%s'",
+					       ch == ':' ? "missing a value after" : "unknown option",
+					       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("outbox stage", "unexpected argument '%s'", argv[optind]);
+	if (!s->d.tool || !*s->d.tool || !s->args)
+		return cli_usage_error("outbox stage", "stage needs --tool and --args");
+	if (s->d.kind && strcmp(s->d.kind, OUTBOX_KIND_MESSAGE) != 0 &&
+	    strcmp(s->d.kind, OUTBOX_KIND_PUBLISH) != 0)
+		return cli_usage_error("outbox stage", "--kind is message or publish, not '%s'",
+				       s->d.kind);
+	return 0;
+}
+
+static int is_mail_tool(const char *tool)
+{
+	return strcmp(tool, "mail_send") == 0 || strcmp(tool, "mail__mail_send") == 0;
+}
+
+static int verb_stage(int argc, char **argv)
+{
+	struct stage_opts s;
+	struct cli_outbox c;
+	struct outbox_item it;
+	struct err e;
+	json_t *args;
+	int rc;
+
+	if (cli_wants_help(argc, argv))
+		return fputs(stage_help, stdout), EXIT_OK;
+	if ((rc = stage_parse(argc, argv, &s)) != 0)
+		return rc;
+	args = jsonio_parse(s.args, strlen(s.args), "--args", &e);
+	if (!args || (is_mail_tool(s.d.tool) && mail_check_args(args, &e) != 0)) {
+		json_decref(args);
+		cli_fail(&e);
+		return EXIT_USAGE;
+	}
+	s.d.args = args;
+	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
+		json_decref(args);
+		return cli_fail(&e);
+	}
+	rc = outbox_store_stage(&c.store, &s.d, &it, &e);
+	json_decref(args);
+	cli_outbox_close(&c);
+	if (rc != 0)
+		return cli_fail(&e);
+	puts(it.id);
+	outbox_item_free(&it);
+	return EXIT_OK;
+}
+
+/* ---- approve / send ------------------------------------------------------------------ */
+
+static const char approve_help[] =
+	"usage: mecha outbox approve (ID... | --all) [--kind K] [--via S] [-y] [--force]\n"
+	"                            [--mark-sent]\n\n"
+	"Releases drafts: each is delivered for real, exactly once (`send` is the same\n"
+	"verb). IDs may be unique prefixes. Asks first (only 'y' proceeds) when more than\n"
+	"one draft or any tainted draft is selected.\n\n"
+	"  --all        every pending draft (narrowed by --kind and --via)\n"
+	"  --kind K     only drafts of kind K\n"
+	"  --via S      only drafts whose tool contains S\n"
+	"  -y, --yes    do not ask\n"
+	"  --force      send a draft whose earlier send was interrupted (it may have\n"
+	"               gone out: check first)\n"
+	"  --mark-sent  record an interrupted draft as sent without sending it again\n\n"
+	"Exit status: 0 all sent; 1 a delivery failed (the draft stays pending with its\n"
+	"error); 3 refused (already resolved, in flight, or you said no).\n";
+
+static int worst(int a, int b)
+{
+	if (a == EXIT_FAIL || b == EXIT_FAIL)
+		return EXIT_FAIL;
+	return a > b ? a : b;
+}
+
+static int ask_to_send(const struct outbox_list *l, const struct opts *o)
+{
+	int tainted = 0;
+	char *q;
+	int yes;
+
+	for (size_t i = 0; i < l->n; i++)
+		tainted |= outbox_item_tainted(&l->items[i]);
+	if (o->yes || (l->n <= 1 && !tainted))
+		return 1;
+	for (size_t i = 0; i < l->n; i++) {
+		fputs("  ", stderr);
+		print_safe(stderr, l->items[i].id);
+		fputs("  ", stderr);
+		print_safe(stderr, l->items[i].summary);
+		if (outbox_item_tainted(&l->items[i]))
+			fputs("  [tainted]", stderr);
+		fputc('\n', stderr);
+	}
+	q = xasprintf("%s %zu draft%s%s?", o->mark_sent ? "Mark as sent" : "Send", l->n,
+		      l->n == 1 ? "" : "s", tainted ? " (tainted: an agent that read untrusted or "
+		      "private data wrote it)" : "");
+	yes = confirm(q);
+	free(q);
+	return yes;
+}
+
+static int send_one(struct cli_outbox *c, const struct outbox_item *it, const struct opts *o)
+{
+	struct err e;
+	int rc = o->mark_sent ? release_mark_sent(&c->store, it->id, &e)
+			      : release_send(&c->store, &c->cfg, it->id,
+					     o->force ? RELEASE_FORCE : 0, &e);
+
+	if (rc != 0)
+		return cli_fail(&e);
+	printf("%s ", o->mark_sent ? "marked sent" : "sent");
+	print_safe(stdout, it->id);
+	fputs("  ", stdout);
+	print_safe(stdout, it->summary);
+	putchar('\n');
+	fflush(stdout);
+	return EXIT_OK;
+}
+
+static int check_selection(const char *verb, const struct opts *o)
+{
+	if (o->sel.all && o->sel.n)
+		return cli_usage_error(verb, "give ids or --all, not both");
+	if (!o->sel.all && !o->sel.n)
+		return cli_usage_error(verb, "which drafts? give ids or --all");
+	return 0;
+}
+
+static int verb_approve(int argc, char **argv)
+{
+	struct cli_outbox c;
+	struct outbox_list l;
+	struct opts o;
+	struct err e;
+	int rc;
+
+	if (cli_wants_help(argc, argv))
+		return fputs(approve_help, stdout), EXIT_OK;
+	if ((rc = parse_opts("outbox approve", "kvayfm", argc, argv, &o)) != 0 ||
+	    (rc = check_selection("outbox approve", &o)) != 0)
+		goto out_ids;
+	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
+		rc = cli_fail(&e);
+		goto out_ids;
+	}
+	if (select_items(&c, &o.sel, &l, &e) != 0) {
+		rc = cli_fail(&e);
+		goto out_close;
+	}
+	if (l.n == 0) {
+		puts("Nothing to send.");
+	} else if (!ask_to_send(&l, &o)) {
+		err_refuse(&e, "declined", "nothing was sent");
+		rc = cli_fail(&e);
+	} else {
+		for (size_t i = 0; i < l.n; i++)
+			rc = worst(rc, send_one(&c, &l.items[i], &o));
+	}
+	outbox_list_free(&l);
+out_close:
+	cli_outbox_close(&c);
+out_ids:
+	free(o.sel.ids);
+	return rc;
+}
+
+/* ---- reject -------------------------------------------------------------------------- */
+
+static const char reject_help[] =
+	"usage: mecha outbox reject (ID... | --all) --reason R [--kind K] [--via S] [--force]\n\n"
+	"Rejects drafts: nothing is sent, and the reason goes back with the request so\n"
+	"the next draft can be better. Every selected draft must be pending, or none is\n"
+	"rejected. IDs may be unique prefixes.\n\n"
+	"  --reason R   why (required)\n"
+	"  --all        every pending draft (narrowed by --kind and --via)\n"
+	"  --force      also reject a draft whose send was interrupted\n";
+
+static int verb_reject(int argc, char **argv)
+{
+	struct cli_outbox c;
+	struct outbox_list l;
+	struct opts o;
+	struct err e;
+	char **ids;
+	int rc;
+
+	if (cli_wants_help(argc, argv))
+		return fputs(reject_help, stdout), EXIT_OK;
+	if ((rc = parse_opts("outbox reject", "kvafr", argc, argv, &o)) != 0 ||
+	    (rc = check_selection("outbox reject", &o)) != 0)
+		goto out_ids;
+	if (!o.reason || !*o.reason) {
+		rc = cli_usage_error("outbox reject", "a rejection needs --reason: it is what the "
+				     "next draft is written from");
+		goto out_ids;
+	}
+	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
+		rc = cli_fail(&e);
+		goto out_ids;
+	}
+	if (select_items(&c, &o.sel, &l, &e) != 0) {
+		rc = cli_fail(&e);
+		goto out_close;
+	}
+	ids = xcalloc(l.n ? l.n : 1, sizeof *ids);
+	for (size_t i = 0; i < l.n; i++)
+		ids[i] = (char *)l.items[i].id;
+	if (l.n == 0) {
+		puts("Nothing to reject.");
+	} else if (release_reject(&c.store, ids, l.n, o.reason, o.force ? RELEASE_FORCE : 0,
+				  &e) != 0) {
+		rc = cli_fail(&e);
+	} else {
+		for (size_t i = 0; i < l.n; i++) {
+			fputs("rejected ", stdout);
+			print_safe(stdout, ids[i]);
+			putchar('\n');
+		}
+	}
+	free(ids);
+	outbox_list_free(&l);
+out_close:
+	cli_outbox_close(&c);
+out_ids:
+	free(o.sel.ids);
+	return rc;
+}
+
+/* ---- the group ----------------------------------------------------------------------- */
+
+static const char group_help[] =
+	"usage: mecha outbox [verb] [options]\n\n"
+	"Drafts an agent staged, which only a person releases or rejects.\n\n"
+	"  list      every draft, pending first (the default verb)\n"
+	"  show      one draft in full\n"
+	"  stage     stage a draft (scripts, tests)\n"
+	"  approve   release drafts: deliver them, exactly once (also: send)\n"
+	"  reject    reject drafts, with a reason\n"
+	"  edit      change a pending draft in $VISUAL or $EDITOR\n"
+	"  review    go through the pending drafts one at a time\n\n"
+	"Each verb takes --help. See mecha(1) and docs/outbox.md.\n";
+
+int cli_outbox(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*run)(int, char **);
+	} verbs[] = {
+		{ "list", verb_list },       { "show", verb_show },
+		{ "stage", verb_stage },     { "approve", verb_approve },
+		{ "send", verb_approve },    { "reject", verb_reject },
+		{ "edit", cli_outbox_edit }, { "review", cli_outbox_review },
+	};
+
+	if (argc < 2 || argv[1][0] == '-') {
+		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+			return fputs(group_help, stdout), EXIT_OK;
+		return verb_list(argc, argv);
+	}
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (strcmp(argv[1], verbs[i].name) == 0)
+			return verbs[i].run(argc - 1, argv + 1);
+	return cli_usage_error("outbox", "unknown verb '%s'", argv[1]);
+}

@@ -1,0 +1,88 @@
+/*
+ * config — HOME_M/config.toml, read once, strictly, into typed values.
+ *
+ * The file is the small TOML subset the Rust tool's configuration uses:
+ * `[table]` and `[table.sub]` headers, `key = value` where a value is a basic
+ * ("…", with escapes) or literal ('…') string, a decimal integer, a boolean or
+ * an array of strings (which may span lines), and `#` comments. Anything else
+ * — a float, a date, an inline table, a dotted key, a multi-line string, a key
+ * or table this program does not know, a value of the wrong type, a duplicate —
+ * is an error naming the file and the line. The rule: a setting mecha would
+ * silently ignore is worse than a refusal to start, because the person who
+ * wrote it believes it is in force (an unrouted `[outbox] tools` sends mail).
+ *
+ * A missing file is not an error: every setting has a default.
+ *
+ * Calling sequence:
+ *     struct config c; struct err e;
+ *     if (config_load(&c, &e) != 0) return cli_fail(&e);
+ *     ... c.outbox_dir ...
+ *     config_free(&c);
+ *
+ * Ownership: struct config owns every string and array in it; config_free
+ * releases them (and is safe on a zeroed or already-freed config). Pointers
+ * returned by config_provider_named are borrowed from the config.
+ */
+#ifndef MECHA_CONFIG_CONFIG_H
+#define MECHA_CONFIG_CONFIG_H
+
+#include <stddef.h>
+
+struct err;
+
+#define CONFIG_TIMEOUT_S 300L        /* a whole provider request */
+#define CONFIG_CONNECT_TIMEOUT_S 10L /* connecting to a provider */
+
+struct config_provider {
+	char *name;        /* the NAME of [providers.NAME] */
+	char *kind;        /* "openai", "anthropic" or "rules" (checked) */
+	char *base_url;    /* NULL when unset */
+	char *model;       /* NULL when unset; MECHA_MODEL overrides the default provider's */
+	char *api_key_env; /* the variable holding the key; the key is never in the file */
+	long timeout_s;
+	long connect_timeout_s;
+};
+
+struct config {
+	char *path;             /* the file that was read, NULL when there was none */
+	char *home;             /* HOME_M */
+	char *default_provider; /* NULL → the offline rules extractor */
+	struct config_provider *providers;
+	size_t nproviders;
+	char *outbox_dir; /* $MECHA_OUTBOX_DIR, else [outbox] dir, else HOME_M/outbox; ~/ expanded */
+	char **outbox_tools; /* [outbox] tools */
+	size_t noutbox_tools;
+	char *mail_smtp_url, *mail_sendmail, *mail_from, *mail_username, *mail_password_env;
+	char *calendar_path;  /* [calendar] path, ~/ expanded */
+	char *missions_brain; /* [missions] brain */
+};
+
+/*
+ * Reads HOME_M/config.toml (HOME_M from home.h) and resolves what depends on
+ * the environment: MECHA_OUTBOX_DIR, MECHA_PROVIDER (replaces
+ * default_provider) and MECHA_MODEL (replaces the default provider's model).
+ * A default_provider must name a [providers.NAME] table, except "rules", the
+ * built-in offline extractor, which needs none (a provider of kind "rules" is
+ * then listed for it). On failure *out is left zeroed; nothing to free.
+ */
+int config_load(struct config *out, struct err *e);
+
+/*
+ * Parses text[0..len) (it need not be NUL-terminated; a NUL byte inside is an
+ * error) into *out, naming `file` in errors. Only what the file says is
+ * filled: home, path and the environment are config_load's, and outbox_dir and
+ * calendar_path are left as written (not expanded). On failure *out is left
+ * zeroed.
+ */
+int config_parse(const char *text, size_t len, const char *file, struct config *out,
+		 struct err *e);
+
+void config_free(struct config *c);
+
+/* The provider called name, or NULL. */
+const struct config_provider *config_provider_named(const struct config *c, const char *name);
+
+/* 1 when [outbox] tools names tool. */
+int config_outbox_routes(const struct config *c, const char *tool);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * mail — a mail_send draft turned into an RFC 5322 message, and the two ways
+ * it leaves the house: SMTP through libcurl, or a sendmail-compatible command.
+ *
+ * The rule: nothing an agent wrote reaches a header raw. Addresses are parsed
+ * and checked (one addr-spec each, no line breaks, nothing that could pass
+ * for a command-line option), display names and subjects that are not plain
+ * ASCII become RFC 2047 encoded words, and the body travels quoted-printable
+ * with every line that starts with a dot encoded, so no transport can read
+ * the agent's text as the end of the message or as a header.
+ *
+ * The message carries `Message-ID: <ITEM-ID@mecha>`: a duplicate, should one
+ * ever happen, is recognisable at the other end.
+ *
+ * Ownership: struct mail_message owns its strings (mail_message_free).
+ * json_t arguments are borrowed.
+ */
+#ifndef MECHA_OUTBOX_MAIL_H
+#define MECHA_OUTBOX_MAIL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <time.h>
+
+struct config;
+struct err;
+
+struct mail_message {
+	char *from;   /* the bare sender address (the SMTP envelope) */
+	char **rcpt;  /* every bare To and Cc address, in order */
+	size_t nrcpt;
+	char *text;   /* the whole message, CRLF line ends */
+	size_t len;
+};
+
+/* Checks a draft's args (to, cc, subject, body) without building anything. */
+int mail_check_args(const json_t *args, struct err *e);
+
+/*
+ * Builds the message for the item `id` from args, sent by `from` (the
+ * configured [mail] from, which may carry a display name) at time `date`.
+ * Code "bad_args" when the draft cannot be a message.
+ */
+int mail_build(const char *from, const char *id, const json_t *args, time_t date,
+	       struct mail_message *out, struct err *e);
+void mail_message_free(struct mail_message *m);
+
+/*
+ * 1 when the configuration has a mail route ([mail] smtp_url or sendmail,
+ * and from); otherwise 0 with e saying what is missing.
+ */
+int mail_configured(const struct config *cfg, struct err *e);
+
+/* Hands m to the configured route. Code "delivery" when it did not take it. */
+int mail_deliver(const struct config *cfg, const struct mail_message *m, struct err *e);
+
+#endif

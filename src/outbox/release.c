@@ -1,0 +1,285 @@
+/*
+ * release — the only code that turns a draft into something that left the
+ * house, and the bookkeeping that keeps it to once.
+ */
+#include "outbox/release.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/rfc3339.h"
+#include "config/config.h"
+#include "outbox/item.h"
+#include "outbox/mail.h"
+#include "outbox/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/*
+ * A sink in two halves: prepare runs under the lock and must be cheap (check
+ * the configuration, build what will be sent); deliver runs without it.
+ */
+struct sink {
+	const char *tool;
+	int (*prepare)(const struct config *cfg, const struct outbox_item *it, void **job,
+		       struct err *e);
+	int (*deliver)(const struct config *cfg, void *job, struct err *e);
+	void (*discard)(void *job);
+};
+
+static int mail_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
+			struct err *e)
+{
+	struct mail_message *m;
+
+	if (!mail_configured(cfg, e))
+		return -1;
+	m = xmalloc(sizeof *m);
+	if (mail_build(cfg->mail_from, it->id, it->args, time(NULL), m, e) != 0) {
+		free(m);
+		return -1;
+	}
+	*job = m;
+	return 0;
+}
+
+static int mail_run(const struct config *cfg, void *job, struct err *e)
+{
+	return mail_deliver(cfg, job, e);
+}
+
+static void mail_discard(void *job)
+{
+	if (job)
+		mail_message_free(job);
+	free(job);
+}
+
+static int calendar_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
+			    struct err *e)
+{
+	(void)cfg;
+	(void)it;
+	(void)job;
+	return err_fail(e, "unavailable", "calendar_invite cannot be delivered yet: its sink "
+			"arrives with calendar support; nothing was sent");
+}
+
+static const struct sink sinks[] = {
+	{ "mail_send", mail_prepare, mail_run, mail_discard },
+	{ "mail__mail_send", mail_prepare, mail_run, mail_discard },
+	{ "calendar_invite", calendar_prepare, NULL, NULL },
+};
+
+static const struct sink *sink_for(const char *tool, struct err *e)
+{
+	for (size_t i = 0; i < sizeof sinks / sizeof sinks[0]; i++)
+		if (strcmp(sinks[i].tool, tool) == 0)
+			return &sinks[i];
+	err_fail(e, "unavailable", "tool %s is not available in this configuration", tool);
+	return NULL;
+}
+
+int release_available(const struct config *cfg, const char *tool, struct err *e)
+{
+	const struct sink *k = sink_for(tool, e);
+
+	if (!k)
+		return 0;
+	if (k->prepare == mail_prepare)
+		return mail_configured(cfg, e);
+	if (k->prepare == calendar_prepare) {
+		calendar_prepare(cfg, NULL, NULL, e);
+		return 0;
+	}
+	return 1;
+}
+
+static int refuse_resolved(const struct outbox_item *it, struct err *e)
+{
+	return err_refuse(e, "not_pending", "%s is %s: it was resolved while you were deciding, "
+			  "so nothing was sent", it->id, it->status);
+}
+
+static int refuse_in_flight(const struct outbox_item *it, struct err *e)
+{
+	return err_refuse(e, "in_flight", "%s has been in flight since %s: another approve is "
+			  "sending it, or a send was interrupted. Nothing was sent again. If it "
+			  "did not arrive, approve it with --force; if it did, approve it with "
+			  "--mark-sent", it->id, it->sending_since);
+}
+
+/* Records why a release failed on the item (under the lock); e keeps the reason. */
+static int record_error(struct outbox_store *s, struct outbox_item *it, struct err *e)
+{
+	struct err w;
+
+	outbox_item_set(it, "error", e->msg);
+	outbox_item_unset(it, "sending_since");
+	if (outbox_store_write(s, it, &w) != 0)
+		err_prefix(e, "(and recording the error failed: %s)", w.msg);
+	return -1;
+}
+
+/* Step 1: under the lock, claim the item for this process. */
+static int claim(struct outbox_store *s, const struct config *cfg, const char *id,
+		 unsigned flags, const struct sink **sink, void **job, struct err *e)
+{
+	struct outbox_item it;
+	char now[RFC3339_LEN];
+	int rc = -1;
+
+	*job = NULL;
+	if (outbox_store_lock(s, e) != 0)
+		return -1;
+	if (outbox_store_read(s, id, &it, e) != 0)
+		goto out_unlock;
+	if (!outbox_item_pending(&it))
+		rc = refuse_resolved(&it, e);
+	else if (it.sending_since && !(flags & RELEASE_FORCE))
+		rc = refuse_in_flight(&it, e);
+	else if (!(*sink = sink_for(it.tool, e)) || (*sink)->prepare(cfg, &it, job, e) != 0)
+		rc = record_error(s, &it, e);
+	else {
+		rfc3339_now(now);
+		outbox_item_set(&it, "sending_since", now);
+		rc = outbox_store_write(s, &it, e);
+		if (rc != 0)
+			(*sink)->discard(*job);
+	}
+	outbox_item_free(&it);
+out_unlock:
+	outbox_store_unlock(s);
+	return rc;
+}
+
+/* Step 3: under the lock, write down what happened. */
+static int settle(struct outbox_store *s, const char *id, int delivered, struct err *why,
+		  struct err *e)
+{
+	struct outbox_item it;
+	int rc;
+
+	if (outbox_store_lock(s, e) != 0 || outbox_store_read(s, id, &it, e) != 0) {
+		outbox_store_unlock(s);
+		goto lost;
+	}
+	if (!outbox_item_pending(&it)) {
+		rc = 0; /* someone with --force got there first; nothing left to record */
+	} else if (delivered) {
+		outbox_item_resolve(&it, OUTBOX_SENT, NULL);
+		rc = outbox_store_write(s, &it, e);
+	} else {
+		outbox_item_set(&it, "error", why->msg);
+		outbox_item_unset(&it, "sending_since");
+		rc = outbox_store_write(s, &it, e);
+	}
+	outbox_item_free(&it);
+	outbox_store_unlock(s);
+	if (rc == 0)
+		return 0;
+lost:
+	err_prefix(e, "%s %s, but recording it failed, so it still shows sending_since and will "
+		   "not be sent again by itself", id, delivered ? "was sent" : "was not sent");
+	return -1;
+}
+
+int release_send(struct outbox_store *s, const struct config *cfg, const char *id,
+		 unsigned flags, struct err *e)
+{
+	const struct sink *sink = NULL;
+	void *job = NULL;
+	struct err why;
+	int delivered;
+
+	if (claim(s, cfg, id, flags, &sink, &job, e) != 0)
+		return -1;
+	err_clear(&why);
+	delivered = sink->deliver(cfg, job, &why) == 0;
+	sink->discard(job);
+	if (settle(s, id, delivered, &why, e) != 0)
+		return -1;
+	if (!delivered) {
+		*e = why;
+		return -1;
+	}
+	return 0;
+}
+
+static int mark_sent(struct outbox_item *it, void *ctx, struct err *e)
+{
+	(void)ctx;
+	if (!outbox_item_pending(it))
+		return refuse_resolved(it, e);
+	outbox_item_resolve(it, OUTBOX_SENT, "marked sent by a person");
+	return 0;
+}
+
+int release_mark_sent(struct outbox_store *s, const char *id, struct err *e)
+{
+	return outbox_store_update(s, id, mark_sent, NULL, e) < 0 ? -1 : 0;
+}
+
+static int blank(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+			return 0;
+	return 1;
+}
+
+/* Reads every item and checks it; fills items[0..n) only when all pass. */
+static int check_all(struct outbox_store *s, char *const *ids, size_t n, unsigned flags,
+		     struct outbox_item *items, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = outbox_store_read(s, ids[i], &items[i], e);
+		if (rc == 0 && !outbox_item_pending(&items[i]))
+			rc = err_refuse(e, "not_pending", "%s is already %s; nothing was rejected",
+					items[i].id, items[i].status);
+		else if (rc == 0 && items[i].sending_since && !(flags & RELEASE_FORCE))
+			rc = err_refuse(e, "in_flight", "%s has been in flight since %s; nothing was "
+					"rejected (use --force if you know it did not go out)",
+					items[i].id, items[i].sending_since);
+		if (rc != 0) {
+			for (size_t j = 0; j <= i; j++)
+				outbox_item_free(&items[j]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
+		   unsigned flags, struct err *e)
+{
+	struct outbox_item *items;
+	int rc = 0;
+
+	if (blank(reason)) {
+		err_usage(e, "a rejection needs a reason (--reason TEXT): it is what the next "
+			  "draft is written from");
+		snprintf(e->code, sizeof e->code, "reason_required");
+		return -1;
+	}
+	items = xcalloc(n ? n : 1, sizeof *items);
+	if (outbox_store_lock(s, e) != 0) {
+		free(items);
+		return -1;
+	}
+	if (check_all(s, ids, n, flags, items, e) != 0) {
+		outbox_store_unlock(s);
+		free(items);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		outbox_item_resolve(&items[i], OUTBOX_REJECTED, reason);
+		if (rc == 0 && outbox_store_write(s, &items[i], e) != 0)
+			rc = -1;
+		outbox_item_free(&items[i]);
+	}
+	outbox_store_unlock(s);
+	free(items);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * release — what a person's decision does to a draft: deliver it for real,
+ * exactly once, or reject it with a reason.
+ *
+ * Exactly once, in three steps, because a delivery cannot happen under the
+ * lock (an SMTP server may take a minute) and must not happen twice:
+ *   1. under the lock: re-read; the item must be pending and not already in
+ *      flight; its sink must exist and accept the draft; record sending_since.
+ *   2. without the lock: deliver.
+ *   3. under the lock: re-read; `sent`, or `error` and still pending.
+ * Two racing approves both pass the pending check only one at a time: the
+ * second finds sending_since and stops. A crash between 1 and 3 leaves
+ * sending_since behind, and that item is never sent again without
+ * RELEASE_FORCE: only a person can know whether the first attempt went out.
+ *
+ * Sinks: mail_send (and the Rust name mail__mail_send) through mail.h;
+ * calendar_invite is known but has no sink yet and says so; any other tool is
+ * "not available in this configuration". A sink's failure is recorded on the
+ * item as `error`, which stays pending.
+ *
+ * Ownership: nothing returned is allocated; ids and reasons are borrowed.
+ */
+#ifndef MECHA_OUTBOX_RELEASE_H
+#define MECHA_OUTBOX_RELEASE_H
+
+#include <stddef.h>
+
+struct config;
+struct err;
+struct outbox_store;
+
+enum {
+	RELEASE_FORCE = 1, /* send even though sending_since says a send was in flight */
+};
+
+/*
+ * Delivers the item `id`. 0 when it was sent. Otherwise -1 and e: a refusal
+ * (codes "not_pending", "in_flight"; nothing changed, exit 3) or a failure
+ * (codes "unavailable", "no_route", "bad_args", "delivery", "io": recorded on
+ * the item as error unless the store itself failed; exit 1).
+ */
+int release_send(struct outbox_store *s, const struct config *cfg, const char *id,
+		 unsigned flags, struct err *e);
+
+/*
+ * Records a pending item as sent without delivering it: for an item left in
+ * flight by a crash when the person knows the first attempt arrived.
+ */
+int release_mark_sent(struct outbox_store *s, const char *id, struct err *e);
+
+/*
+ * Rejects every item in ids with reason (required, not blank), all or none:
+ * under one hold of the lock each is re-read and must be pending (and, without
+ * RELEASE_FORCE, not in flight) before any is changed. Codes "reason_required"
+ * (exit 2), "not_pending" and "in_flight" (exit 3).
+ */
+int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
+		   unsigned flags, struct err *e);
+
+/* 1 when release_send has a sink for tool in this configuration; else 0 and e says why. */
+int release_available(const struct config *cfg, const char *tool, struct err *e);
+
+#endif

@@ -93,7 +93,8 @@ void buf_addc(struct buf *b, char c)
 	buf_add(b, &c, 1);
 }
 
-static void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void buf_vprintf(struct buf *b, const char *fmt,
+								   va_list ap)
 {
 	va_list cp;
 	int n;

@@ -23,7 +23,7 @@ static void set_code(struct err *e, enum err_kind kind, const char *code)
 	snprintf(e->code, sizeof e->code, "%s", code ? code : "");
 }
 
-static int vset(struct err *e, enum err_kind kind, const char *code, const char *fmt,
+__attribute__((format(printf, 4, 0))) static int vset(struct err *e, enum err_kind kind, const char *code, const char *fmt,
 		va_list ap)
 {
 	if (!e)

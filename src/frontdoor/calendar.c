@@ -119,6 +119,8 @@ static size_t merge(struct calendar_interval *v, size_t n)
 {
 	size_t out = 0;
 
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof *v, by_start);
 	for (size_t i = 0; i < n; i++) {
 		if (out > 0 && v[i].start <= v[out - 1].end) {

@@ -1,0 +1,961 @@
+/*
+ * mission — the verbs of the mission board (`mecha mission …`) and of its
+ * block store (`mecha blocks …`).
+ *
+ * Agents post letters; a person lands or archives. Everything a letter says
+ * was written by an agent, so whatever of it reaches a terminal goes through
+ * text.h. JSON output is written with the letter's own writer (wire.h), since
+ * a letter's counters may exceed what jansson holds.
+ */
+#include "cli/cli.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/jsonio.h"
+#include "base/lock.h"
+#include "base/rfc3339.h"
+#include "base/text.h"
+#include "config/config.h"
+#include "config/home.h"
+#include "mission/blocks.h"
+#include "mission/board.h"
+#include "mission/letter.h"
+#include "mission/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- shared ------------------------------------------------------------------- */
+
+/* The options the verbs share; each verb accepts the ones its help lists. */
+struct opts {
+	const char *box, *brain, *agent;
+	int json;
+};
+
+enum { OPT_BOX = 1000, OPT_BRAIN, OPT_AGENT, OPT_JSON };
+
+#define COMMON_OPTS                                                                   \
+	{ "box", required_argument, NULL, OPT_BOX },                                  \
+	{ "brain", required_argument, NULL, OPT_BRAIN },                              \
+	{ "agent", required_argument, NULL, OPT_AGENT },                              \
+	{ "json", no_argument, NULL, OPT_JSON }
+
+static void reset_getopt(void)
+{
+	optind = 0;
+	opterr = 1;
+}
+
+/* 1 when ch was a shared option (and is now recorded in o). */
+static int common_opt(int ch, struct opts *o)
+{
+	switch (ch) {
+	case OPT_BOX: o->box = optarg; return 1;
+	case OPT_BRAIN: o->brain = optarg; return 1;
+	case OPT_AGENT: o->agent = optarg; return 1;
+	case OPT_JSON: o->json = 1; return 1;
+	default: return 0;
+	}
+}
+
+static int utf8_arg(const char *verb, const char *what, const char *s)
+{
+	if (s && (!*s || !text_utf8_valid(s, strlen(s))))
+		return cli_usage_error(verb, "%s must be non-empty UTF-8 text", what);
+	return 0;
+}
+
+/* A failure: "mecha: …" on stderr, and with --json the object on stdout. */
+static int fail(const struct err *e, int json)
+{
+	if (json) {
+		struct buf out = BUF_INIT;
+		buf_adds(&out, "{\"ok\":false,\"error\":");
+		wire_put_cstr(&out, e->code[0] ? e->code : "error");
+		buf_adds(&out, ",\"message\":");
+		wire_put_cstr(&out, e->msg);
+		buf_adds(&out, "}\n");
+		fputs(buf_str(&out), stdout);
+		buf_free(&out);
+	}
+	return cli_fail(e);
+}
+
+static char *box_path(const struct opts *o, struct err *e)
+{
+	return o->box ? fs_expand_home(o->box) : home_path("missions/inbox.jsonl", e);
+}
+
+/*
+ * The board: --box or HOME_M/missions/inbox.jsonl; bound to --brain, else to
+ * [missions] brain from config.toml when bind is set (the verbs that post).
+ */
+static int open_board(const struct opts *o, int bind, struct board *b, struct err *e)
+{
+	struct config c;
+	char *box = box_path(o, e);
+
+	if (!box)
+		return -1;
+	memset(&c, 0, sizeof c);
+	if (bind && !o->brain && config_load(&c, e) != 0) {
+		free(box);
+		return -1;
+	}
+	board_init(b, box, o->brain ? o->brain : c.missions_brain);
+	config_free(&c);
+	free(box);
+	return 0;
+}
+
+static void warn_skipped(const struct board *b)
+{
+	if (b->skipped == 0)
+		return;
+	fprintf(stderr, "mecha: skipped %zu unreadable line(s) in ", b->skipped);
+	text_print(stderr, b->box, 0);
+	fputc('\n', stderr);
+}
+
+static void print_str(const struct letter_str *s)
+{
+	text_printn(stdout, s->s ? s->s : "", s->len, 0);
+}
+
+static void put_result(struct buf *out, const struct board_result *r)
+{
+	buf_adds(out, "{\"letter_id\":");
+	wire_put_cstr(out, r->letter_id);
+	buf_adds(out, ",\"mission_id\":");
+	wire_put_cstr(out, r->mission_id);
+	buf_adds(out, ",\"mission_seq\":");
+	wire_put_u64(out, r->mission_seq);
+	buf_adds(out, r->deduped ? ",\"deduped\":true" : ",\"deduped\":false");
+	buf_adds(out, ",\"phase\":");
+	wire_put_cstr(out, letter_phase_name(r->phase));
+}
+
+static void print_result(const struct board_result *r, int json)
+{
+	struct buf out = BUF_INIT;
+
+	if (json) {
+		put_result(&out, r);
+		buf_adds(&out, "}\n");
+		fputs(buf_str(&out), stdout);
+		buf_free(&out);
+		return;
+	}
+	printf("%s %s  %s seq %" PRIu64 " %s\n", r->deduped ? "already posted" : "posted",
+	       r->letter_id, r->mission_id, r->mission_seq, letter_phase_name(r->phase));
+}
+
+/* ---- post ----------------------------------------------------------------------- */
+
+static const char post_help[] =
+	"usage: mecha mission post --agent ID [--box P] [--brain B] [--json] [--keep-going]\n"
+	"                          [FILE|-]\n\n"
+	"Posts mission letters (m1nd-mission-letter-v0 JSON objects, one or more, read from\n"
+	"FILE or standard input) as agent ID, in order. Each is validated, stored as its\n"
+	"canonical line, and must extend its mission's head: seq 1 with no prev_letter_id\n"
+	"for a new mission, else the head's seq + 1 with prev_letter_id = the head's id.\n"
+	"Posting a letter that is already in the box changes nothing (deduped).\n"
+	"Letters are posted as they arrive, one result line each (a program may keep one\n"
+	"post open and feed it). The first refusal stops, unless --keep-going; the letters\n"
+	"before it stay posted.\n\n"
+	"  --agent ID     who is posting (stored in the line)\n"
+	"  --keep-going   after a refusal, report it and go on to the next letter\n"
+	"                 (exit 3 at the end if any was refused)\n"
+	"  --box P        the box (default: $MECHA_HOME/missions/inbox.jsonl)\n"
+	"  --brain B      refuse letters whose brain_ref is not B (default: [missions] brain)\n"
+	"  --json         print {letter_id, mission_id, mission_seq, deduped, phase} per\n"
+	"                 letter, and refusals as {ok: false, error, message}\n\n"
+	"Exit: 0 posted, 1 storage failure, 2 usage, 3 refused (stale_head, invalid_phase,\n"
+	"landed_law, brain_mismatch, unknown_block, invalid_letter …; nothing appended).\n";
+
+/*
+ * The input is read as it arrives, and each letter is posted as soon as it is
+ * complete, its result printed and flushed: a program can hold one `post`
+ * open and feed it letter by letter, reading each answer before it writes the
+ * next. A letter is tried whenever a line ends; one that fails exactly where
+ * the input ends is only incomplete, and waits for more.
+ */
+struct feed {
+	int fd;
+	struct buf data;
+	size_t pos;
+	int eof;
+};
+
+/* Reads more input; -1 on a read error. */
+static int feed_more(struct feed *f, struct err *e)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	do
+		n = read(f->fd, chunk, sizeof chunk);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return err_errno(e, "reading the letters");
+	if (n == 0)
+		f->eof = 1;
+	buf_add(&f->data, chunk, (size_t)n);
+	return 0;
+}
+
+/* 1 with *l filled, 0 when more input is needed (or none is left), -1 on a bad letter. */
+static int feed_letter(struct feed *f, struct letter *l, struct err *e)
+{
+	struct wire w;
+	size_t at = f->pos;
+
+	wire_init(&w, f->data.data ? f->data.data + f->pos : "", f->data.len - f->pos);
+	if (wire_at_end(&w))
+		return 0;
+	if (!f->eof && f->data.data[f->data.len - 1] != '\n')
+		return 0;
+	if (letter_parse_next(f->data.data, f->data.len, &at, l, e) == 0) {
+		f->pos = at;
+		return 1;
+	}
+	return !f->eof && at == f->data.len ? 0 : -1;
+}
+
+struct post_run {
+	struct board *b;
+	const struct opts *o;
+	int keep_going;
+	size_t done;
+	int status; /* the first refusal's, with --keep-going */
+};
+
+/* Posts one letter and reports it; returns the exit status it earns. */
+static int post_one(struct post_run *run, struct letter *l)
+{
+	struct board_result r;
+	struct err e;
+	int rc = board_post(run->b, run->o->agent, l, &r, &e);
+
+	letter_free(l);
+	warn_skipped(run->b);
+	run->b->skipped = 0; /* said once */
+	if (rc != 0) {
+		rc = fail(&e, run->o->json);
+		fflush(stdout);
+		return rc;
+	}
+	print_result(&r, run->o->json);
+	fflush(stdout);
+	if (isatty(STDERR_FILENO) && ++run->done % 100 == 0)
+		fprintf(stderr, "\rposted %zu letters ", run->done);
+	return EXIT_OK;
+}
+
+static int post_feed(struct post_run *run, struct feed *f)
+{
+	struct letter l;
+	struct err e;
+	int got, rc, posted = 0;
+
+	for (;;) {
+		got = feed_letter(f, &l, &e);
+		if (got < 0)
+			return fail(&e, run->o->json);
+		if (got == 0 && f->eof)
+			break;
+		if (got == 0) {
+			if (feed_more(f, &e) != 0)
+				return fail(&e, run->o->json);
+			continue;
+		}
+		posted = 1;
+		rc = post_one(run, &l);
+		if (rc == EXIT_REFUSED && run->keep_going) {
+			run->status = run->status ? run->status : rc;
+			continue;
+		}
+		if (rc != EXIT_OK)
+			return rc;
+	}
+	if (!posted) {
+		err_refuse(&e, "invalid_letter", "not a mission letter: the input holds no letter");
+		return fail(&e, run->o->json);
+	}
+	if (run->done >= 100 && isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	return run->status;
+}
+
+static int m_post(int argc, char **argv)
+{
+	enum { OPT_KEEP = 1 };
+	static const struct option lo[] = { COMMON_OPTS,
+					    { "keep-going", no_argument, NULL, OPT_KEEP },
+					    { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	struct feed f = { -1, BUF_INIT, 0, 0 };
+	struct post_run run = { 0 };
+	const char *path;
+	struct board b;
+	struct err e;
+	int ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (ch == OPT_KEEP)
+			run.keep_going = 1;
+		else if (!common_opt(ch, &o))
+			return cli_usage_error("mission post", "unknown option");
+	}
+	if (argc - optind > 1)
+		return cli_usage_error("mission post", "one FILE at most");
+	if (!o.agent)
+		return cli_usage_error("mission post", "--agent ID is required");
+	if (utf8_arg("mission post", "--agent", o.agent) || utf8_arg("mission post", "--brain", o.brain))
+		return EXIT_USAGE;
+	path = optind < argc ? argv[optind] : "-";
+	f.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0) {
+		err_errno(&e, "opening %s", path);
+		return fail(&e, o.json);
+	}
+	if (open_board(&o, 1, &b, &e) != 0) {
+		rc = fail(&e, o.json);
+	} else {
+		run.b = &b;
+		run.o = &o;
+		rc = post_feed(&run, &f);
+		board_free(&b);
+	}
+	if (f.fd != STDIN_FILENO)
+		close(f.fd);
+	buf_free(&f.data);
+	return rc;
+}
+
+/* ---- new ------------------------------------------------------------------------ */
+
+static const char new_help[] =
+	"usage: mecha mission new --block B --brain-ref R [--seat S] [--capability C]\n"
+	"                         [--agent ID] [--box P] [--brain B] [--json]\n\n"
+	"Opens a mission: posts a seq-1 `judging` letter with a fresh msn_<12hex> id.\n\n"
+	"  --block B        the block the mission works on (block_id)\n"
+	"  --brain-ref R    the brain's name (never a path)\n"
+	"  --seat S         oracle or hand (default hand)\n"
+	"  --capability C   build-runner (default), naming-runner, loop-runner,\n"
+	"                   hand-runner or review-runner\n"
+	"  --agent ID       who is posting (default human)\n"
+	"  --box, --brain, --json   as for post\n";
+
+static int fill_new(struct letter *l, const char *block, const char *brain_ref, struct err *e)
+{
+	char hex[13], now[RFC3339_LEN], mid[17];
+
+	if (hash_random_hex(hex, 12, e) != 0)
+		return -1;
+	snprintf(mid, sizeof mid, "msn_%s", hex);
+	rfc3339_now(now);
+	letter_str_set(&l->schema, LETTER_SCHEMA);
+	letter_str_set(&l->mission_id, mid);
+	l->mission_seq = 1;
+	letter_str_set(&l->block_id, block);
+	letter_str_set(&l->brain_ref, brain_ref);
+	l->phase = LETTER_JUDGING;
+	letter_str_set(&l->started_at, now);
+	letter_str_set(&l->updated_at, now);
+	return 0;
+}
+
+static int m_new(int argc, char **argv)
+{
+	enum { OPT_BLOCK = 1, OPT_REF, OPT_SEAT, OPT_CAP };
+	static const struct option lo[] = { COMMON_OPTS,
+					    { "block", required_argument, NULL, OPT_BLOCK },
+					    { "brain-ref", required_argument, NULL, OPT_REF },
+					    { "seat", required_argument, NULL, OPT_SEAT },
+					    { "capability", required_argument, NULL, OPT_CAP },
+					    { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	const char *block = NULL, *ref = NULL;
+	struct letter l;
+	struct board_result r;
+	struct board b;
+	struct err e;
+	int ch, rc;
+
+	memset(&l, 0, sizeof l);
+	l.seat = LETTER_HAND;
+	l.capability = LETTER_BUILD_RUNNER;
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (common_opt(ch, &o))
+			continue;
+		if (ch == OPT_BLOCK)
+			block = optarg;
+		else if (ch == OPT_REF)
+			ref = optarg;
+		else if (ch == OPT_SEAT && letter_seat_parse(optarg, &l.seat) != 0)
+			return cli_usage_error("mission new", "--seat is oracle or hand, not '%s'", optarg);
+		else if (ch == OPT_CAP && letter_capability_parse(optarg, &l.capability) != 0)
+			return cli_usage_error("mission new", "'%s' is not a capability", optarg);
+		else if (ch != OPT_SEAT && ch != OPT_CAP)
+			return cli_usage_error("mission new", "unknown option");
+	}
+	if (optind < argc)
+		return cli_usage_error("mission new", "unexpected argument '%s'", argv[optind]);
+	if (!block || !ref)
+		return cli_usage_error("mission new", "--block and --brain-ref are required");
+	if (utf8_arg("mission new", "--block", block) || utf8_arg("mission new", "--brain-ref", ref) ||
+	    utf8_arg("mission new", "--agent", o.agent) || utf8_arg("mission new", "--brain", o.brain))
+		return EXIT_USAGE;
+	if (fill_new(&l, block, ref, &e) != 0 || open_board(&o, 1, &b, &e) != 0) {
+		letter_free(&l);
+		return fail(&e, o.json);
+	}
+	rc = board_post(&b, o.agent ? o.agent : BOARD_HUMAN, &l, &r, &e);
+	letter_free(&l);
+	warn_skipped(&b);
+	board_free(&b);
+	if (rc != 0)
+		return fail(&e, o.json);
+	print_result(&r, o.json);
+	return EXIT_OK;
+}
+
+/* ---- heads ---------------------------------------------------------------------- */
+
+static const char heads_help[] =
+	"usage: mecha mission heads [--box P] [--json]\n\n"
+	"Every mission's current head (the tip of its chain), ordered by mission id, with how\n"
+	"many of its letters the head supersedes.\n\n"
+	"  --box P   the box (default: $MECHA_HOME/missions/inbox.jsonl)\n"
+	"  --json    {box, missions: [{mission_id, head_letter_id, head, superseded_count}]}\n";
+
+static void heads_json(const struct board *b, const struct board_head *h, size_t n)
+{
+	struct buf out = BUF_INIT;
+
+	buf_adds(&out, "{\"box\":");
+	wire_put_cstr(&out, b->box);
+	buf_adds(&out, ",\"missions\":[");
+	for (size_t i = 0; i < n; i++) {
+		buf_adds(&out, i ? ",{\"mission_id\":" : "{\"mission_id\":");
+		wire_put_string(&out, h[i].head.mission_id.s, h[i].head.mission_id.len);
+		buf_adds(&out, ",\"head_letter_id\":");
+		wire_put_cstr(&out, h[i].head_letter_id);
+		buf_adds(&out, ",\"head\":");
+		letter_write_json(&out, &h[i].head);
+		buf_adds(&out, ",\"superseded_count\":");
+		wire_put_u64(&out, h[i].superseded_count);
+		buf_addc(&out, '}');
+	}
+	buf_adds(&out, "]}\n");
+	fputs(buf_str(&out), stdout);
+	buf_free(&out);
+}
+
+static void heads_text(const struct board_head *h, size_t n)
+{
+	if (n == 0) {
+		puts("no missions");
+		return;
+	}
+	printf("%-16s %5s  %-10s  %-12s  %10s  %s\n", "MISSION", "SEQ", "PHASE", "HEAD", "SUPERSEDED",
+	       "BLOCK / AGENT");
+	for (size_t i = 0; i < n; i++) {
+		print_str(&h[i].head.mission_id);
+		printf(" %5" PRIu64 "  %-10s  %s  %10" PRIu64 "  ", h[i].head.mission_seq,
+		       letter_phase_name(h[i].head.phase), h[i].head_letter_id, h[i].superseded_count);
+		print_str(&h[i].head.block_id);
+		fputs(" / ", stdout);
+		text_print(stdout, h[i].agent ? h[i].agent : "?", 0);
+		putchar('\n');
+	}
+}
+
+static int m_heads(int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	struct board_head *h;
+	struct board b;
+	struct err e;
+	size_t n;
+	int ch;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
+			return cli_usage_error("mission heads", "unknown option");
+	if (optind < argc)
+		return cli_usage_error("mission heads", "unexpected argument '%s'", argv[optind]);
+	if (open_board(&o, 0, &b, &e) != 0)
+		return fail(&e, o.json);
+	if (board_heads(&b, &h, &n, &e) != 0) {
+		board_free(&b);
+		return fail(&e, o.json);
+	}
+	warn_skipped(&b);
+	if (o.json)
+		heads_json(&b, h, n);
+	else
+		heads_text(h, n);
+	board_heads_free(h, n);
+	board_free(&b);
+	return EXIT_OK;
+}
+
+/* ---- log ------------------------------------------------------------------------ */
+
+static const char log_help[] =
+	"usage: mecha mission log MISSION_ID [--box P] [--json]\n\n"
+	"The mission's chain from its first letter to its head, each with its content id,\n"
+	"its agent and what it carries. Letters of the mission that are not on the chain\n"
+	"(a fork in a box written without the lock) are counted, not shown.\n\n"
+	"  --box P   the box (default: $MECHA_HOME/missions/inbox.jsonl)\n"
+	"  --json    {box, mission_id, head_letter_id, letters: [{letter_id, agent, letter}],\n"
+	"            off_chain}\n";
+
+static void log_json(const struct board *b, const char *mid, const struct board_chain *c)
+{
+	struct buf out = BUF_INIT;
+
+	buf_adds(&out, "{\"box\":");
+	wire_put_cstr(&out, b->box);
+	buf_adds(&out, ",\"mission_id\":");
+	wire_put_cstr(&out, mid);
+	buf_adds(&out, ",\"head_letter_id\":");
+	wire_put_cstr(&out, c->entries[c->n - 1].letter_id);
+	buf_adds(&out, ",\"letters\":[");
+	for (size_t i = 0; i < c->n; i++) {
+		buf_adds(&out, i ? ",{\"letter_id\":" : "{\"letter_id\":");
+		wire_put_cstr(&out, c->entries[i].letter_id);
+		buf_adds(&out, ",\"agent\":");
+		if (c->entries[i].agent)
+			wire_put_cstr(&out, c->entries[i].agent);
+		else
+			buf_adds(&out, "null");
+		buf_adds(&out, ",\"letter\":");
+		letter_write_json(&out, &c->entries[i].letter);
+		buf_addc(&out, '}');
+	}
+	buf_adds(&out, "],\"off_chain\":");
+	wire_put_u64(&out, c->total - c->n);
+	buf_adds(&out, "}\n");
+	fputs(buf_str(&out), stdout);
+	buf_free(&out);
+}
+
+/* What one letter carries, one indented line each. */
+static void log_details(const struct letter *l)
+{
+	if (l->verdict.present) {
+		static const char *const d[] = { "APPROVE", "CHANGE", "REJECT" };
+		printf("      verdict  %s  ", d[l->verdict.decision]);
+		print_str(&l->verdict.gist);
+		putchar('\n');
+	}
+	if (l->gate.present) {
+		printf("      gate     exit %" PRId32 "  ", l->gate.exit_status);
+		print_str(&l->gate.command);
+		fputs("  ", stdout);
+		print_str(&l->gate.artifact_hash);
+		putchar('\n');
+	}
+	if (l->candidate.present) {
+		printf("      candidate %s receipt for ", letter_receipt_type_name(l->candidate.type));
+		print_str(&l->candidate.block_id);
+		printf(" (boundary %" PRIu32 ", contract %" PRIu32 ")\n", l->candidate.boundary_version,
+		       l->candidate.contract_version);
+	}
+	if (l->receipt.present)
+		printf("      receipt  %s at store_version %" PRIu64 "\n",
+		       l->receipt.imported ? "imported" : "not imported", l->receipt.store_version);
+}
+
+static void log_text(const struct board_chain *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const struct board_entry *en = &c->entries[i];
+		printf("%5" PRIu64 "  %s  %-10s  ", en->letter.mission_seq, en->letter_id,
+		       letter_phase_name(en->letter.phase));
+		print_str(&en->letter.updated_at);
+		fputs("  ", stdout);
+		text_print(stdout, en->agent ? en->agent : "?", 0);
+		putchar('\n');
+		log_details(&en->letter);
+	}
+	if (c->total > c->n)
+		printf("(%zu letter(s) of this mission are off the chain)\n", c->total - c->n);
+}
+
+static int m_log(int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	struct board_chain c;
+	struct board b;
+	struct err e;
+	int ch;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
+			return cli_usage_error("mission log", "unknown option");
+	if (argc - optind != 1)
+		return cli_usage_error("mission log", "log takes one MISSION_ID");
+	if (open_board(&o, 0, &b, &e) != 0)
+		return fail(&e, o.json);
+	if (board_log(&b, argv[optind], &c, &e) != 0) {
+		warn_skipped(&b);
+		board_free(&b);
+		return fail(&e, o.json);
+	}
+	warn_skipped(&b);
+	if (o.json)
+		log_json(&b, argv[optind], &c);
+	else
+		log_text(&c);
+	board_chain_free(&c);
+	board_free(&b);
+	return EXIT_OK;
+}
+
+/* ---- land and archive ------------------------------------------------------------ */
+
+static const char land_help[] =
+	"usage: mecha mission land MISSION_ID [--expect-version N] [--box P] [--brain B] [--json]\n\n"
+	"A person's gesture. The mission's head must be merge_wait with a receipt candidate:\n"
+	"the candidate is imported as a receipt on its block (the block store's\n"
+	"store_version goes up by one) and a `landed` letter naming that store_version is\n"
+	"posted as agent human — both or neither. Refused, changing nothing, when the block\n"
+	"store is not at N, the block is unknown, or the candidate's scope is not the\n"
+	"block's current boundary and contract versions. A land interrupted between its\n"
+	"two writes is finished by running it again.\n\n"
+	"  --expect-version N   the store_version you saw (refused if it moved on)\n"
+	"  --box, --brain, --json   as for post (--json adds store_version)\n";
+
+static const char archive_help[] =
+	"usage: mecha mission archive MISSION_ID [--box P] [--brain B] [--json]\n\n"
+	"A person's gesture: sets a merge_wait head aside as superseded by posting an\n"
+	"`archived` letter as agent human. Nothing is imported; the block store is not\n"
+	"touched. Refused (invalid_transition) for any head but merge_wait.\n";
+
+static int gesture(int argc, char **argv, int land)
+{
+	enum { OPT_EXPECT = 1 };
+	static const struct option lo[] = { COMMON_OPTS,
+					    { "expect-version", required_argument, NULL, OPT_EXPECT },
+					    { NULL, 0, NULL, 0 } };
+	const char *verb = land ? "mission land" : "mission archive";
+	struct opts o = { 0 };
+	long long expect = -1;
+	uint64_t want, version = 0;
+	struct board_result r;
+	struct board b;
+	struct err e;
+	int ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (ch == OPT_EXPECT && land) {
+			if (cli_parse_count(verb, "--expect-version", optarg, &expect) != 0)
+				return EXIT_USAGE;
+		} else if (!common_opt(ch, &o) || ch == OPT_AGENT) {
+			return cli_usage_error(verb, "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage_error(verb, "%s takes one MISSION_ID", land ? "land" : "archive");
+	if (utf8_arg(verb, "--brain", o.brain) != 0)
+		return EXIT_USAGE;
+	if (open_board(&o, 1, &b, &e) != 0)
+		return fail(&e, o.json);
+	want = (uint64_t)expect;
+	rc = land ? board_land(&b, argv[optind], expect >= 0 ? &want : NULL, NULL, &r, &version, &e)
+		  : board_archive(&b, argv[optind], NULL, &r, &e);
+	warn_skipped(&b);
+	board_free(&b);
+	if (rc != 0)
+		return fail(&e, o.json);
+	if (o.json) {
+		struct buf out = BUF_INIT;
+		put_result(&out, &r);
+		if (land) {
+			buf_adds(&out, ",\"store_version\":");
+			wire_put_u64(&out, version);
+		}
+		buf_adds(&out, "}\n");
+		fputs(buf_str(&out), stdout);
+		buf_free(&out);
+	} else if (land) {
+		printf("landed %s at store_version %" PRIu64 " (letter %s, seq %" PRIu64 ")\n",
+		       r.mission_id, version, r.letter_id, r.mission_seq);
+	} else {
+		printf("archived %s (letter %s, seq %" PRIu64 ")\n", r.mission_id, r.letter_id,
+		       r.mission_seq);
+	}
+	return EXIT_OK;
+}
+
+static int m_land(int argc, char **argv)
+{
+	return gesture(argc, argv, 1);
+}
+
+static int m_archive(int argc, char **argv)
+{
+	return gesture(argc, argv, 0);
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+struct verb {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+	const char *summary;
+};
+
+static int dispatch(const char *group, const struct verb *verbs, size_t n, const char *intro,
+		    int argc, char **argv)
+{
+	const struct verb *v = NULL;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "usage: mecha %s VERB [options]\n\n%s\n\n", group, intro);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "\nmecha %s VERB --help describes one verb.\n", group);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[1], verbs[i].name) == 0)
+			v = &verbs[i];
+	if (!v) {
+		fprintf(stderr, "mecha: %s has no verb '", group);
+		text_print(stderr, argv[1], 0);
+		fprintf(stderr, "'\nTry 'mecha %s --help'.\n", group);
+		return EXIT_USAGE;
+	}
+	if (cli_wants_help(argc - 1, argv + 1)) {
+		fputs(v->help, stdout);
+		return EXIT_OK;
+	}
+	return v->run(argc - 1, argv + 1);
+}
+
+int cli_mission(int argc, char **argv)
+{
+	static const struct verb verbs[] = {
+		{ "post", m_post, post_help, "post letters (JSON) as an agent" },
+		{ "new", m_new, new_help, "open a mission with a seq-1 judging letter" },
+		{ "heads", m_heads, heads_help, "every mission's current head" },
+		{ "log", m_log, log_help, "one mission's chain, first letter to head" },
+		{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)" },
+		{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)" },
+	};
+
+	return dispatch("mission", verbs, sizeof verbs / sizeof verbs[0],
+			"The mission board: agents report their missions' state as hash-chained letters;\n"
+			"a person lands or archives.",
+			argc, argv);
+}
+
+/* ---- blocks --------------------------------------------------------------------- */
+
+static const char blocks_add_help[] =
+	"usage: mecha blocks add BLOCK_ID --title T [--boundary N] [--contract N] [--box P]\n"
+	"                        [--json]\n\n"
+	"Adds a block to the block store beside the box (blocks.json; created if missing).\n"
+	"Once the store exists, every non-synthetic letter must name one of its blocks.\n"
+	"Bumps store_version. Refused (block_exists) when the id is taken.\n\n"
+	"  --title T      what the block is\n"
+	"  --boundary N   its boundary_version (default 1)\n"
+	"  --contract N   its contract_version (default 1)\n"
+	"  --box P        the box whose store this is (default: $MECHA_HOME/missions/inbox.jsonl)\n"
+	"  --json         print {block_id, store_version}\n";
+
+static const char blocks_list_help[] =
+	"usage: mecha blocks list [--box P] [--json]\n\n"
+	"The blocks of the store beside the box, with their versions and receipts.\n\n"
+	"  --box P    the box whose store this is\n"
+	"  --json     {path, store_version, blocks: [as stored]}\n";
+
+static int parse_version(const char *opt, const char *s, uint32_t *out)
+{
+	long long v;
+
+	if (cli_parse_count("blocks add", opt, s, &v) != 0)
+		return -1;
+	if (v > UINT32_MAX) {
+		cli_usage_error("blocks add", "%s is at most %u", opt, (unsigned)UINT32_MAX);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static int add_locked(const char *box, const char *id, const char *title, uint32_t boundary,
+		      uint32_t contract, uint64_t *version, struct err *e)
+{
+	char *path = blocks_path_for_box(box), *lock_path = blocks_lock_path(box), *dir;
+	struct blocks bs;
+	int lock = -1, rc;
+
+	dir = fs_dirname(box);
+	rc = fs_is_dir(dir, e);
+	if (rc == 0)
+		rc = fs_private_dir(dir, e);
+	free(dir);
+	if (rc >= 0)
+		lock = lock_acquire(lock_path, LOCK_EXCLUSIVE, e);
+	rc = lock < 0 ? -1 : blocks_load(&bs, path, e);
+	if (rc == 0) {
+		rc = blocks_add(&bs, id, title, boundary, contract, e);
+		if (rc == 0)
+			rc = blocks_save(&bs, e);
+		*version = blocks_version(&bs);
+		blocks_free(&bs);
+	}
+	lock_release(lock);
+	free(path);
+	free(lock_path);
+	return rc;
+}
+
+static int b_add(int argc, char **argv)
+{
+	enum { OPT_TITLE = 1, OPT_BOUNDARY, OPT_CONTRACT };
+	static const struct option lo[] = { COMMON_OPTS,
+					    { "title", required_argument, NULL, OPT_TITLE },
+					    { "boundary", required_argument, NULL, OPT_BOUNDARY },
+					    { "contract", required_argument, NULL, OPT_CONTRACT },
+					    { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	const char *title = NULL;
+	uint32_t boundary = 1, contract = 1;
+	uint64_t version = 0;
+	struct err e;
+	char *box;
+	int ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (ch == OPT_TITLE)
+			title = optarg;
+		else if (ch == OPT_BOUNDARY || ch == OPT_CONTRACT) {
+			if (parse_version(ch == OPT_BOUNDARY ? "--boundary" : "--contract", optarg,
+					  ch == OPT_BOUNDARY ? &boundary : &contract) != 0)
+				return EXIT_USAGE;
+		} else if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
+			return cli_usage_error("blocks add", "unknown option");
+	}
+	if (argc - optind != 1 || !title)
+		return cli_usage_error("blocks add", "add takes one BLOCK_ID and --title T");
+	if (utf8_arg("blocks add", "BLOCK_ID", argv[optind]) || utf8_arg("blocks add", "--title", title))
+		return EXIT_USAGE;
+	box = box_path(&o, &e);
+	if (!box)
+		return fail(&e, o.json);
+	rc = add_locked(box, argv[optind], title, boundary, contract, &version, &e);
+	free(box);
+	if (rc != 0)
+		return fail(&e, o.json);
+	if (o.json) {
+		json_t *out = json_pack("{s:s,s:I}", "block_id", argv[optind], "store_version",
+					(json_int_t)version);
+		if (out)
+			jsonio_print(stdout, out);
+		json_decref(out);
+	} else {
+		fputs("added block ", stdout);
+		text_print(stdout, argv[optind], 0);
+		printf(" (boundary %u, contract %u); store_version %" PRIu64 "\n", (unsigned)boundary,
+		       (unsigned)contract, version);
+	}
+	return EXIT_OK;
+}
+
+static void list_text(const struct blocks *bs)
+{
+	size_t i;
+	json_t *blk;
+
+	if (!bs->exists) {
+		puts("no block store (every letter is accepted until one exists)");
+		return;
+	}
+	printf("store_version %" PRIu64 "\n", blocks_version(bs));
+	json_array_foreach(json_object_get(bs->doc, "blocks"), i, blk) {
+		text_print(stdout, json_string_value(json_object_get(blk, "block_id")), 0);
+		printf("  boundary %lld  contract %lld  receipts %zu  ",
+		       (long long)json_integer_value(json_object_get(blk, "boundary_version")),
+		       (long long)json_integer_value(json_object_get(blk, "contract_version")),
+		       json_array_size(json_object_get(blk, "receipts")));
+		text_print(stdout, jsonio_str_or(blk, "title", ""), 0);
+		putchar('\n');
+	}
+}
+
+static int b_list(int argc, char **argv)
+{
+	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
+	struct opts o = { 0 };
+	struct blocks bs;
+	struct err e;
+	char *box, *path;
+	int ch, rc;
+
+	reset_getopt();
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
+			return cli_usage_error("blocks list", "unknown option");
+	if (optind < argc)
+		return cli_usage_error("blocks list", "unexpected argument '%s'", argv[optind]);
+	box = box_path(&o, &e);
+	if (!box)
+		return fail(&e, o.json);
+	path = blocks_path_for_box(box);
+	free(box);
+	rc = blocks_load(&bs, path, &e);
+	free(path);
+	if (rc != 0)
+		return fail(&e, o.json);
+	if (o.json) {
+		json_t *out = json_pack("{s:s,s:I,s:O}", "path", bs.path, "store_version",
+					(json_int_t)blocks_version(&bs), "blocks",
+					json_object_get(bs.doc, "blocks"));
+		if (out)
+			jsonio_print(stdout, out);
+		json_decref(out);
+	} else {
+		list_text(&bs);
+	}
+	blocks_free(&bs);
+	return EXIT_OK;
+}
+
+int cli_blocks(int argc, char **argv)
+{
+	static const struct verb verbs[] = {
+		{ "add", b_add, blocks_add_help, "add a block to the store beside the box" },
+		{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts" },
+	};
+
+	return dispatch("blocks", verbs, sizeof verbs / sizeof verbs[0],
+			"The block store a mission board checks letters against, and where landed\n"
+			"receipts are recorded.",
+			argc, argv);
+}

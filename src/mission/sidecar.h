@@ -1,0 +1,84 @@
+/*
+ * sidecar — <box>.idx, the index that makes a post cost the same at the
+ * millionth letter as at the first. It keeps, for every readable line of the
+ * box, its content id, whether it is a mission letter, its mission (as a hash
+ * of the mission id) and its seq; and for every mission, its head (id, seq,
+ * phase, where its line starts) and how many letters it has. Two open-addressed
+ * hash tables in one file: a post reads and writes a few slots of it.
+ *
+ * The rule: the index is a cache and the box is the truth. The header records
+ * what the index describes — the box's device, inode, size and ctime, a hash
+ * of its last bytes, and the boot it was written in — and an index that does
+ * not match the box exactly (deleted, damaged, the box appended or rewritten
+ * behind it, a reboot since: unsynced pages may be lost) is rebuilt from the
+ * box by one pass. While a post is between its append and its index update,
+ * the header says "invalid", so a writer that dies there leaves an index the
+ * next one rebuilds. The index is never fsync'ed: the boot check covers power
+ * loss. Only callers holding <box>.lock exclusively may open it. A post reads
+ * and writes only the slots it needs (pread/pwrite), never the whole file, so
+ * its cost does not grow with the file either.
+ *
+ * A mission whose chain is not the plain case — letters in file order, each
+ * naming the one before, the first naming none, no line twice — is flagged
+ * irregular (a box edited by hand, or forked by a writer without a lock): its
+ * head is then not the last letter, and the caller must walk the chain itself
+ * (board.c does, from the box).
+ *
+ * Ownership: sidecar_open returns a handle the caller closes with
+ * sidecar_close. Everything passed in is borrowed.
+ */
+#ifndef MECHA_MISSION_SIDECAR_H
+#define MECHA_MISSION_SIDECAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mission/letter.h"
+#include "mission/mailbox.h"
+
+struct err;
+struct sidecar;
+
+struct sidecar_mission {
+	char head_id[MAILBOX_ID_LEN + 1];
+	uint64_t head_seq;
+	enum letter_phase head_phase;
+	uint64_t head_offset; /* where the head's line starts in the box */
+	uint64_t count;       /* mission letters, the head included */
+	int irregular;        /* the head fields above are not to be trusted */
+};
+
+/*
+ * Opens (or rebuilds) the index at idx_path for the box open on box_fd.
+ * *rebuilt tells whether a rebuild happened (for the tests). NULL on failure.
+ */
+struct sidecar *sidecar_open(const char *idx_path, int box_fd, int *rebuilt, struct err *e);
+void sidecar_close(struct sidecar *sc);
+
+/* 1 when a readable line with this content id is in the box, 0 when not, -1 on an I/O error. */
+int sidecar_has(struct sidecar *sc, const char *id, struct err *e);
+/* 1 and *out filled when the mission has letters; 0 when it has none; -1 on an I/O error. */
+int sidecar_mission(struct sidecar *sc, const char *mission_id, size_t len,
+		    struct sidecar_mission *out, struct err *e);
+/* Lines the last rebuild could not read, and readable lines in all. */
+uint64_t sidecar_skipped(const struct sidecar *sc);
+uint64_t sidecar_letters(const struct sidecar *sc);
+
+/*
+ * Calls fn for every mission (in table order); a nonzero return stops and is
+ * returned. -1 with e filled on an I/O error.
+ */
+int sidecar_each(struct sidecar *sc, int (*fn)(const struct sidecar_mission *, void *),
+		 void *ctx, struct err *e);
+
+/*
+ * A post's two halves. sidecar_begin makes room for one more line and marks
+ * the index invalid; after the line is in the box, sidecar_commit records it
+ * (mission NULL for a line that is not a mission letter) and marks the index
+ * valid for the box as it now is.
+ */
+int sidecar_begin(struct sidecar *sc, struct err *e);
+int sidecar_commit(struct sidecar *sc, int box_fd, const char *id, const struct letter *mission,
+		   uint64_t offset, struct err *e);
+
+#endif

@@ -1,0 +1,553 @@
+"""The mission board through the real binary: the verbs, their exit codes and
+refusal texts, the stored line to the byte, processes racing on one chain, and
+a mission run from judging to landed (and to archived) by an agent and a person.
+"""
+import hashlib
+import json
+import os
+import re
+import subprocess
+import threading
+
+import pytest
+
+from conftest import BIN
+
+MID = "msn_0123456789ab"
+T0 = "2026-07-09T00:00:00Z"
+
+EXAMPLE1 = (
+    '{"kind":"mission","agent":"agent-a","ts":"2026-07-09T00:00:00Z","mission":'
+    '{"schema":"m1nd-mission-letter-v0","mission_id":"msn_0123456789ab","mission_seq":1,'
+    '"block_id":"sb_alpha","brain_ref":"repo-a","seat":"hand","capability":"build-runner",'
+    '"phase":"judging","packet_ref":"sha256:packethash","tokens_total":0,'
+    '"started_at":"2026-07-09T00:00:00Z","updated_at":"2026-07-09T00:00:00Z"}}'
+)
+
+GATE = {"command": "cargo test -p m1nd-mcp", "exit_status": 0, "artifact_hash": "sha256:gatelog"}
+CANDIDATE = {
+    "block_id": "sb_alpha",
+    "type": "test",
+    "scope": {"boundary_version": 1, "contract_version": 1},
+    "evidence": {
+        "command": "cargo test",
+        "exit_status": 0,
+        "artifact_hash": "sha256:loghash",
+        "evidence_refs": ["artifact://run/1"],
+    },
+}
+
+
+def letter(seq, phase, prev=None, mission=MID, **extra):
+    """A letter as a client writes it: any key order, optional keys as it likes."""
+    d = {
+        "updated_at": T0,
+        "phase": phase,
+        "schema": "m1nd-mission-letter-v0",
+        "mission_id": mission,
+        "mission_seq": seq,
+        "block_id": "sb_alpha",
+        "brain_ref": "repo-a",
+        "seat": "hand",
+        "capability": "build-runner",
+        "packet_ref": "sha256:packethash",
+        "started_at": T0,
+    }
+    if prev:
+        d["prev_letter_id"] = prev
+    d.update(extra)
+    return d
+
+
+def letter_id(line: bytes) -> str:
+    return hashlib.sha256(line.rstrip(b"\r\n")).hexdigest()[:12]
+
+
+def post(mecha, l, agent="agent-a", check=0, *args):
+    return mecha.run("mission", "post", "--agent", agent, "--json", *args,
+                     input=json.dumps(l), check=check)
+
+
+def box(mecha):
+    return mecha.home / "missions" / "inbox.jsonl"
+
+
+def box_bytes(mecha):
+    p = box(mecha)
+    return p.read_bytes() if p.exists() else b""
+
+
+def add_block(mecha, block="sb_alpha", *args):
+    mecha.run("blocks", "add", block, "--title", "Alpha", *args, check=0)
+
+
+def to_merge_wait(mecha):
+    """seq 1 judging, seq 2 executing, seq 3 merge_wait with a candidate: the seed's chain."""
+    r1 = json.loads(post(mecha, letter(1, "judging")).out)
+    r2 = json.loads(post(mecha, letter(2, "executing", r1["letter_id"])).out)
+    r3 = json.loads(post(mecha, letter(3, "merge_wait", r2["letter_id"], gate=GATE,
+                                       receipt_candidate=CANDIDATE)).out)
+    return r1, r2, r3
+
+
+# ---- the stored line ----------------------------------------------------------
+
+
+def test_a_post_stores_the_reference_line_and_prints_its_result(mecha):
+    p = post(mecha, letter(1, "judging"))
+    assert json.loads(p.out) == {"letter_id": "f59633562ac0", "mission_id": MID,
+                                 "mission_seq": 1, "deduped": False, "phase": "judging"}
+    assert box_bytes(mecha) == EXAMPLE1.encode() + b"\n"
+
+
+def test_the_four_worked_examples_come_out_with_the_reference_ids(mecha):
+    r1, r2, r3 = to_merge_wait(mecha)
+    # The spec's examples 2 and 3 skip executing→merge_wait; rebuild them exactly.
+    assert r1["letter_id"] == "f59633562ac0"
+    assert r2["letter_id"] == "3adfdb747a28"
+    other = mecha.tmp / "other.jsonl"
+    a = mecha.run("mission", "post", "--box", other, "--agent", "agent-a", "--json",
+                  input=json.dumps(letter(1, "judging")) + "\n"
+                  + json.dumps(letter(2, "executing", "f59633562ac0")) + "\n"
+                  + json.dumps(letter(3, "merge_wait", "3adfdb747a28", gate=GATE,
+                                      receipt_candidate=CANDIDATE)), check=0)
+    ids = [json.loads(x)["letter_id"] for x in a.out.splitlines()]
+    assert ids == ["f59633562ac0", "3adfdb747a28", "572e72c4a3f2"]
+    landed = letter(4, "landed", "572e72c4a3f2", gate=GATE, updated_at="2026-07-09T12:00:00Z",
+                    receipt={"imported": True, "store_version": 9})
+    g = mecha.run("mission", "post", "--box", other, "--agent", "gui", "--json",
+                  input=json.dumps(landed), check=0)
+    assert json.loads(g.out)["letter_id"] == "4e13dd4622be"
+    for line in other.read_bytes().splitlines():
+        assert letter_id(line) in ids + ["4e13dd4622be"]
+
+
+def test_an_identical_replay_is_deduped_and_appends_nothing(mecha):
+    post(mecha, letter(1, "judging"))
+    before = box_bytes(mecha)
+    again = json.loads(post(mecha, letter(1, "judging")).out)
+    assert again["deduped"] is True and again["letter_id"] == "f59633562ac0"
+    assert box_bytes(mecha) == before
+
+
+# ---- refusals -------------------------------------------------------------------
+
+
+def test_a_stale_head_is_refused_with_exit_3_and_the_box_unchanged(mecha):
+    post(mecha, letter(1, "judging"))
+    before = box_bytes(mecha)
+    p = post(mecha, letter(2, "executing", "deadbeefdead"), check=3)
+    want = ("stale_head: the head is seq 1 (f59633562ac0); the next letter must be seq 2 with "
+            "prev_letter_id=f59633562ac0 (expected_head=f59633562ac0, "
+            "got prev_letter_id=deadbeefdead)")
+    assert p.err == f"mecha: {want}\n"
+    assert json.loads(p.out) == {"ok": False, "error": "stale_head", "message": want}
+    assert box_bytes(mecha) == before
+
+
+def test_refusals_without_json_print_only_to_stderr(mecha):
+    p = mecha.run("mission", "post", "--agent", "a", input=json.dumps(letter(2, "executing")),
+                  check=3)
+    assert p.out == ""
+    assert p.err.startswith("mecha: stale_head: no chain exists yet for this mission")
+    assert not box(mecha).exists(), "a refused first letter creates no box"
+
+
+@pytest.mark.parametrize("change,code,text", [
+    ({"schema": "v9"}, "schema_mismatch",
+     "schema mismatch: expected m1nd-mission-letter-v0, found v9"),
+    ({"mission_id": "msn_x"}, "invalid_mission_id",
+     "invalid mission_id 'msn_x': expected msn_<12hex>"),
+    ({"mission_seq": 0}, "invalid_mission_seq", "invalid mission_seq 0: a chain starts at 1"),
+    ({"brain_ref": "/Users/me/repo"}, "absolute_path",
+     "the public contract carries no absolute paths (§1f): field `brain_ref` = '/Users/me/repo' "
+     "looks like a path — brain_ref is a reference string, host paths live in the local side "
+     "record"),
+    ({"phase": "merge_wait"}, "invalid_phase", "invalid_phase: `merge_wait` requires a gate"),
+    ({"phase": "landed"}, "landed_law",
+     "landed_law: `landed` requires receipt.imported==true with a real store_version — no "
+     "receipt anchor is present (a zero-exit gate without an imported receipt is merge_wait, "
+     "never landed)"),
+])
+def test_an_invalid_letter_is_refused_with_the_reference_text(mecha, change, code, text):
+    l = letter(1, "judging")
+    l.update(change)
+    p = post(mecha, l, check=3)
+    assert json.loads(p.out) == {"ok": False, "error": code, "message": text}
+
+
+@pytest.mark.parametrize("raw", [
+    '{"oops": 1}',
+    json.dumps(letter(1, "judging", tokens_total=1.0)),
+    json.dumps(letter(1, "judging", tokens_total=-1)),
+    json.dumps(letter(1, "judging", seat="Hand")),
+    json.dumps(letter(1, "judging"))[:-1] + ',"phase":"landed"}',
+    "not json",
+    "",
+])
+def test_what_is_not_a_letter_is_refused_as_invalid_letter(mecha, raw):
+    p = mecha.run("mission", "post", "--agent", "a", "--json", input=raw, check=3)
+    assert json.loads(p.out.splitlines()[-1])["error"] == "invalid_letter"
+    assert not box(mecha).exists()
+
+
+def test_the_whole_u64_range_is_accepted_and_written_back(mecha):
+    r = json.loads(post(mecha, letter(1, "judging", tokens_total=18446744073709551615)).out)
+    assert r["letter_id"]
+    assert b'"tokens_total":18446744073709551615,' in box_bytes(mecha)
+    post(mecha, letter(1, "judging", mission="msn_0123456789ac",
+                       tokens_total=18446744073709551616), check=3)
+
+
+def test_a_board_bound_to_a_brain_refuses_a_letter_for_another(mecha):
+    p = mecha.run("mission", "post", "--agent", "a", "--brain", "repo-b", "--json",
+                  input=json.dumps(letter(1, "judging")), check=3)
+    assert json.loads(p.out)["message"] == (
+        "brain_mismatch: the letter names brain_ref 'repo-a' but this board is bound to "
+        "'repo-b' — nothing was appended")
+    assert not box(mecha).exists()
+
+
+def test_the_brain_comes_from_the_config_file_too(mecha):
+    mecha.home.mkdir(mode=0o700)
+    (mecha.home / "config.toml").write_text('[missions]\nbrain = "repo-b"\n')
+    p = post(mecha, letter(1, "judging"), check=3)
+    assert json.loads(p.out)["error"] == "brain_mismatch"
+    post(mecha, letter(1, "judging"), "a", 0, "--brain", "repo-a")
+
+
+def test_with_a_block_store_a_letter_must_name_one_of_its_blocks(mecha):
+    add_block(mecha)
+    p = post(mecha, letter(1, "judging", block_id="sb_ghost"), check=3)
+    assert json.loads(p.out)["message"] == (
+        "unknown_block: the letter names block_id 'sb_ghost' which no block in this board's "
+        "store holds — name a real block, or set synthetic:true for a smoke probe; nothing was "
+        "appended")
+    post(mecha, letter(1, "judging", block_id="sb_ghost", synthetic=True))
+    post(mecha, letter(1, "judging", mission="msn_0000000000aa"))
+
+
+def test_a_landed_letter_naming_a_version_with_no_import_is_refused(mecha):
+    add_block(mecha)
+    _, _, r3 = to_merge_wait(mecha)
+    before = box_bytes(mecha)
+    forged = letter(4, "landed", r3["letter_id"], gate=GATE,
+                    receipt={"imported": True, "store_version": 1})
+    p = post(mecha, forged, check=3)
+    err = json.loads(p.out)
+    assert err["error"] == "landed_law"
+    assert "no receipt for block 'sb_alpha' was imported at store_version 1" in err["message"]
+    assert box_bytes(mecha) == before
+
+
+# ---- usage, help, storage failures ----------------------------------------------------
+
+
+@pytest.mark.parametrize("group,verb", [
+    ("mission", "post"), ("mission", "new"), ("mission", "heads"), ("mission", "log"),
+    ("mission", "land"), ("mission", "archive"), ("blocks", "add"), ("blocks", "list"),
+])
+def test_every_verb_has_help(mecha, group, verb):
+    p = mecha.run(group, verb, "--help", check=0)
+    assert p.out.startswith(f"usage: mecha {group} {verb}")
+
+
+def test_usage_mistakes_exit_2(mecha):
+    assert "--agent ID is required" in mecha.run("mission", "post", input="{}", check=2).err
+    mecha.run("mission", "log", check=2)
+    mecha.run("mission", "land", MID, "--expect-version", "x", check=2)
+    mecha.run("mission", "frobnicate", check=2)
+    mecha.run("blocks", "add", "b", check=2)
+
+
+def test_a_box_that_is_a_symlink_is_a_storage_failure(mecha, tmp_path):
+    real = tmp_path / "real.jsonl"
+    real.write_text("")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    p = mecha.run("mission", "post", "--box", link, "--agent", "a", "--json",
+                  input=json.dumps(letter(1, "judging")), check=1)
+    assert "symbolic link" in p.err
+    assert real.read_text() == ""
+
+
+# ---- reading ---------------------------------------------------------------------------
+
+
+def test_heads_lists_every_mission_by_id_with_superseded_counts(mecha):
+    to_merge_wait(mecha)
+    post(mecha, letter(1, "judging", mission="msn_000000000001"))
+    h = mecha.json("mission", "heads", "--json")
+    assert h["box"] == str(box(mecha))
+    assert [m["mission_id"] for m in h["missions"]] == ["msn_000000000001", MID]
+    m = h["missions"][1]
+    assert m["head_letter_id"] == "572e72c4a3f2"
+    assert m["superseded_count"] == 2
+    assert m["head"]["phase"] == "merge_wait"
+    assert m["head"]["receipt_candidate"] == CANDIDATE
+    text = mecha.run("mission", "heads", check=0).out
+    assert re.search(rf"{MID}\s+3\s+merge_wait\s+572e72c4a3f2\s+2", text)
+
+
+def test_heads_of_an_empty_board(mecha):
+    assert mecha.json("mission", "heads", "--json")["missions"] == []
+    assert mecha.run("mission", "heads", check=0).out == "no missions\n"
+
+
+def test_log_shows_the_chain_root_first(mecha):
+    to_merge_wait(mecha)
+    log = mecha.json("mission", "log", MID, "--json")
+    assert [x["letter_id"] for x in log["letters"]] == [
+        "f59633562ac0", "3adfdb747a28", "572e72c4a3f2"]
+    assert log["head_letter_id"] == "572e72c4a3f2"
+    assert log["letters"][0]["agent"] == "agent-a"
+    assert log["off_chain"] == 0
+    p = mecha.run("mission", "log", "msn_ffffffffffff", "--json", check=3)
+    assert json.loads(p.out)["error"] == "unknown_mission"
+
+
+def test_unreadable_lines_are_skipped_and_reported(mecha):
+    post(mecha, letter(1, "judging"))
+    with open(box(mecha), "ab") as f:
+        f.write(b"garbage line\n")
+    p = mecha.run("mission", "heads", "--json", check=0)
+    assert p.err == f"mecha: skipped 1 unreadable line(s) in {box(mecha)}\n"
+    assert len(json.loads(p.out)["missions"]) == 1
+
+
+def test_a_torn_last_line_is_repaired_by_the_next_post(mecha):
+    post(mecha, letter(1, "judging"))
+    with open(box(mecha), "ab") as f:
+        f.write(b'{"kind":"mission","ag')
+    post(mecha, letter(2, "executing", "f59633562ac0"))
+    lines = box_bytes(mecha).split(b"\n")
+    assert lines[1] == b'{"kind":"mission","ag'
+    assert letter_id(lines[2]) == "3adfdb747a28"
+    assert lines[3] == b""
+
+
+def test_a_deleted_or_stale_index_gives_the_same_answers(mecha):
+    to_merge_wait(mecha)
+    post(mecha, letter(1, "judging", mission="msn_000000000001"))
+    before = mecha.json("mission", "heads", "--json")
+    idx = box(mecha).with_name("inbox.jsonl.idx")
+    idx.unlink()
+    assert mecha.json("mission", "heads", "--json") == before
+    # Behind the index's back, another tool appends a letter: the board notices.
+    nxt = letter(4, "executing", "572e72c4a3f2")
+    line = json.dumps({"kind": "mission", "agent": "elsewhere", "ts": T0, "mission": nxt},
+                      separators=(",", ":"))
+    with open(box(mecha), "a") as f:
+        f.write(line + "\n")
+    after = mecha.json("mission", "heads", "--json")
+    assert after["missions"][1]["head_letter_id"] == letter_id(line.encode())
+    post(mecha, letter(4, "review", "572e72c4a3f2"), check=3)
+
+
+def test_an_agents_words_never_reach_the_terminal_raw(mecha):
+    l = letter(1, "judging", verdict={"decision": "APPROVE", "gist": "ok\x1b[2J\x07"},
+               block_id="sb_\x1b]0;pwned\x07")
+    mecha.run("mission", "post", "--agent", "ag\x1b[31ment", input=json.dumps(l), check=0)
+    for args in (("mission", "heads"), ("mission", "log", MID)):
+        out = mecha.run(*args, check=0).out
+        assert "\x1b" not in out and "\x07" not in out
+        assert "\\e" in out
+
+
+# ---- races -----------------------------------------------------------------------------
+
+
+class Poster:
+    """One long-lived `mecha mission post` fed letter by letter."""
+
+    def __init__(self, mecha, agent):
+        env = dict(mecha.env)
+        self.p = subprocess.Popen(
+            [BIN, "mission", "post", "--agent", agent, "--json", "--keep-going", "-"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+
+    def send(self, l):
+        self.p.stdin.write((json.dumps(l) + "\n").encode())
+        self.p.stdin.flush()
+        return json.loads(self.p.stdout.readline())
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=30)
+
+
+def test_racing_processes_leave_one_linear_chain_of_exactly_the_accepted_posts(mecha):
+    racers, attempts = 8, 200
+    accepted, refused, errors = [], [], []
+    lock = threading.Lock()
+    post(mecha, letter(1, "judging"))  # the chain exists; everyone races to extend it
+
+    def race(k):
+        poster = Poster(mecha, f"racer-{k}")
+        seq, prev = 1, "f59633562ac0"
+        try:
+            for i in range(attempts):
+                r = poster.send(letter(seq + 1, "executing", prev, runner_id=f"r{k}-{i}"))
+                if "letter_id" in r:
+                    with lock:
+                        accepted.append(r["letter_id"])
+                    seq, prev = r["mission_seq"], r["letter_id"]
+                    continue
+                with lock:
+                    refused.append(r["error"])
+                m = re.search(r"the head is seq (\d+) \(([0-9a-f]{12})\)", r["message"])
+                seq, prev = int(m.group(1)), m.group(2)
+        except Exception as exc:  # reported below, with the racer's number
+            errors.append(f"racer {k}: {exc!r}")
+        finally:
+            poster.close()
+
+    threads = [threading.Thread(target=race, args=(k,)) for k in range(racers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert len(accepted) + len(refused) == racers * attempts
+    assert set(refused) <= {"stale_head"}, set(refused)
+    lines = box_bytes(mecha).splitlines()
+    assert len(lines) == 1 + len(accepted)
+    ids = [letter_id(x) for x in lines]
+    assert sorted(ids[1:]) == sorted(accepted), "the box holds exactly the accepted posts"
+    for i, raw in enumerate(lines):
+        m = json.loads(raw)["mission"]
+        assert m["mission_seq"] == i + 1, "no two letters share a seq"
+        assert m.get("prev_letter_id") == (ids[i - 1] if i else None), "each extends the last"
+    head = mecha.json("mission", "heads", "--json")["missions"][0]
+    assert head["head_letter_id"] == ids[-1]
+    assert head["superseded_count"] == len(lines) - 1
+
+
+def test_posters_killed_mid_stream_leave_a_chain_the_next_post_extends(mecha):
+    """SIGKILL lands wherever it lands: in a write, between the append and the
+    index, while the lock is held. Nothing that was accepted is lost, no fork
+    gets in, and the board carries on."""
+    post(mecha, letter(1, "judging"))
+    posters = [Poster(mecha, f"doomed-{k}") for k in range(4)]
+    stop = threading.Event()
+
+    def hammer(k, poster):
+        seq, prev, i = 1, "f59633562ac0", 0
+        while not stop.is_set():
+            i += 1
+            try:
+                r = poster.send(letter(seq + 1, "executing", prev, runner_id=f"d{k}-{i}"))
+            except (OSError, ValueError):
+                return  # killed under us
+            if "letter_id" in r:
+                seq, prev = r["mission_seq"], r["letter_id"]
+            else:
+                m = re.search(r"the head is seq (\d+) \(([0-9a-f]{12})\)", r["message"])
+                seq, prev = int(m.group(1)), m.group(2)
+
+    threads = [threading.Thread(target=hammer, args=(k, p)) for k, p in enumerate(posters)]
+    for t in threads:
+        t.start()
+    stop.wait(0.8)
+    for p in posters:
+        p.p.kill()
+    stop.set()
+    for t in threads:
+        t.join(timeout=30)
+    for p in posters:
+        p.p.wait(timeout=30)
+    lines = [x for x in box_bytes(mecha).split(b"\n") if x]
+    readable = []
+    for raw in lines:
+        try:
+            readable.append((json.loads(raw)["mission"], letter_id(raw)))
+        except ValueError:
+            assert raw is lines[-1], "only the very last line can be torn"
+    for i, (m, _) in enumerate(readable):
+        assert m["mission_seq"] == i + 1
+        assert m.get("prev_letter_id") == (readable[i - 1][1] if i else None)
+    head = mecha.json("mission", "heads", "--json")["missions"][0]
+    assert head["head_letter_id"] == readable[-1][1]
+    nxt = json.loads(post(mecha, letter(len(readable) + 1, "review", readable[-1][1])).out)
+    assert nxt["mission_seq"] == len(readable) + 1
+
+
+# ---- a person's gestures -------------------------------------------------------------------
+
+
+def test_a_mission_runs_from_judging_to_landed(mecha):
+    add_block(mecha)
+    assert mecha.json("blocks", "list", "--json")["store_version"] == 1
+    new = mecha.json("mission", "new", "--block", "sb_alpha", "--brain-ref", "repo-a",
+                     "--agent", "agent-a", "--json")
+    mid, prev = new["mission_id"], new["letter_id"]
+    assert re.fullmatch(r"msn_[0-9a-f]{12}", mid) and new["mission_seq"] == 1
+    r2 = json.loads(post(mecha, letter(2, "executing", prev, mission=mid)).out)
+    r3 = json.loads(post(mecha, letter(3, "merge_wait", r2["letter_id"], mission=mid, gate=GATE,
+                                       receipt_candidate=CANDIDATE)).out)
+    landed = mecha.json("mission", "land", mid, "--expect-version", "1", "--json")
+    assert landed["phase"] == "landed" and landed["mission_seq"] == 4
+    assert landed["store_version"] == 2
+    head = mecha.json("mission", "heads", "--json")["missions"][0]
+    assert head["head"]["phase"] == "landed"
+    assert head["head"]["prev_letter_id"] == r3["letter_id"]
+    assert head["head"]["receipt"] == {"imported": True, "store_version": 2}
+    assert head["head"]["gate"] == GATE and "receipt_candidate" not in head["head"]
+    assert mecha.json("mission", "log", mid, "--json")["letters"][-1]["agent"] == "human"
+    blocks = mecha.json("blocks", "list", "--json")
+    assert blocks["store_version"] == 2
+    receipt = blocks["blocks"][0]["receipts"][0]
+    assert receipt["store_version"] == 2 and receipt["letter_id"] == r3["letter_id"]
+    assert receipt["evidence"] == CANDIDATE["evidence"]
+    # Landed is a head, not a merge_wait: neither gesture applies again.
+    assert json.loads(mecha.run("mission", "land", mid, "--json", check=3).out)["error"] == \
+        "not_landable"
+    mecha.run("mission", "archive", mid, check=3)
+
+
+def test_land_with_a_stale_expected_version_changes_nothing(mecha):
+    add_block(mecha)
+    to_merge_wait(mecha)
+    store = mecha.home / "missions" / "blocks.json"
+    before = (box_bytes(mecha), store.read_bytes())
+    p = mecha.run("mission", "land", MID, "--expect-version", "0", "--json", check=3)
+    assert json.loads(p.out) == {
+        "ok": False, "error": "stale_version",
+        "message": "stale_version: the block store is at store_version 1, not 0 — nothing was "
+                   "imported"}
+    assert (box_bytes(mecha), store.read_bytes()) == before
+
+
+def test_land_refuses_an_unknown_block_and_changes_nothing(mecha):
+    add_block(mecha, "sb_beta")
+    post(mecha, letter(1, "judging", synthetic=True))
+    r1 = json.loads(post(mecha, letter(1, "judging", synthetic=True)).out)
+    post(mecha, letter(2, "merge_wait", r1["letter_id"], synthetic=True, gate=GATE,
+                       receipt_candidate=CANDIDATE))
+    before = box_bytes(mecha)
+    p = mecha.run("mission", "land", MID, "--json", check=3)
+    assert json.loads(p.out)["error"] == "unknown_block"
+    assert box_bytes(mecha) == before
+    assert mecha.json("blocks", "list", "--json")["store_version"] == 1
+
+
+def test_a_mission_runs_from_judging_to_archived(mecha):
+    add_block(mecha)
+    to_merge_wait(mecha)
+    store = (mecha.home / "missions" / "blocks.json").read_bytes()
+    a = mecha.json("mission", "archive", MID, "--json")
+    assert a["phase"] == "archived" and a["mission_seq"] == 4
+    head = mecha.json("mission", "heads", "--json")["missions"][0]["head"]
+    assert head["phase"] == "archived" and head["gate"] == GATE
+    assert "receipt" not in head and "receipt_candidate" not in head
+    assert (mecha.home / "missions" / "blocks.json").read_bytes() == store
+    p = mecha.run("mission", "archive", MID, "--json", check=3)
+    assert json.loads(p.out)["error"] == "invalid_transition"
+
+
+def test_blocks_add_refuses_a_taken_id(mecha):
+    add_block(mecha)
+    p = mecha.run("blocks", "add", "sb_alpha", "--title", "again", "--json", check=3)
+    assert json.loads(p.out)["error"] == "block_exists"
+    out = mecha.run("blocks", "list", check=0).out
+    assert "sb_alpha  boundary 1  contract 1  receipts 0  Alpha" in out

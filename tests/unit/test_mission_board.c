@@ -1,0 +1,1053 @@
+/*
+ * The board: the head CAS and the transition rule, posting through real
+ * files under the real lock, the walk over damaged chains, the sidecar index
+ * as a cache that notices, the block store's guards and the person's gestures.
+ */
+#include <criterion/criterion.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "mission/blocks.h"
+#include "mission/board.h"
+#include "mission/letter.h"
+#include "mission/mailbox.h"
+#include "mission/sidecar.h"
+#include "mission_fixtures.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct scratch {
+	char *dir, *box, *idx, *store;
+};
+
+static struct scratch current;
+
+/* Each test runs in its own process: its scratch directory goes when it exits. */
+static void scratch_remove(void)
+{
+	const char *scratch_dir = current.dir;
+	DIR *d = opendir(scratch_dir);
+	struct dirent *ent;
+
+	while (d && (ent = readdir(d)) != NULL) {
+		char *p;
+		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		p = fs_join(scratch_dir, ent->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(scratch_dir);
+	free(current.dir);
+	free(current.box);
+	free(current.idx);
+	free(current.store);
+}
+
+static struct scratch scratch(void)
+{
+	char tmpl[] = "/tmp/mecha-board-XXXXXX";
+	struct scratch s;
+
+	cr_assert_not_null(mkdtemp(tmpl));
+	s.dir = xstrdup(tmpl);
+	atexit(scratch_remove);
+	s.box = fs_join(s.dir, "inbox.jsonl");
+	s.idx = xasprintf("%s.idx", s.box);
+	s.store = fs_join(s.dir, "blocks.json");
+	current = s;
+	return s;
+}
+
+static char *slurp(const char *path)
+{
+	char *data = NULL;
+	size_t len;
+	struct err e;
+
+	if (fs_read(path, &data, &len, &e) != 0)
+		return xstrdup("<missing>");
+	return data;
+}
+
+static void append_raw(const char *path, const char *bytes)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fs_write_all(fd, bytes, strlen(bytes)), 0);
+	close(fd);
+}
+
+static struct board_result post_ok(struct board *b, const char *agent, const struct letter *l)
+{
+	struct board_result r;
+	struct err e;
+
+	cr_assert_eq(board_post(b, agent, l, &r, &e), 0, "post refused: %s", e.msg);
+	return r;
+}
+
+static struct err post_refused(struct board *b, const struct letter *l)
+{
+	struct board_result r;
+	struct err e;
+
+	memset(&e, 0, sizeof e);
+	cr_assert_neq(board_post(b, "agent-a", l, &r, &e), 0, "post accepted");
+	cr_assert_eq(e.kind, ERR_REFUSED, "%s", e.msg);
+	return e;
+}
+
+/* The head of the only mission, with its superseded count. */
+static struct board_head only_head(struct board *b)
+{
+	struct board_head *h, one;
+	size_t n;
+	struct err e;
+
+	cr_assert_eq(board_heads(b, &h, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	one = h[0];
+	free(h);
+	return one;
+}
+
+static void head_free(struct board_head *h)
+{
+	free(h->mission_id);
+	free(h->agent);
+	letter_free(&h->head);
+}
+
+static struct board_head_ref ref(const char *id, uint64_t seq, enum letter_phase phase)
+{
+	struct board_head_ref r;
+
+	snprintf(r.letter_id, sizeof r.letter_id, "%s", id);
+	r.mission_seq = seq;
+	r.phase = phase;
+	return r;
+}
+
+/* A block store holding sb_alpha at boundary 1, contract 1. */
+static void store_with_alpha(const struct scratch *s)
+{
+	struct blocks bs;
+	struct err e;
+
+	cr_assert_eq(blocks_load(&bs, s->store, &e), 0);
+	cr_assert_eq(blocks_add(&bs, "sb_alpha", "Alpha", 1, 1, &e), 0);
+	cr_assert_eq(blocks_save(&bs, &e), 0, "%s", e.msg);
+	blocks_free(&bs);
+}
+
+/* seq 1 judging, seq 2 merge_wait with candidate: returns seq 2's id. */
+static void post_to_merge_wait(struct board *b, char id2[MAILBOX_ID_LEN + 1])
+{
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_MERGE_WAIT);
+	struct board_result r = post_ok(b, "agent-a", &l1);
+
+	set_str(&l2.prev_letter_id, r.letter_id);
+	green_gate(&l2);
+	complete_candidate(&l2);
+	r = post_ok(b, "agent-a", &l2);
+	memcpy(id2, r.letter_id, MAILBOX_ID_LEN + 1);
+	letter_free(&l1);
+	letter_free(&l2);
+}
+
+/* ---- the seed's board tests -------------------------------------------------------- */
+
+Test(board, head_cas_seq1_none_seqn_extends_and_stale_rejected)
+{
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l1_bad = base_letter(1, LETTER_JUDGING);
+	struct letter l2 = base_letter(2, LETTER_EXECUTING), l2_bad = base_letter(2, LETTER_EXECUTING);
+	struct board_head_ref head = ref("aaaaaaaaaaaa", 1, LETTER_JUDGING);
+	struct err e;
+
+	cr_assert_eq(board_check_head(&l1, NULL, &e), 0);
+	set_str(&l1_bad.prev_letter_id, "deadbeef0001");
+	cr_assert_neq(board_check_head(&l1_bad, NULL, &e), 0);
+	cr_assert_str_eq(e.code, "stale_head");
+	set_str(&l2.prev_letter_id, "aaaaaaaaaaaa");
+	cr_assert_eq(board_check_head(&l2, &head, &e), 0);
+	set_str(&l2_bad.prev_letter_id, "wrongprevabc");
+	cr_assert_neq(board_check_head(&l2_bad, &head, &e), 0);
+	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert(strstr(e.msg, "stale_head"));
+	letter_free(&l1);
+	letter_free(&l1_bad);
+	letter_free(&l2);
+	letter_free(&l2_bad);
+}
+
+Test(board, happy_chain_head_is_seq3_with_two_superseded)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct letter l3 = base_letter(3, LETTER_MERGE_WAIT);
+	struct board_result r1, r2, r3;
+	struct board_head h;
+
+	board_init(&b, s.box, NULL);
+	r1 = post_ok(&b, "agent-a", &l1);
+	cr_assert_not(r1.deduped);
+	cr_assert_str_eq(r1.letter_id, "f59633562ac0");
+	set_str(&l2.prev_letter_id, r1.letter_id);
+	r2 = post_ok(&b, "agent-a", &l2);
+	set_str(&l3.prev_letter_id, r2.letter_id);
+	green_gate(&l3);
+	complete_candidate(&l3);
+	r3 = post_ok(&b, "agent-a", &l3);
+	cr_assert_str_eq(r3.letter_id, "572e72c4a3f2");
+
+	h = only_head(&b);
+	cr_assert_eq(h.head.mission_seq, 3, "head is the seq-3 tip");
+	cr_assert_eq(h.head.phase, LETTER_MERGE_WAIT);
+	cr_assert_str_eq(h.head_letter_id, r3.letter_id);
+	cr_assert_eq(h.superseded_count, 2, "seq 1 and seq 2 are superseded");
+	cr_assert_str_eq(h.agent, "agent-a");
+	head_free(&h);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&l3);
+	board_free(&b);
+}
+
+Test(board, stale_head_rejected_and_nothing_appended)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2_bad = base_letter(2, LETTER_EXECUTING);
+	char *after_seq1, *after_reject;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	after_seq1 = slurp(s.box);
+	set_str(&l2_bad.prev_letter_id, "deadbeefdead");
+	e = post_refused(&b, &l2_bad);
+	cr_assert_str_eq(e.code, "stale_head");
+	after_reject = slurp(s.box);
+	cr_assert_str_eq(after_seq1, after_reject, "a stale-head rejection appends nothing");
+	cr_assert_eq(strchr(after_reject, '\n') + 1, after_reject + strlen(after_reject),
+		     "still exactly the seq-1 letter");
+	free(after_seq1);
+	free(after_reject);
+	letter_free(&l1);
+	letter_free(&l2_bad);
+	board_free(&b);
+}
+
+Test(board, identical_replay_is_idempotent)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING);
+	struct board_result first, second;
+	char *before, *after;
+
+	board_init(&b, s.box, NULL);
+	first = post_ok(&b, "agent-a", &l1);
+	cr_assert_not(first.deduped);
+	before = slurp(s.box);
+	second = post_ok(&b, "agent-a", &l1);
+	cr_assert(second.deduped, "an identical replay is a dedup no-op");
+	cr_assert_str_eq(first.letter_id, second.letter_id);
+	after = slurp(s.box);
+	cr_assert_str_eq(before, after, "the replay appended nothing");
+	free(before);
+	free(after);
+	letter_free(&l1);
+	board_free(&b);
+}
+
+Test(board, letter_cannot_color_the_store)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter landed = base_letter(1, LETTER_LANDED), merge = base_letter(1, LETTER_MERGE_WAIT);
+	struct blocks bs;
+	struct err e;
+	uint64_t v;
+	char *before, *after;
+
+	store_with_alpha(&s);
+	/* A person imports a receipt: the store is at version 2 and holds it. */
+	green_gate(&merge);
+	complete_candidate(&merge);
+	cr_assert_eq(blocks_load(&bs, s.store, &e), 0);
+	cr_assert_eq(blocks_import(&bs, &merge, "000000000000", &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v, 2);
+	cr_assert_eq(blocks_save(&bs, &e), 0);
+	blocks_free(&bs);
+	before = slurp(s.store);
+
+	board_init(&b, s.box, NULL);
+	/* The letter names 9, but it does not MAKE the store 9 — and here nothing was imported at 9. */
+	imported_receipt(&landed, 9);
+	e = post_refused(&b, &landed);
+	cr_assert_str_eq(e.code, "landed_law");
+	cr_assert(strstr(e.msg, "no receipt for block 'sb_alpha' was imported at store_version 9"),
+		  "%s", e.msg);
+	/* Naming the version the import produced, it lands; the store stays as it was. */
+	landed.receipt.store_version = 2;
+	post_ok(&b, "agent-a", &landed);
+	after = slurp(s.store);
+	cr_assert_str_eq(before, after, "posting a letter must not touch the store");
+	cr_assert_eq(access(s.box, F_OK), 0, "the letter landed in the box, not the store");
+	free(before);
+	free(after);
+	letter_free(&landed);
+	letter_free(&merge);
+	board_free(&b);
+}
+
+Test(board, archived_only_supersedes_a_merge_wait_head)
+{
+	struct letter archived = base_letter(2, LETTER_ARCHIVED), exec = base_letter(2, LETTER_EXECUTING);
+	struct board_head_ref mw = ref("aaaaaaaaaaaa", 1, LETTER_MERGE_WAIT);
+	enum letter_phase others[] = { LETTER_LANDED, LETTER_FAILED, LETTER_EXECUTING,
+				       LETTER_JUDGING, LETTER_ARCHIVED };
+	struct board_head_ref landed_head = ref("cccccccccccc", 1, LETTER_LANDED);
+	struct err e;
+
+	cr_assert_eq(board_check_transition(&archived, &mw, &e), 0);
+	cr_assert_neq(board_check_transition(&archived, NULL, &e), 0);
+	cr_assert_str_eq(e.code, "invalid_transition");
+	cr_assert(strstr(e.msg, "invalid_transition"));
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		struct board_head_ref h = ref("bbbbbbbbbbbb", 1, others[i]);
+		cr_assert_neq(board_check_transition(&archived, &h, &e), 0,
+			      "archived must NOT extend a %s head", letter_phase_name(others[i]));
+	}
+	cr_assert_eq(board_check_transition(&exec, &landed_head, &e), 0,
+		     "only archived is gated by the transition rule");
+	letter_free(&archived);
+	letter_free(&exec);
+}
+
+Test(board, archived_letter_cannot_color_the_store)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter mw = base_letter(1, LETTER_MERGE_WAIT), archived = base_letter(2, LETTER_ARCHIVED);
+	struct board_result r;
+	char *before, *after;
+
+	store_with_alpha(&s);
+	before = slurp(s.store);
+	board_init(&b, s.box, NULL);
+	green_gate(&mw);
+	r = post_ok(&b, "agent-a", &mw);
+	set_str(&archived.prev_letter_id, r.letter_id);
+	green_gate(&archived);
+	post_ok(&b, "agent-a", &archived);
+	after = slurp(s.store);
+	cr_assert_str_eq(before, after, "archiving must not bump the store");
+	free(before);
+	free(after);
+	letter_free(&mw);
+	letter_free(&archived);
+	board_free(&b);
+}
+
+Test(board, happy_chain_archives_a_merge_wait_head)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_MERGE_WAIT);
+	struct letter l3 = base_letter(3, LETTER_ARCHIVED), l4 = base_letter(4, LETTER_ARCHIVED);
+	struct board_result r;
+	struct board_head h;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	r = post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, r.letter_id);
+	green_gate(&l2);
+	complete_candidate(&l2);
+	r = post_ok(&b, "agent-a", &l2);
+	set_str(&l3.prev_letter_id, r.letter_id);
+	green_gate(&l3);
+	r = post_ok(&b, "agent-a", &l3);
+	cr_assert_not(r.deduped);
+	h = only_head(&b);
+	cr_assert_eq(h.head.phase, LETTER_ARCHIVED, "the head is now archived");
+	cr_assert_eq(h.head.mission_seq, 3);
+	cr_assert_eq(h.superseded_count, 2, "judging + merge_wait are superseded");
+	head_free(&h);
+	set_str(&l4.prev_letter_id, r.letter_id);
+	e = post_refused(&b, &l4);
+	cr_assert(strstr(e.msg, "invalid_transition"), "%s", e.msg);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&l3);
+	letter_free(&l4);
+	board_free(&b);
+}
+
+/* ---- refusal texts ----------------------------------------------------------------- */
+
+Test(board, the_three_stale_head_texts_are_the_reference_ones)
+{
+	struct letter l3 = base_letter(3, LETTER_JUDGING), l1 = base_letter(1, LETTER_JUDGING);
+	struct letter l2 = base_letter(2, LETTER_EXECUTING);
+	struct board_head_ref head = ref("aaaaaaaaaaaa", 1, LETTER_JUDGING);
+	struct err e;
+
+	board_check_head(&l3, NULL, &e);
+	cr_assert_str_eq(e.msg, "stale_head: no chain exists yet for this mission — the first letter "
+				"must be seq 1, got seq 3 (expected_head=<none>, got "
+				"prev_letter_id=<none>)");
+	set_str(&l1.prev_letter_id, "deadbeef0001");
+	board_check_head(&l1, NULL, &e);
+	cr_assert_str_eq(e.msg, "stale_head: seq 1 must carry a null prev_letter_id "
+				"(expected_head=<none>, got prev_letter_id=deadbeef0001)");
+	board_check_head(&l2, &head, &e);
+	cr_assert_str_eq(e.msg, "stale_head: the head is seq 1 (aaaaaaaaaaaa); the next letter must "
+				"be seq 2 with prev_letter_id=aaaaaaaaaaaa (expected_head=aaaaaaaaaaaa, "
+				"got prev_letter_id=<none>)");
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&l3);
+}
+
+Test(board, the_transition_text_is_the_reference_one)
+{
+	struct letter a = base_letter(1, LETTER_ARCHIVED);
+	struct board_head_ref landed = ref("aaaaaaaaaaaa", 1, LETTER_LANDED);
+	struct err e;
+
+	board_check_transition(&a, NULL, &e);
+	cr_assert_str_eq(e.msg, "invalid_transition: cannot post `archived` onto head `<none>` — "
+				"archived supersedes a merge_wait receipt only — the board's one "
+				"transition rule (a fresh, landed, failed, or in-progress head cannot be "
+				"archived)");
+	board_check_transition(&a, &landed, &e);
+	cr_assert(strstr(e.msg, "onto head `landed` —"));
+	letter_free(&a);
+}
+
+Test(board, a_stale_archive_reports_stale_head_first)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), a = base_letter(5, LETTER_ARCHIVED);
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&a.prev_letter_id, "ffffffffffff");
+	e = post_refused(&b, &a);
+	cr_assert_str_eq(e.code, "stale_head");
+	letter_free(&l1);
+	letter_free(&a);
+	board_free(&b);
+}
+
+/* ---- reading a damaged box --------------------------------------------------------- */
+
+Test(box, unreadable_lines_are_skipped_counted_and_invisible)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct board_head h;
+	char *line = line_of("agent-a", &l1), *seq, *fraction;
+
+	/* The seq-1 letter itself, but with a fraction for its seq: unreadable, so invisible. */
+	seq = strstr(line, "\"mission_seq\":1,");
+	cr_assert_not_null(seq);
+	fraction = xasprintf("%.*s\"mission_seq\":1.0,%s\n", (int)(seq - line), line,
+			     seq + strlen("\"mission_seq\":1,"));
+	append_raw(s.box, "this is not json\n");
+	append_raw(s.box, "{\"kind\":\"mission\",\"mission\":{\"schema\":\"x\",\"extra\":1}}\n");
+	append_raw(s.box, fraction);
+	append_raw(s.box, "   \r\n");
+	append_raw(s.box, "{\"kind\":\"report\",\"agent\":\"field\",\"text\":\"kept, ignored\"}\n");
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	cr_assert_eq(b.skipped, 3, "three unreadable lines, the blank one is not counted");
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	post_ok(&b, "agent-a", &l2);
+	h = only_head(&b);
+	cr_assert_eq(h.superseded_count, 1, "the unreadable seq-1 twin does not count");
+	cr_assert_eq(b.skipped, 3);
+	head_free(&h);
+	free(line);
+	free(fraction);
+	letter_free(&l1);
+	letter_free(&l2);
+	board_free(&b);
+}
+
+Test(box, a_torn_last_line_is_repaired_before_the_next_append)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING);
+	char *line = line_of("agent-a", &l1), *want, *got;
+	const char *torn = "{\"kind\":\"mission\",\"agent\":\"ag";
+
+	append_raw(s.box, torn);
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	want = xasprintf("%s\n%s\n", torn, line);
+	got = slurp(s.box);
+	cr_assert_str_eq(got, want, "the new line is not glued to the torn one");
+	cr_assert_eq(b.skipped, 1);
+	free(want);
+	free(got);
+	free(line);
+	letter_free(&l1);
+	board_free(&b);
+}
+
+Test(box, a_crlf_line_has_the_id_of_its_bytes_without_the_cr)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	char *line = line_of("agent-a", &l1), *crlf = xasprintf("  %s  \r\n", line);
+	struct err e;
+
+	/* Leading spaces are hashed (they are bytes of the line), the \r is not. */
+	append_raw(s.box, crlf);
+	board_init(&b, s.box, NULL);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	e = post_refused(&b, &l2);
+	cr_assert_str_eq(e.code, "stale_head");
+	free(line);
+	free(crlf);
+	letter_free(&l1);
+	letter_free(&l2);
+	board_free(&b);
+}
+
+/* Two children of one root: the walk takes the first, the head is its tip. */
+Test(box, a_forked_chain_resolves_to_the_walk_head)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), a = base_letter(2, LETTER_EXECUTING);
+	struct letter c = base_letter(2, LETTER_FAILED), a3 = base_letter(3, LETTER_REVIEW);
+	char ida[MAILBOX_ID_LEN + 1], ida3[MAILBOX_ID_LEN + 1];
+	char *l1s = line_of("agent-a", &l1), *as, *cs;
+	struct board_head h;
+	struct board_chain chain;
+	struct err e;
+
+	set_str(&a.prev_letter_id, "f59633562ac0");
+	set_str(&c.prev_letter_id, "f59633562ac0");
+	as = line_of("agent-a", &a);
+	cs = line_of("agent-b", &c);
+	id_of("agent-a", &a, ida);
+	append_raw(s.box, l1s);
+	append_raw(s.box, "\n");
+	append_raw(s.box, as);
+	append_raw(s.box, "\n");
+	append_raw(s.box, cs);
+	append_raw(s.box, "\n");
+	board_init(&b, s.box, NULL);
+	h = only_head(&b);
+	cr_assert_str_eq(h.head_letter_id, ida, "the first child is on the walk");
+	cr_assert_eq(h.superseded_count, 2);
+	head_free(&h);
+	/* Extending the walk head is accepted; the fork's other tip is not the head. */
+	set_str(&a3.prev_letter_id, ida);
+	id_of("agent-a", &a3, ida3);
+	post_ok(&b, "agent-a", &a3);
+	cr_assert_eq(board_log(&b, "msn_0123456789ab", &chain, &e), 0);
+	cr_assert_eq(chain.n, 3);
+	cr_assert_eq(chain.total, 4);
+	cr_assert_str_eq(chain.entries[2].letter_id, ida3);
+	board_chain_free(&chain);
+	free(l1s);
+	free(as);
+	free(cs);
+	letter_free(&l1);
+	letter_free(&a);
+	letter_free(&c);
+	letter_free(&a3);
+	board_free(&b);
+}
+
+Test(box, a_chain_without_a_root_starts_at_the_greatest_seq)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter x = base_letter(7, LETTER_GATE), y = base_letter(4, LETTER_REVIEW);
+	char idx[MAILBOX_ID_LEN + 1];
+	char *xs, *ys;
+	struct board_head h;
+
+	set_str(&x.prev_letter_id, "000000000000");
+	set_str(&y.prev_letter_id, "111111111111");
+	xs = line_of("a", &x);
+	ys = line_of("a", &y);
+	id_of("a", &x, idx);
+	append_raw(s.box, ys);
+	append_raw(s.box, "\n");
+	append_raw(s.box, xs);
+	append_raw(s.box, "\n");
+	board_init(&b, s.box, NULL);
+	h = only_head(&b);
+	cr_assert_str_eq(h.head_letter_id, idx);
+	cr_assert_eq(h.head.mission_seq, 7);
+	head_free(&h);
+	free(xs);
+	free(ys);
+	letter_free(&x);
+	letter_free(&y);
+	board_free(&b);
+}
+
+/* ---- the sidecar index is a cache -------------------------------------------------- */
+
+static char *heads_text(struct board *b)
+{
+	struct board_head *h;
+	struct buf out = BUF_INIT;
+	size_t n;
+	struct err e;
+
+	cr_assert_eq(board_heads(b, &h, &n, &e), 0, "%s", e.msg);
+	for (size_t i = 0; i < n; i++) {
+		buf_printf(&out, "%s %s %llu ", h[i].mission_id, h[i].head_letter_id,
+			   (unsigned long long)h[i].superseded_count);
+		letter_write_json(&out, &h[i].head);
+		buf_addc(&out, '\n');
+	}
+	board_heads_free(h, n);
+	return buf_steal(&out);
+}
+
+/* Three missions, a few letters each. */
+static void populate(struct board *b)
+{
+	const char *ids[] = { "msn_cccccccccccc", "msn_aaaaaaaaaaaa", "msn_bbbbbbbbbbbb" };
+
+	for (size_t m = 0; m < 3; m++) {
+		char prev[MAILBOX_ID_LEN + 1] = "";
+		for (uint64_t seq = 1; seq <= m + 2; seq++) {
+			struct letter l = base_letter(seq, seq == 1 ? LETTER_JUDGING : LETTER_EXECUTING);
+			struct board_result r;
+			set_str(&l.mission_id, ids[m]);
+			if (seq > 1)
+				set_str(&l.prev_letter_id, prev);
+			r = post_ok(b, "agent-a", &l);
+			memcpy(prev, r.letter_id, sizeof prev);
+			letter_free(&l);
+		}
+	}
+}
+
+Test(sidecar, heads_are_ordered_by_mission_id)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *text;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	text = heads_text(&b);
+	cr_assert_eq(strncmp(text, "msn_aaaaaaaaaaaa", 16), 0, "%s", text);
+	cr_assert(strstr(text, "\nmsn_bbbbbbbbbbbb") < strstr(text, "\nmsn_cccccccccccc"));
+	free(text);
+	board_free(&b);
+}
+
+Test(sidecar, a_deleted_index_is_rebuilt_with_the_same_answers)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *before, *after;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	before = heads_text(&b);
+	cr_assert_not(b.rebuilt);
+	cr_assert_eq(unlink(s.idx), 0);
+	after = heads_text(&b);
+	cr_assert(b.rebuilt, "the index came back from the box");
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	board_free(&b);
+}
+
+Test(sidecar, a_damaged_index_is_rebuilt)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *before, *after;
+	int fd;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	before = heads_text(&b);
+	fd = open(s.idx, O_WRONLY | O_CLOEXEC);
+	cr_assert_eq(pwrite(fd, "garbage!", 8, 0), 8);
+	close(fd);
+	after = heads_text(&b);
+	cr_assert(b.rebuilt);
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	board_free(&b);
+}
+
+Test(sidecar, a_box_appended_behind_its_back_is_noticed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct letter stale2 = base_letter(2, LETTER_REVIEW);
+	char *l2s;
+	struct board_head h;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	/* Another tool, without our lock or index, appends seq 2. */
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	l2s = line_of("other-tool", &l2);
+	append_raw(s.box, l2s);
+	append_raw(s.box, "\n");
+	/* A letter built on seq 1 is now stale, and the head is the foreign letter. */
+	set_str(&stale2.prev_letter_id, "f59633562ac0");
+	e = post_refused(&b, &stale2);
+	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert(b.rebuilt);
+	h = only_head(&b);
+	cr_assert_str_eq(h.agent, "other-tool");
+	head_free(&h);
+	free(l2s);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&stale2);
+	board_free(&b);
+}
+
+Test(sidecar, a_box_rewritten_behind_its_back_is_noticed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	char *box;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	box = slurp(s.box);
+	/* Same length, different bytes: the seq-1 letter is no longer there. */
+	box[strlen(box) - 3] = 'X';
+	cr_assert_eq(fs_replace(s.box, box, strlen(box), &e), 0);
+	e = post_refused(&b, &l2);
+	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert(b.rebuilt);
+	free(box);
+	letter_free(&l1);
+	letter_free(&l2);
+	board_free(&b);
+}
+
+/* What a post that was killed after its append, before its index update, leaves. */
+Test(sidecar, a_writer_that_died_between_append_and_index_is_not_believed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct letter fork = base_letter(2, LETTER_REVIEW);
+	struct sidecar *sc;
+	char *line;
+	uint64_t off;
+	int fd;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	line = line_of("agent-a", &l2);
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(mailbox_append(fd, line, strlen(line), &off, &e), 0);
+	sidecar_close(sc); /* and no sidecar_commit: the process is gone */
+	close(fd);
+	/* The index still names seq 1 as the head; a fork onto it must not get in. */
+	set_str(&fork.prev_letter_id, "f59633562ac0");
+	e = post_refused(&b, &fork);
+	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert(b.rebuilt);
+	free(line);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&fork);
+	board_free(&b);
+}
+
+Test(sidecar, the_index_grows_past_its_first_tables)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *before, *after;
+
+	board_init(&b, s.box, NULL);
+	/* 700 one-letter missions: more than half of the first 1024-slot tables. */
+	for (int i = 0; i < 700; i++) {
+		struct letter l = base_letter(1, LETTER_JUDGING);
+		char mid[17];
+		snprintf(mid, sizeof mid, "msn_%012x", i);
+		set_str(&l.mission_id, mid);
+		post_ok(&b, "agent-a", &l);
+		letter_free(&l);
+	}
+	cr_assert_not(b.rebuilt);
+	before = heads_text(&b);
+	unlink(s.idx);
+	after = heads_text(&b);
+	cr_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	board_free(&b);
+}
+
+/* ---- guards ------------------------------------------------------------------------ */
+
+Test(guards, a_board_bound_to_a_brain_refuses_another)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	struct err e;
+
+	board_init(&b, s.box, "repo-b");
+	e = post_refused(&b, &l);
+	cr_assert_str_eq(e.msg, "brain_mismatch: the letter names brain_ref 'repo-a' but this board "
+				"is bound to 'repo-b' — nothing was appended");
+	cr_assert_neq(access(s.box, F_OK), 0, "a refused first letter creates no box");
+	board_free(&b);
+	board_init(&b, s.box, "repo-a");
+	post_ok(&b, "agent-a", &l);
+	letter_free(&l);
+	board_free(&b);
+}
+
+Test(guards, a_letter_must_name_a_block_the_store_holds)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	set_str(&l.block_id, "sb_ghost");
+	e = post_refused(&b, &l);
+	cr_assert_str_eq(e.msg, "unknown_block: the letter names block_id 'sb_ghost' which no block "
+				"in this board's store holds — name a real block, or set "
+				"synthetic:true for a smoke probe; nothing was appended");
+	l.synthetic = 1;
+	post_ok(&b, "agent-a", &l);
+	letter_free(&l);
+	board_free(&b);
+}
+
+/* ---- the gestures ------------------------------------------------------------------ */
+
+Test(gestures, land_imports_the_candidate_and_posts_the_landed_letter)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	struct board_head h;
+	struct blocks bs;
+	char id2[MAILBOX_ID_LEN + 1];
+	uint64_t v, expect = 1;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	cr_assert_eq(board_land(&b, "msn_0123456789ab", &expect, "2026-07-10T00:00:00Z", &r, &v, &e),
+		     0, "%s", e.msg);
+	cr_assert_eq(v, 2);
+	cr_assert_eq(r.mission_seq, 3);
+	h = only_head(&b);
+	cr_assert_eq(h.head.phase, LETTER_LANDED);
+	cr_assert_str_eq(h.agent, "human");
+	cr_assert_str_eq(h.head.prev_letter_id.s, id2);
+	cr_assert(h.head.gate.present, "the gate is inherited");
+	cr_assert_not(h.head.candidate.present);
+	cr_assert_eq(h.head.receipt.store_version, 2);
+	cr_assert_str_eq(h.head.updated_at.s, "2026-07-10T00:00:00Z");
+	head_free(&h);
+	cr_assert_eq(blocks_load(&bs, s.store, &e), 0);
+	cr_assert_eq(blocks_version(&bs), 2);
+	cr_assert(blocks_has_receipt_at(&bs, "sb_alpha", 8, 2));
+	cr_assert_eq(blocks_imported_from(&bs, "msn_0123456789ab", id2), 2);
+	blocks_free(&bs);
+	board_free(&b);
+}
+
+Test(gestures, land_with_a_stale_expected_version_changes_nothing)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	char id2[MAILBOX_ID_LEN + 1], *box, *store, *after_box, *after_store;
+	uint64_t v, expect = 7;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	box = slurp(s.box);
+	store = slurp(s.store);
+	cr_assert_neq(board_land(&b, "msn_0123456789ab", &expect, NULL, &r, &v, &e), 0);
+	cr_assert_str_eq(e.code, "stale_version");
+	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert_str_eq(e.msg, "stale_version: the block store is at store_version 1, not 7 — "
+				"nothing was imported");
+	after_box = slurp(s.box);
+	after_store = slurp(s.store);
+	cr_assert_str_eq(after_box, box);
+	cr_assert_str_eq(after_store, store);
+	free(box);
+	free(store);
+	free(after_box);
+	free(after_store);
+	board_free(&b);
+}
+
+Test(gestures, land_refuses_a_candidate_whose_scope_moved_on)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	struct blocks bs;
+	char id2[MAILBOX_ID_LEN + 1];
+	uint64_t v;
+	struct err e;
+
+	cr_assert_eq(blocks_load(&bs, s.store, &e), 0);
+	cr_assert_eq(blocks_add(&bs, "sb_alpha", "Alpha", 2, 1, &e), 0);
+	cr_assert_eq(blocks_save(&bs, &e), 0);
+	blocks_free(&bs);
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
+	cr_assert_str_eq(e.code, "scope_mismatch");
+	board_free(&b);
+}
+
+Test(gestures, land_needs_a_merge_wait_head_with_a_candidate)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING);
+	struct board_result r;
+	uint64_t v;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
+	cr_assert_str_eq(e.code, "unknown_mission");
+	post_ok(&b, "agent-a", &l1);
+	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
+	cr_assert_str_eq(e.code, "not_landable");
+	letter_free(&l1);
+	board_free(&b);
+}
+
+Test(gestures, a_land_that_died_between_its_writes_is_finished_not_repeated)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	struct blocks bs;
+	struct letter head;
+	struct board_chain chain;
+	char id2[MAILBOX_ID_LEN + 1];
+	uint64_t v;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	/* The first half of a land, as a crash would leave it: the receipt, no letter. */
+	cr_assert_eq(board_log(&b, "msn_0123456789ab", &chain, &e), 0);
+	letter_copy(&head, &chain.entries[1].letter);
+	board_chain_free(&chain);
+	cr_assert_eq(blocks_load(&bs, s.store, &e), 0);
+	cr_assert_eq(blocks_import(&bs, &head, id2, &v, &e), 0);
+	cr_assert_eq(blocks_save(&bs, &e), 0);
+	blocks_free(&bs);
+	cr_assert_eq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v, 2, "the landed letter names the receipt already imported");
+	cr_assert_eq(blocks_load(&bs, s.store, &e), 0);
+	cr_assert_eq(blocks_version(&bs), 2, "nothing was imported twice");
+	blocks_free(&bs);
+	letter_free(&head);
+	board_free(&b);
+}
+
+Test(gestures, archive_sets_a_merge_wait_head_aside)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	struct board_head h;
+	char id2[MAILBOX_ID_LEN + 1];
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	cr_assert_eq(board_archive(&b, "msn_0123456789ab", NULL, &r, &e), 0, "%s", e.msg);
+	h = only_head(&b);
+	cr_assert_eq(h.head.phase, LETTER_ARCHIVED);
+	cr_assert_str_eq(h.agent, "human");
+	head_free(&h);
+	cr_assert_neq(board_archive(&b, "msn_0123456789ab", NULL, &r, &e), 0);
+	cr_assert_str_eq(e.code, "invalid_transition");
+	board_free(&b);
+}
+
+Test(gestures, the_box_is_only_ever_appended_to)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	char id2[MAILBOX_ID_LEN + 1], *before, *after;
+	uint64_t v;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, NULL);
+	post_to_merge_wait(&b, id2);
+	before = slurp(s.box);
+	cr_assert_eq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0, "%s", e.msg);
+	after = slurp(s.box);
+	cr_assert_eq(strncmp(before, after, strlen(before)), 0);
+	cr_assert_gt(strlen(after), strlen(before));
+	free(before);
+	free(after);
+	board_free(&b);
+}

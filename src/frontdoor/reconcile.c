@@ -11,8 +11,10 @@
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, const char **to,
 		     char **note, struct err *e)
@@ -101,11 +103,17 @@ int reconcile_record(struct store *s, long long seq, const struct reconcile_look
 	return a.moved;
 }
 
+/*
+ * The pass runs on every core: each worker decides without the lock, then
+ * moves what needs moving under it. Moves are gathered and reported in seq
+ * order once the workers are done, so the output does not depend on timing.
+ */
 struct pass {
 	struct store *s;
 	const struct reconcile_lookup *l;
-	void (*on_move)(const struct reconcile_move *m, void *ctx);
-	void *ctx;
+	pthread_mutex_t mu;
+	struct reconcile_move *moves;
+	size_t n;
 };
 
 static int pass_one(struct record *r, void *arg, struct err *e)
@@ -121,16 +129,36 @@ static int pass_one(struct record *r, void *arg, struct err *e)
 		return rc;
 	/* Decided on a read without the lock; decided again under it. */
 	rc = reconcile_record(p->s, r->seq, p->l, &m, e);
-	if (rc > 0 && p->on_move)
-		p->on_move(&m, p->ctx);
+	if (rc > 0) {
+		pthread_mutex_lock(&p->mu);
+		p->moves = xrealloc(p->moves, (p->n + 1) * sizeof *p->moves);
+		p->moves[p->n++] = m;
+		pthread_mutex_unlock(&p->mu);
+	}
 	return rc < 0 ? -1 : 0;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct reconcile_move *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int reconcile_all(struct store *s, const struct reconcile_lookup *l,
 		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,
 		  struct err *e)
 {
-	struct pass p = { s, l, on_move, ctx };
+	struct pass p = { s, l, PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
 
-	return store_each_mentioning(s, "\"" STATE_AWAITING_ME "\"", pass_one, &p, e);
+	rc = store_each_parallel(s, "\"" STATE_AWAITING_ME "\"", cores > 0 ? (unsigned)cores : 1,
+				 pass_one, &p, e);
+	if (p.n > 1)
+		qsort(p.moves, p.n, sizeof *p.moves, by_seq);
+	for (size_t i = 0; i < p.n && on_move; i++)
+		on_move(&p.moves[i], ctx);
+	free(p.moves);
+	return rc;
 }

@@ -57,8 +57,10 @@ int reconcile_record(struct store *s, long long seq, const struct reconcile_look
 		     struct reconcile_move *m, struct err *e);
 
 /*
- * One pass over the store. on_move is called for every request that moved.
- * Records that do not mention awaiting_me are not even parsed.
+ * One pass over the store, on every core. on_move is called for every request
+ * that moved, in seq order, after the pass. Records that do not mention
+ * awaiting_me are not even parsed. The lookup is called from several threads
+ * at once and must be safe for that.
  */
 int reconcile_all(struct store *s, const struct reconcile_lookup *l,
 		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,

@@ -12,11 +12,14 @@
 #include "config/home.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e)
@@ -111,9 +114,88 @@ static void warn_unreadable(struct store *s, const char *name, const struct err 
 	fputc('\n', s->warn);
 }
 
+/*
+ * The type ids present in the store, cached in <dir>/.types so that finding
+ * one seq is a few stats instead of a scan of every name. It is a hint, never
+ * the truth: a miss falls back to the scan, which refreshes it, and every name
+ * read from it is checked like a type_id before it becomes part of a path.
+ */
+#define TYPES_FILE ".types"
+#define TYPES_MAX 64
+
+struct typeset {
+	char id[TYPES_MAX][RECORD_TYPE_ID_MAX + 1];
+	size_t n;
+	int overflow;
+};
+
+static void typeset_add(struct typeset *t, const char *file_name)
+{
+	const char *dash = strchr(file_name + 1, '-'), *dot = strrchr(file_name, '.');
+	size_t len;
+
+	if (!dash || !dot || dot <= dash + 1)
+		return;
+	len = (size_t)(dot - dash - 1);
+	for (size_t i = 0; i < t->n; i++)
+		if (strlen(t->id[i]) == len && memcmp(t->id[i], dash + 1, len) == 0)
+			return;
+	if (t->n == TYPES_MAX || len > RECORD_TYPE_ID_MAX) {
+		t->overflow = 1;
+		return;
+	}
+	memcpy(t->id[t->n], dash + 1, len);
+	t->id[t->n][len] = '\0';
+	t->n++;
+}
+
+/* Rewrites the cache when the scan found a different set; failures are ignored (a hint). */
+static void types_save(struct store *s, const struct typeset *t)
+{
+	struct buf b = BUF_INIT;
+	char *old = NULL, *path;
+	size_t len;
+	struct err ignored;
+
+	if (t->overflow)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		buf_printf(&b, "%s\n", t->id[i]);
+	if (fs_read_at(s->dirfd, TYPES_FILE, &old, &len, &ignored) != 0 || len != b.len ||
+	    memcmp(old, buf_str(&b), len) != 0) {
+		path = fs_join(s->dir, TYPES_FILE);
+		fs_replace(path, buf_str(&b), b.len, &ignored);
+		free(path);
+	}
+	free(old);
+	buf_free(&b);
+}
+
+/* The fast path of store_find: 1 found, 0 not found this way. */
+static int find_by_types(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX])
+{
+	char *types, *line, *save = NULL;
+	size_t len;
+	struct err ignored;
+	struct stat st;
+	int found = 0;
+
+	if (fs_read_at(s->dirfd, TYPES_FILE, &types, &len, &ignored) != 0)
+		return 0;
+	for (line = strtok_r(types, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		if (!record_type_id_ok(line))
+			continue;
+		record_file_name(seq, line, name);
+		found = fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	}
+	free(types);
+	return found;
+}
+
 /* Reads the names of the record files, sorted by seq. */
 static int list_names(struct store *s, struct entry **out, size_t *count, struct err *e)
 {
+	struct typeset types = { .n = 0 };
 	struct entry *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *d;
@@ -124,7 +206,7 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 	*count = 0;
 	if (s->dirfd < 0)
 		return 0;
-	fd = dup(s->dirfd);
+	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || !(dir = fdopendir(fd))) {
 		if (fd >= 0)
 			close(fd);
@@ -135,6 +217,7 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 		long long seq;
 		if (d->d_name[0] == '.' || name_seq(d->d_name, &seq) != 0)
 			continue;
+		typeset_add(&types, d->d_name);
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			v = xrealloc(v, cap * sizeof *v);
@@ -144,7 +227,9 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 		n++;
 	}
 	closedir(dir);
-	qsort(v, n, sizeof *v, by_seq);
+	types_save(s, &types);
+	if (n > 1)
+		qsort(v, n, sizeof *v, by_seq);
 	*out = v;
 	*count = n;
 	return 0;
@@ -233,33 +318,120 @@ int store_each_mentioning(struct store *s, const char *needle,
 	return each(s, needle, fn, ctx, e);
 }
 
+/*
+ * The parallel pass: workers take names off a shared counter, read and
+ * pre-filter them, and call fn on the matches. Reading a hundred thousand
+ * small files is system-call bound, so the cores share it.
+ */
+struct parallel {
+	struct store *s;
+	struct entry *names;
+	size_t n;
+	atomic_size_t next;
+	atomic_int stop;
+	const char *needle;
+	int (*fn)(struct record *r, void *ctx, struct err *e);
+	void *ctx;
+	pthread_mutex_t mu; /* guards err and the warning stream */
+	struct err err;
+};
+
+static void *parallel_worker(void *arg)
+{
+	struct parallel *p = arg;
+	size_t i;
+
+	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->n) {
+		struct record r;
+		struct err why;
+		int got = read_named_if(p->s, p->names[i].name, p->needle, &r, &why);
+		if (got > 0)
+			continue;
+		if (got < 0) {
+			if (strcmp(why.code, "not_found") != 0) {
+				pthread_mutex_lock(&p->mu);
+				warn_unreadable(p->s, p->names[i].name, &why);
+				pthread_mutex_unlock(&p->mu);
+			}
+			continue;
+		}
+		got = p->fn(&r, p->ctx, &why);
+		record_free(&r);
+		if (got < 0) {
+			pthread_mutex_lock(&p->mu);
+			if (!atomic_load(&p->stop))
+				p->err = why;
+			atomic_store(&p->stop, 1);
+			pthread_mutex_unlock(&p->mu);
+		}
+	}
+	return NULL;
+}
+
+int store_each_parallel(struct store *s, const char *needle, unsigned threads,
+			int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+			struct err *e)
+{
+	struct parallel p = { .s = s, .needle = needle, .fn = fn, .ctx = ctx };
+	pthread_t tid[STORE_MAX_THREADS];
+	unsigned started = 0;
+
+	if (threads > STORE_MAX_THREADS)
+		threads = STORE_MAX_THREADS;
+	if (list_names(s, &p.names, &p.n, e) != 0)
+		return -1;
+	atomic_init(&p.next, 0);
+	atomic_init(&p.stop, 0);
+	pthread_mutex_init(&p.mu, NULL);
+	for (unsigned t = 1; t < threads; t++)
+		if (pthread_create(&tid[started], NULL, parallel_worker, &p) == 0)
+			started++;
+	parallel_worker(&p); /* this thread works too */
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	pthread_mutex_destroy(&p.mu);
+	free_names(p.names, p.n);
+	if (atomic_load(&p.stop)) {
+		*e = p.err;
+		return -1;
+	}
+	return 0;
+}
+
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e)
 {
+	struct typeset types = { .n = 0 };
 	char prefix[32];
 	struct dirent *d;
 	size_t plen;
 	DIR *dir;
 	int fd, found = 0;
 
+	if (s->dirfd >= 0 && find_by_types(s, seq, name))
+		return 0;
 	snprintf(prefix, sizeof prefix, "%010lld-", seq);
 	plen = strlen(prefix);
 	if (s->dirfd >= 0) {
-		fd = dup(s->dirfd);
+		fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd < 0 || !(dir = fdopendir(fd))) {
 			if (fd >= 0)
 				close(fd);
 			return err_errno(e, "reading %s", s->dir);
 		}
 		rewinddir(dir);
-		while (!found && (d = readdir(dir))) {
+		/* The whole directory: the scan also refreshes the type cache. */
+		while ((d = readdir(dir))) {
 			long long got;
-			if (strncmp(d->d_name, prefix, plen) == 0 && name_seq(d->d_name, &got) == 0 &&
-			    got == seq) {
+			if (d->d_name[0] == '.' || name_seq(d->d_name, &got) != 0)
+				continue;
+			typeset_add(&types, d->d_name);
+			if (!found && strncmp(d->d_name, prefix, plen) == 0 && got == seq) {
 				snprintf(name, RECORD_FILE_NAME_MAX, "%s", d->d_name);
 				found = 1;
 			}
 		}
 		closedir(dir);
+		types_save(s, &types);
 	}
 	if (!found)
 		return err_fail(e, "not_found", "no request with seq %lld", seq);

@@ -58,6 +58,16 @@ int store_each_mentioning(struct store *s, const char *needle,
 			  struct err *e);
 
 /*
+ * store_each_mentioning over up to `threads` threads (at most
+ * STORE_MAX_THREADS), in no particular order: fn is called from several
+ * threads at once and must be safe for that. The first failure stops the pass.
+ */
+#define STORE_MAX_THREADS 8
+int store_each_parallel(struct store *s, const char *needle, unsigned threads,
+			int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
+			struct err *e);
+
+/*
  * Finds and reads the record with this seq. Fails with code "not_found" when
  * there is none, "unreadable" (the file name in the message) when its file
  * does not parse.

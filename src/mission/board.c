@@ -621,7 +621,8 @@ int board_heads(struct board *b, struct board_head **out, size_t *n, struct err 
 		board_heads_free(c.h, c.n);
 		return -1;
 	}
-	qsort(c.h, c.n, sizeof *c.h, by_mission_id);
+	if (c.n > 1)
+		qsort(c.h, c.n, sizeof *c.h, by_mission_id);
 	*out = c.h;
 	*n = c.n;
 	return 0;

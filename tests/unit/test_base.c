@@ -145,6 +145,55 @@ Test(fs, a_symlinked_store_file_is_not_followed)
 	free(d);
 }
 
+Test(fs, a_fifo_planted_in_a_store_does_not_hang_a_reader)
+{
+	char *d = tmpdir();
+	char *p = fs_join(d, "0000000001-meeting.json");
+	char *data = NULL;
+	size_t len = 99;
+	struct err e;
+
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	/* Either an empty read or an error; never a hang (the test would time out). */
+	if (fs_read(p, &data, &len, &e) == 0)
+		cr_assert_eq(len, 0);
+	free(data);
+	free(p);
+	free(d);
+}
+
+Test(fs, a_file_larger_than_the_small_buffer_is_read_whole)
+{
+	char *d = tmpdir();
+	char *p = fs_join(d, "big.json");
+	size_t n = 100000, len;
+	char *big = xmalloc(n), *data;
+	struct err e;
+
+	for (size_t i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	cr_assert_eq(fs_replace(p, big, n, &e), 0);
+	cr_assert_eq(fs_read(p, &data, &len, &e), 0, "%s", e.msg);
+	cr_assert_eq(len, n);
+	cr_assert_eq(memcmp(data, big, n), 0);
+	cr_assert_eq(data[n], '\0');
+	free(data);
+	free(big);
+	free(p);
+	free(d);
+}
+
+Test(fs, a_directory_is_not_read_as_a_file)
+{
+	char *d = tmpdir();
+	char *data;
+	size_t len;
+	struct err e;
+
+	cr_assert_eq(fs_read(d, &data, &len, &e), -1);
+	free(d);
+}
+
 Test(rfc3339, parses_utc_and_offsets_and_refuses_junk)
 {
 	time_t t;

@@ -462,6 +462,37 @@ Test(store, a_missing_store_reads_as_empty_and_is_not_created)
 	free(dir);
 }
 
+Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache)
+{
+	char *dir = tmp_store();
+	struct store s;
+	struct err e;
+	struct record r = with_prose(), back;
+	char name[RECORD_FILE_NAME_MAX];
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0);
+	cr_assert_eq(store_put(&s, &r, &e), 0);
+	record_free(&r);
+	char *types = fs_join(dir, ".types");
+	/* A cache naming a type that is not there, and one that is a path. */
+	cr_assert_eq(fs_replace(types, "letter\n../../etc\n", 18, &e), 0);
+	cr_assert_eq(store_find(&s, 1, name, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(name, "0000000001-meeting.json");
+	/* The fallback scan refreshed the cache. */
+	char *data;
+	size_t len;
+	cr_assert_eq(fs_read(types, &data, &len, &e), 0);
+	cr_assert_str_eq(data, "meeting\n");
+	free(data);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0, "%s", e.msg);
+	record_free(&back);
+	cr_assert_eq(store_find(&s, 2, name, &e), -1);
+	cr_assert_str_eq(e.code, "not_found");
+	free(types);
+	store_close(&s);
+	free(dir);
+}
+
 Test(state, the_transition_table_is_enforced)
 {
 	cr_assert(state_allows(STATE_DRAINED, STATE_EXTRACTED, MOVER_EXTRACT));

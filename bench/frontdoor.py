@@ -97,6 +97,7 @@ def main():
         one = os.path.join(req, "%010d-meeting.json" % (N // 2))
         cat_one = median(["cat", one], env)
         show = median([mecha, "frontdoor", "show", str(N // 2)], env)
+        start = median([mecha, "--version"], env)
 
         print(f"cat of {N} record files      {base * 1000:8.0f} ms  (baseline)")
         print(f"frontdoor list               {lst * 1000:8.0f} ms  list / cat = {lst / base:.2f} (goal <= 3)")
@@ -104,6 +105,9 @@ def main():
               f"(goal: <= 1 s; nothing to move, {N // 5} awaiting_me with a pending draft)")
         print(f"frontdoor show (median)      {show * 1000:8.1f} ms  (goal <= 20 ms); "
               f"show / cat of one file = {show / cat_one:.2f}")
+        print(f"mecha --version (median)     {start * 1000:8.1f} ms  (process start: loading libcurl, "
+              f"libical, OpenSSL); show - start = {(show - start) * 1000:.1f} ms to find and print one "
+              f"of {N}")
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -400,39 +400,21 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e)
 {
-	struct typeset types = { .n = 0 };
-	char prefix[32];
-	struct dirent *d;
-	size_t plen;
-	DIR *dir;
-	int fd, found = 0;
+	struct entry *names;
+	size_t n;
+	int found = 0;
 
 	if (s->dirfd >= 0 && find_by_types(s, seq, name))
 		return 0;
-	snprintf(prefix, sizeof prefix, "%010lld-", seq);
-	plen = strlen(prefix);
-	if (s->dirfd >= 0) {
-		fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0 || !(dir = fdopendir(fd))) {
-			if (fd >= 0)
-				close(fd);
-			return err_errno(e, "reading %s", s->dir);
+	/* The cache missed: the full scan, which also refreshes it. */
+	if (list_names(s, &names, &n, e) != 0)
+		return -1;
+	for (size_t i = 0; i < n && !found; i++)
+		if (names[i].seq == seq) {
+			snprintf(name, RECORD_FILE_NAME_MAX, "%s", names[i].name);
+			found = 1;
 		}
-		rewinddir(dir);
-		/* The whole directory: the scan also refreshes the type cache. */
-		while ((d = readdir(dir))) {
-			long long got;
-			if (d->d_name[0] == '.' || name_seq(d->d_name, &got) != 0)
-				continue;
-			typeset_add(&types, d->d_name);
-			if (!found && strncmp(d->d_name, prefix, plen) == 0 && got == seq) {
-				snprintf(name, RECORD_FILE_NAME_MAX, "%s", d->d_name);
-				found = 1;
-			}
-		}
-		closedir(dir);
-		types_save(s, &types);
-	}
+	free_names(names, n);
 	if (!found)
 		return err_fail(e, "not_found", "no request with seq %lld", seq);
 	return 0;

@@ -40,3 +40,27 @@ print("draft_reply for request 1:", answers[4]["result"]["content"][0]["text"])
 print("draft_reply with a 'to' of its own:", answers[5]["result"]["content"][0]["text"])
 PY
 run frontdoor list
+
+if [ -n "${MECHA_DEMO_CONFIG:-}" ]; then
+  say "Triage for real, with the provider of $MECHA_DEMO_CONFIG"
+  # Your providers only, with drafts routed to the sandbox's outbox: nothing of your
+  # outbox, mail or calendar settings is used.
+  "$PYTHON" - "$MECHA_DEMO_CONFIG" > "$MECHA_HOME/config.toml" <<'PY'
+import json, sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    cfg = tomllib.load(f)
+if "default_provider" in cfg:
+    print("default_provider = %s" % json.dumps(cfg["default_provider"]))
+for name, table in cfg.get("providers", {}).items():
+    print("[providers.%s]" % name)
+    for k, v in table.items():
+        print("%s = %s" % (k, json.dumps(v)))
+print('[outbox]\ntools = ["mail_send", "calendar_invite"]')
+PY
+  run frontdoor triage --seq 4 || echo "(triage did not complete; see the message above)"
+  run frontdoor show 4 | sed -n '1,8p'
+else
+  echo
+  echo "(To see triage run for real, give the demo a config.toml with a provider:"
+  echo "   make demo MECHA_DEMO_CONFIG=~/.mecha/config.toml )"
+fi

@@ -16,24 +16,23 @@ import time
 N = int(os.environ.get("BENCH_RECORDS", "100000"))
 
 
-def best(cmd, env, runs=3):
+def timed(cmd, env, runs, pick):
+    """Runs cmd `runs` times; pick (min or statistics.median) of the wall times."""
     times = []
     for _ in range(runs):
         t = time.perf_counter()
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        check=True)
         times.append(time.perf_counter() - t)
-    return min(times)
+    return pick(times)
+
+
+def best(cmd, env, runs=3):
+    return timed(cmd, env, runs, min)
 
 
 def median(cmd, env, runs=15):
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                       check=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return timed(cmd, env, runs, statistics.median)
 
 
 def make_records(req, outbox, n):

@@ -37,7 +37,7 @@ BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit cli mcp-test asan demo bench install clean help fuzz
+.PHONY: all deps check unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
 all: $(BUILD)/mecha
 
@@ -47,6 +47,7 @@ help:
 	@echo "make check      build, run the unit tests (Criterion) and the CLI tests (pytest)"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
+	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks, reported as ratios against a baseline from the same run"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
@@ -96,6 +97,14 @@ cli: $(BUILD)/mecha
 mcp-test: $(BUILD)/mecha
 	@[ -d tests/mcp/node_modules ] || npm ci --prefix tests/mcp --no-audit --no-fund
 	MECHA_BIN=$(abspath $(BUILD)/mecha) node --test tests/mcp/
+
+# The black-box tests that do not depend on timing, with every mecha run under
+# valgrind (slow: for developers, not CI, which runs ASan and UBSan).
+VALGRIND_TESTS ?= tests/cli/test_frontdoor.py tests/cli/test_reconcile.py tests/cli/test_mission.py \
+                  tests/cli/test_config.py
+valgrind: $(BUILD)/mecha
+	VALGRIND_MECHA=$(abspath $(BUILD)/mecha) MECHA_BIN=$(abspath tests/support/valgrind-mecha) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider $(VALGRIND_TESTS) $(PYTEST_ARGS)
 
 check: all unit cli mcp-test
 

@@ -30,7 +30,8 @@ def test_a_released_draft_answers_the_request_it_was_drafted_for(mecha, smtp_sin
     configure(mecha, smtp_sink)
     d = draft(mecha)
     awaiting(mecha, 1, [d], note="stale explanation")
-    assert mecha.run("frontdoor", "reconcile", check=0).out == ""
+    p = mecha.run("frontdoor", "reconcile", check=0)
+    assert p.out == "" and p.err == ""
     assert state(mecha, 1) == "awaiting_me"
     mecha.run("outbox", "approve", d, "-y", check=0)
     p = mecha.run("frontdoor", "list", check=0)
@@ -45,8 +46,9 @@ def test_a_rejected_draft_returns_the_request_for_another_pass_and_says_why(mech
     d = draft(mecha)
     awaiting(mecha, 1, [d])
     mecha.run("outbox", "reject", d, "--reason", "too formal", check=0)
-    p = mecha.run("frontdoor", "reconcile", check=0)
-    assert "awaiting_me → extracted" in p.out
+    p = mecha.run("frontdoor", "reconcile", "--json", check=0)
+    assert "awaiting_me → extracted" in p.err
+    assert json.loads(p.out) == [{"seq": 1, "from": "awaiting_me", "to": "extracted"}]
     rec = mecha.read_record(1)
     assert rec["state"] == "extracted" and rec["note"] == "too formal"
     # Still a triage candidate: the whole point of going back.

@@ -3,7 +3,7 @@ say "The outbox: a person reads the draft and releases it"
 mkdir -p "$SANDBOX/smtp"
 "$PYTHON" "$ROOT/tests/support/smtp_sink.py" "$SANDBOX/smtp" > "$SANDBOX/smtp.port" &
 SMTP_PID=$!
-trap 'kill $SMTP_PID 2>/dev/null' EXIT
+trap 'kill $SMTP_PID 2>/dev/null || true' EXIT
 i=0
 while [ ! -s "$SANDBOX/smtp.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 SMTP_PORT=$(cat "$SANDBOX/smtp.port")

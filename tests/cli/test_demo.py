@@ -1,0 +1,28 @@
+"""`make demo` is one of the README's two commands: it must keep working, and
+what it claims (no prose in the briefs, a draft delivered once, a request
+answered, a mission landed) must be true of the binary under test."""
+import os
+import shutil
+import subprocess
+
+from conftest import BIN, ROOT
+
+
+def test_the_demo_walks_every_gate_and_says_what_each_side_saw(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MECHA_")}
+    env["TMPDIR"] = str(tmp_path)
+    env["HOME"] = str(tmp_path)
+    p = subprocess.run(["sh", str(ROOT / "docs" / "demo.sh"), BIN], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    out = p.stdout
+    assert "\x1b]52" not in out and "\\e]52" in out, "the injection's escape was not made visible"
+    assert "FAILED" not in out
+    assert "draft_reply with a 'to' of its own" in out and "nothing was done" in out
+    assert "Message-ID: <" in out
+    assert "never delivered twice" in out
+    assert "awaiting_me → answered" in p.stderr or "awaiting_me → answered" in out
+    assert "landed msn_" in out
+    sandbox = [d for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")]
+    assert len(sandbox) == 1
+    shutil.rmtree(sandbox[0], ignore_errors=True)

@@ -122,6 +122,7 @@ def test_a_model_cannot_choose_a_recipient_or_invent_a_tool(mecha, model_server,
         assert all(r[1] for r in results)
     rec = mecha.read_record(1)
     assert rec["state"] == "triaged" and rec["note"] == "I could not draft anything."
+    assert_no_prose(model_server)
 
 
 @pytest.mark.parametrize("wire", WIRES)
@@ -154,6 +155,7 @@ def test_the_turn_limit_ends_a_looping_run_with_a_note(mecha, model_server, wire
     # The busy interval came back, and not the appointment's title.
     content = tool_results(model_server.requests()[1])[0][0]
     assert "2026-08-11T09:00:00Z" in content and "dentist" not in content
+    assert_no_prose(model_server)
 
 
 def test_propose_meeting_is_refused_for_a_busy_slot_and_staged_for_a_free_one(mecha, model_server):

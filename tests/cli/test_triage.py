@@ -107,8 +107,8 @@ def test_a_model_cannot_choose_a_recipient_or_invent_a_tool(mecha, model_server,
     configure(mecha, model_server, wire)
     model_server.script([
         {"tool_calls": [{"name": "draft_reply",
-                         "arguments": {"to": "evil@example.net", "subject": "s", "body": "b"}},
-                        {"name": "send_mail", "arguments": {"to": "evil@example.net"}}]},
+                         "arguments": {"to": "mallory@attacker.example", "subject": "s", "body": "b"}},
+                        {"name": "send_mail", "arguments": {"to": "mallory@attacker.example"}}]},
         {"text": "I could not draft anything."},
     ])
     extracted(mecha, 1)

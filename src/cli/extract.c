@@ -300,7 +300,7 @@ int frontdoor_extract_verb(int argc, char **argv)
 		return cli_usage_error("frontdoor extract", "--jobs takes 1 to 64");
 	if (config_load(&cfg, &e) != 0)
 		return cli_fail(&e);
-	run.store.dir = NULL;
+	run.store.dirfd = -1; /* closed by run_free even when the store was never opened */
 	run.summary = json_pack("{s:[],s:[],s:[]}", "extracted", "failed", "dropped");
 	run.tty = isatty(STDERR_FILENO);
 	if (model_conf(&cfg, &run.conf, &e) == 0 &&

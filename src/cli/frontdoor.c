@@ -144,12 +144,11 @@ static int fd_list(int argc, char **argv)
 		return cli_usage_error("frontdoor list", "unexpected argument '%s'", argv[optind]);
 	if (c.state && !state_known(c.state))
 		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
-	frontdoor_reconcile_quietly();
 	if (store_open_default(&s, STORE_READ, &e) != 0)
 		return cli_fail(&e);
 	if (json)
 		c.rows = json_array();
-	rc = store_each(&s, list_one, &c, &e);
+	rc = frontdoor_each(&s, list_one, &c, &e);
 	store_close(&s);
 	if (rc != 0) {
 		json_decref(c.rows);
@@ -290,6 +289,7 @@ static void show_extraction(const struct record *r)
 
 static void show_attachments_and_drafts(const struct record *r)
 {
+	struct frontdoor_drafts drafts;
 	json_t *a, *id;
 	size_t i;
 
@@ -307,13 +307,17 @@ static void show_attachments_and_drafts(const struct record *r)
 		text_print(stdout, jsonio_str_or(a, "sha256", ""), 0);
 		putchar('\n');
 	}
-	if (json_array_size(record_outbox(r)) > 0)
-		printf("\n%sdrafts%s\n", paint(BOLD), paint(RESET));
+	if (json_array_size(record_outbox(r)) == 0)
+		return;
+	printf("\n%sdrafts%s\n", paint(BOLD), paint(RESET));
+	frontdoor_drafts_open(&drafts);
 	json_array_foreach(record_outbox(r), i, id) {
+		char status[16];
 		printf("  ");
 		text_print(stdout, json_string_value(id), 0);
-		printf("  %s\n", frontdoor_draft_status(json_string_value(id)));
+		printf("  %s\n", frontdoor_draft_status(&drafts, json_string_value(id), status));
 	}
+	frontdoor_drafts_close(&drafts);
 }
 
 static int fd_show(int argc, char **argv)
@@ -404,7 +408,7 @@ int frontdoor_next_briefs(long long limit, json_t **out, struct err *e)
 		json_decref(c.briefs);
 		return -1;
 	}
-	rc = limit > 0 ? store_each(&s, next_one, &c, e) : 0;
+	rc = limit > 0 ? frontdoor_each(&s, next_one, &c, e) : 0;
 	store_close(&s);
 	if (rc != 0) {
 		json_decref(c.briefs);
@@ -434,7 +438,6 @@ static int fd_next(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("frontdoor next", "unexpected argument '%s'", argv[optind]);
-	frontdoor_reconcile_quietly();
 	if (frontdoor_next_briefs(limit, &briefs, &e) != 0)
 		return cli_fail(&e);
 	jsonio_print(stdout, briefs);

@@ -1,6 +1,7 @@
 /*
  * frontdoor_reconcile — joining the request store to the outbox: the lookup
- * reconcile uses, and the reconcile verb.
+ * reconcile uses, the reconcile verb, the reconciling pass list, next and
+ * triage read the store with, and the drafts' statuses for show.
  *
  * Reconcile is best effort by design: no outbox is a perfectly ordinary
  * machine, and a list that refused to print because a cross-check store is
@@ -14,6 +15,7 @@
 #include "base/jsonio.h"
 #include "config/config.h"
 #include "frontdoor/reconcile.h"
+#include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "outbox/store.h"
 
@@ -26,7 +28,8 @@ const char frontdoor_reconcile_help[] =
 	"Advances requests in awaiting_me whose drafts were released or rejected: any sent\n"
 	"draft (and none pending) answers the request; all of its drafts rejected return it\n"
 	"to extracted with the first rejection reason as its note. Drafts that are gone leave\n"
-	"the request for you. It also runs by itself before list, next and triage.\n"
+	"the request for you. It also runs by itself as list, next and triage read\n"
+	"the store.\n"
 	"Each move is printed on stderr (\"    12  awaiting_me → answered\").\n\n"
 	"  --json   also print the moves as [{seq, from, to}] on stdout\n";
 
@@ -84,15 +87,6 @@ static int reconcile_run(struct report *r, struct err *e)
 	return rc;
 }
 
-void frontdoor_reconcile_quietly(void)
-{
-	struct report r = { NULL };
-	struct err e;
-
-	if (reconcile_run(&r, &e) != 0 && strcmp(e.code, "not_found") != 0)
-		fprintf(stderr, "mecha: reconcile skipped: %s\n", e.msg);
-}
-
 int frontdoor_reconcile_verb(int argc, char **argv)
 {
 	struct report r = { NULL };
@@ -110,22 +104,105 @@ int frontdoor_reconcile_verb(int argc, char **argv)
 	return rc == 0 ? EXIT_OK : cli_fail(&e);
 }
 
-const char *frontdoor_draft_status(const char *id)
+int frontdoor_drafts_open(struct frontdoor_drafts *d)
 {
-	static char status[16];
 	struct config cfg;
-	struct outbox_store ob;
 	struct err e;
-	char *reason = NULL;
-	int found = 0;
 
-	if (config_load(&cfg, &e) != 0)
-		return "(outbox unknown: configuration unreadable)";
-	if (outbox_store_open(&ob, cfg.outbox_dir, OUTBOX_READ, &e) == 0) {
-		found = draft_lookup(id, status, &reason, &ob, &e);
-		outbox_store_close(&ob);
+	d->open = 0;
+	if (config_load(&cfg, &e) != 0) {
+		fprintf(stderr, "mecha: drafts unknown: %s\n", e.msg);
+		return -1;
 	}
+	if (outbox_store_open(&d->ob, cfg.outbox_dir, OUTBOX_READ, &e) == 0)
+		d->open = 1;
 	config_free(&cfg);
+	return d->open ? 0 : -1;
+}
+
+void frontdoor_drafts_close(struct frontdoor_drafts *d)
+{
+	if (d->open)
+		outbox_store_close(&d->ob);
+	d->open = 0;
+}
+
+const char *frontdoor_draft_status(struct frontdoor_drafts *d, const char *id, char buf[16])
+{
+	char *reason = NULL;
+	struct err e;
+	int found = d->open ? draft_lookup(id, buf, &reason, &d->ob, &e) : 0;
+
 	free(reason);
-	return found > 0 ? status : "gone from the outbox";
+	if (!d->open)
+		return "(outbox unknown)";
+	return found > 0 ? buf : "gone from the outbox";
+}
+
+/*
+ * The pass list, next and triage make: each awaiting_me record is reconciled
+ * (under the lock, re-read) before the verb's own function sees it, so the
+ * store is read once and what the verb shows is already current. The outbox
+ * is opened at the first record that needs it; when it cannot be, reconcile
+ * is skipped and the verb goes on.
+ */
+struct each {
+	struct store *s;
+	int (*fn)(struct record *r, void *ctx, struct err *e);
+	void *ctx;
+	struct frontdoor_drafts d;
+	int tried;
+};
+
+static void reconcile_in_place(struct each *x, struct record *r)
+{
+	struct reconcile_lookup l = { draft_lookup, &x->d.ob };
+	struct reconcile_move m;
+	long long seq = r->seq;
+	const char *to;
+	char *note = NULL;
+	struct err e;
+	int rc;
+
+	if (!x->tried) {
+		x->tried = 1;
+		frontdoor_drafts_open(&x->d);
+	}
+	if (!x->d.open || reconcile_decide(r, &l, &to, &note, &e) <= 0) {
+		free(note);
+		return;
+	}
+	free(note);
+	rc = reconcile_record(x->s, seq, &l, &m, &e);
+	if (rc < 0) {
+		fprintf(stderr, "mecha: reconcile skipped request %lld: %s\n", seq, e.msg);
+		return;
+	}
+	if (rc == 0)
+		return;
+	fprintf(stderr, "%6lld  %s → %s\n", m.seq, m.from, m.to);
+	record_free(r); /* the verb sees the record as it is now */
+	if (store_get(x->s, seq, r, &e) != 0)
+		r->doc = NULL;
+}
+
+static int each_one(struct record *r, void *arg, struct err *e)
+{
+	struct each *x = arg;
+
+	if (strcmp(record_state(r), STATE_AWAITING_ME) == 0)
+		reconcile_in_place(x, r);
+	if (!r->doc)
+		return 0; /* gone between the move and the re-read */
+	return x->fn(r, x->ctx, e);
+}
+
+int frontdoor_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
+		   void *ctx, struct err *e)
+{
+	struct each x = { s, fn, ctx, { .open = 0 }, 0 };
+	int rc = store_each(s, each_one, &x, e);
+
+	frontdoor_drafts_close(&x.d);
+	return rc;
 }

@@ -196,7 +196,6 @@ int frontdoor_triage_verb(int argc, char **argv)
 	}
 	if (preflight(&cfg, &conf, &ob, &e) != 0)
 		goto out_conf;
-	frontdoor_reconcile_quietly();
 	sessions = home_path("sessions", &e);
 	if (!sessions || store_open_default(&s, STORE_CREATE, &e) != 0)
 		goto out_outbox;
@@ -213,7 +212,7 @@ int frontdoor_triage_verb(int argc, char **argv)
 			record_free(&r);
 		}
 	} else {
-		rc = p.limit > 0 ? store_each(&s, pick_one, &p, &e) : 0;
+		rc = p.limit > 0 ? frontdoor_each(&s, pick_one, &p, &e) : 0;
 	}
 	if (rc == 0) {
 		env = (struct triage_env){ &s, &ob, &conf, cfg.calendar_path, sessions, (int)turns };

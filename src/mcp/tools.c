@@ -325,7 +325,6 @@ static json_t *run_frontdoor_next(const json_t *args, const char *session_id, st
 	json_t *briefs;
 
 	/* As `next` does: a draft a person released or rejected moves its request first. */
-	frontdoor_reconcile_quietly();
 	if (frontdoor_next_briefs(limit ? json_integer_value(limit) : 5, &briefs, e) != 0)
 		return NULL;
 	return briefs;

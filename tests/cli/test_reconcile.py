@@ -36,6 +36,7 @@ def test_a_released_draft_answers_the_request_it_was_drafted_for(mecha, smtp_sin
     mecha.run("outbox", "approve", d, "-y", check=0)
     p = mecha.run("frontdoor", "list", check=0)
     assert "awaiting_me → answered" in p.err
+    assert p.out.split()[:3] == ["1", "meeting", "answered"], "list showed a stale state"
     rec = mecha.read_record(1)
     assert rec["state"] == "answered" and "note" not in rec
     assert len(smtp_sink.messages()) == 1

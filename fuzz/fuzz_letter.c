@@ -43,7 +43,7 @@ static void as_payload(const char *s, size_t n)
 
 	err_clear(&e);
 	if (letter_parse(s, n, &l, &e) != 0) {
-		if (e.kind != ERR_REFUSED || strcmp(e.code, "invalid_letter") != 0)
+		if (e.kind != ERR_REFUSED || e.code != ERR_INVALID_LETTER)
 			__builtin_trap();
 		return;
 	}

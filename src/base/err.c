@@ -1,5 +1,6 @@
 /*
- * err — filling a struct err. Messages are truncated, never overflowed.
+ * err — filling a struct err, and the table every code is looked up in.
+ * Messages are truncated, never overflowed.
  */
 #include "base/err.h"
 
@@ -8,67 +9,47 @@
 #include <stdio.h>
 #include <string.h>
 
+struct err_row {
+	const char *name;
+	int exit;
+	const char *meaning;
+};
+
+static const struct err_row rows[ERR_CODE_COUNT] = {
+#define ERR_ROW_(id, name, status, meaning) [ERR_##id] = { name, status, meaning },
+	ERR_CODES(ERR_ROW_)
+#undef ERR_ROW_
+};
+
+static const struct err_row *row(enum err_code code)
+{
+	return (unsigned)code < ERR_CODE_COUNT ? &rows[code] : &rows[ERR_INTERNAL];
+}
+
 void err_clear(struct err *e)
 {
 	if (!e)
 		return;
-	e->kind = ERR_NONE;
-	e->code[0] = '\0';
+	e->code = ERR_NONE;
 	e->msg[0] = '\0';
 }
 
-static void set_code(struct err *e, enum err_kind kind, const char *code)
-{
-	e->kind = kind;
-	snprintf(e->code, sizeof e->code, "%s", code ? code : "");
-}
-
-__attribute__((format(printf, 4, 0))) static int vset(struct err *e, enum err_kind kind, const char *code, const char *fmt,
-		va_list ap)
+__attribute__((format(printf, 3, 0))) static int vset(struct err *e, enum err_code code,
+							const char *fmt, va_list ap)
 {
 	if (!e)
 		return -1;
-	set_code(e, kind, code);
+	e->code = code;
 	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
 	return -1;
 }
 
-int err_set(struct err *e, enum err_kind kind, const char *code, const char *fmt, ...)
+int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vset(e, kind, code, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int err_fail(struct err *e, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vset(e, ERR_FAIL, code, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int err_refuse(struct err *e, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vset(e, ERR_REFUSED, code, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int err_usage(struct err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vset(e, ERR_USAGE, "usage", fmt, ap);
+	vset(e, code, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -82,7 +63,7 @@ int err_errno(struct err *e, const char *fmt, ...)
 	if (!e)
 		return -1;
 	va_start(ap, fmt);
-	vset(e, ERR_FAIL, "io", fmt, ap);
+	vset(e, ERR_IO, fmt, ap);
 	va_end(ap);
 	n = strlen(e->msg);
 	snprintf(e->msg + n, sizeof e->msg - n, ": %s", strerror(saved));
@@ -106,12 +87,35 @@ void err_prefix(struct err *e, const char *fmt, ...)
 
 int err_exit_code(const struct err *e)
 {
-	switch (e ? e->kind : ERR_FAIL) {
-	case ERR_USAGE:
-		return EXIT_USAGE;
-	case ERR_REFUSED:
-		return EXIT_REFUSED;
-	default:
+	if (!e || e->code == ERR_NONE)
 		return EXIT_FAIL;
-	}
+	return row(e->code)->exit;
+}
+
+int err_is_refusal(const struct err *e)
+{
+	return e && e->code != ERR_NONE && row(e->code)->exit == EXIT_REFUSED;
+}
+
+const char *err_code_name(enum err_code code)
+{
+	return code == ERR_NONE ? "error" : row(code)->name;
+}
+
+int err_code_exit(enum err_code code)
+{
+	return row(code)->exit;
+}
+
+const char *err_code_meaning(enum err_code code)
+{
+	return row(code)->meaning;
+}
+
+int err_code_lookup(const char *name)
+{
+	for (int i = 1; i < ERR_CODE_COUNT; i++)
+		if (name && strcmp(rows[i].name, name) == 0)
+			return i;
+	return -1;
 }

@@ -37,7 +37,7 @@ static int mkdir_one(const char *path, struct err *e)
 	if (stat(path, &st) != 0)
 		return err_errno(e, "%s", path);
 	if (!S_ISDIR(st.st_mode))
-		return err_fail(e, "io", "%s exists and is not a directory", path);
+		return err_set(e, ERR_IO, "%s exists and is not a directory", path);
 	return 0;
 }
 
@@ -79,9 +79,9 @@ static int read_fd(int fd, const char *name, char **out, size_t *len, struct err
 	if (fstat(fd, &st) != 0)
 		return err_errno(e, "%s", name);
 	if (!S_ISREG(st.st_mode))
-		return err_fail(e, "io", "%s is not a regular file", name);
+		return err_set(e, ERR_IO, "%s is not a regular file", name);
 	if ((size_t)st.st_size > FS_READ_MAX)
-		return err_fail(e, "io", "%s is larger than %zu bytes", name, FS_READ_MAX);
+		return err_set(e, ERR_IO, "%s is larger than %zu bytes", name, FS_READ_MAX);
 	cap = (size_t)st.st_size + 1;
 	p = xmalloc(cap + 1);
 	for (;;) {
@@ -97,7 +97,7 @@ static int read_fd(int fd, const char *name, char **out, size_t *len, struct err
 			break; /* short read: the end of the file */
 		if (cap >= FS_READ_MAX) {
 			free(p);
-			return err_fail(e, "io", "%s is larger than %zu bytes", name, FS_READ_MAX);
+			return err_set(e, ERR_IO, "%s is larger than %zu bytes", name, FS_READ_MAX);
 		}
 		cap *= 2; /* it grew since fstat */
 		p = xrealloc(p, cap + 1);
@@ -111,9 +111,9 @@ static int read_fd(int fd, const char *name, char **out, size_t *len, struct err
 static int open_failed(const char *name, struct err *e)
 {
 	if (errno == ENOENT)
-		return err_fail(e, "not_found", "%s: no such file", name);
+		return err_set(e, ERR_NOT_FOUND, "%s: no such file", name);
 	if (errno == ELOOP)
-		return err_fail(e, "io", "%s is a symbolic link; store files never are", name);
+		return err_set(e, ERR_IO, "%s is a symbolic link; store files never are", name);
 	return err_errno(e, "opening %s", name);
 }
 
@@ -136,7 +136,7 @@ int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err 
 		n = read(fd, small, sizeof small);
 	while (n < 0 && errno == EINTR);
 	if (n < 0) {
-		rc = errno == EISDIR ? err_fail(e, "io", "%s is not a regular file", name)
+		rc = errno == EISDIR ? err_set(e, ERR_IO, "%s is not a regular file", name)
 				     : err_errno(e, "reading %s", name);
 	} else if ((size_t)n < sizeof small) {
 		*out = xmalloc((size_t)n + 1);
@@ -145,7 +145,7 @@ int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err 
 		*len = (size_t)n;
 		rc = 0;
 	} else if (lseek(fd, 0, SEEK_SET) != 0) {
-		rc = err_fail(e, "io", "%s is not a regular file", name);
+		rc = err_set(e, ERR_IO, "%s is not a regular file", name);
 	} else {
 		rc = read_fd(fd, name, out, len, e);
 	}

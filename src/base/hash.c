@@ -34,7 +34,7 @@ int hash_random_hex(char *out, size_t nhex, struct err *e)
 	size_t need = (nhex + 1) / 2, got = 0;
 
 	if (need > sizeof raw)
-		return err_fail(e, "internal", "random id too long");
+		return err_set(e, ERR_INTERNAL, "random id too long");
 	while (got < need) {
 		ssize_t n = getrandom(raw + got, need - got, 0);
 		if (n < 0 && errno == EINTR)

@@ -19,7 +19,7 @@ json_t *jsonio_parse(const char *data, size_t len, const char *what, struct err 
 	json_t *v = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
 
 	if (!v)
-		err_fail(e, "parse", "%s: not valid JSON at line %d, column %d: %s", what, je.line,
+		err_set(e, ERR_PARSE, "%s: not valid JSON at line %d, column %d: %s", what, je.line,
 			 je.column, je.text);
 	return v;
 }

@@ -107,18 +107,18 @@ static int collect_one(struct run *run, long long seq, int force, struct err *e)
 		return -1;
 	st = record_state(&r);
 	if (!record_valid(&r))
-		ok = err_refuse(e, "invalid", "request %lld did not validate at drain time; it is "
+		ok = err_set(e, ERR_INVALID_REQUEST, "request %lld did not validate at drain time; it is "
 				"never extracted and waits for you", seq);
 	else if (extract_is_booking(&r))
-		ok = err_refuse(e, "booking", "request %lld is a booking; the sweep settles it", seq);
+		ok = err_set(e, ERR_BOOKING, "request %lld is a booking; the sweep settles it", seq);
 	else if (strcmp(st, STATE_DRAINED) == 0 || strcmp(st, STATE_EXTRACTION_FAILED) == 0 ||
 		 (force && state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_FORCE)))
 		ok = 0;
 	else if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_FORCE))
-		ok = err_refuse(e, "transition", "request %lld is already %s; add --force to "
+		ok = err_set(e, ERR_INVALID_TRANSITION, "request %lld is already %s; add --force to "
 				"extract it again (nothing changed)", seq, st);
 	else
-		ok = err_refuse(e, "transition", "request %lld is %s; extract does not move a %s "
+		ok = err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; extract does not move a %s "
 				"request (nothing changed)", seq, st, st);
 	if (ok == 0)
 		add_job(run, &r);

@@ -346,7 +346,7 @@ static int fd_show(int argc, char **argv)
 	rc = store_get(&s, seq, &r, &e);
 	store_close(&s);
 	if (rc != 0) {
-		if (json && strcmp(e.code, "unreadable") == 0) {
+		if (json && e.code == ERR_UNREADABLE) {
 			json_t *o = json_pack("{s:n,s:[],s:s}", "record", "held_back", "unreadable",
 					      e.msg);
 			jsonio_print(stdout, o);
@@ -472,12 +472,12 @@ static int move_one(struct record *r, void *arg, struct err *e)
 
 	snprintf(m->from, sizeof m->from, "%s", from);
 	if (!state_known(from))
-		return err_refuse(e, "unknown_state",
+		return err_set(e, ERR_UNKNOWN_STATE,
 				  "request %lld is in state '%s', which this mecha does not know; "
 				  "%s changed nothing",
 				  r->seq, from, state_mover_name(m->by));
 	if (!state_allows(from, m->to, m->by))
-		return err_refuse(e, "transition", "request %lld is %s; %s does not move a %s request "
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; %s does not move a %s request "
 				  "(nothing changed)",
 				  r->seq, from, state_mover_name(m->by), from);
 	record_set_state(r, m->to);
@@ -560,7 +560,7 @@ static int fd_close(int argc, char **argv)
 	    utf8_arg("frontdoor close", "--reason", m.note) != 0)
 		return EXIT_USAGE;
 	if (blank(m.note)) {
-		err_refuse(&e, "reason_required",
+		err_set(&e, ERR_REASON_REQUIRED,
 			   "close needs --reason TEXT: a request that went away without a recorded "
 			   "reason is indistinguishable from one that was dropped (nothing changed)");
 		return cli_fail(&e);

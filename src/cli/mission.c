@@ -79,7 +79,7 @@ static int fail(const struct err *e, int json)
 	if (json) {
 		struct buf out = BUF_INIT;
 		buf_adds(&out, "{\"ok\":false,\"error\":");
-		wire_put_cstr(&out, e->code[0] ? e->code : "error");
+		wire_put_cstr(&out, err_code_name(e->code));
 		buf_adds(&out, ",\"message\":");
 		wire_put_cstr(&out, e->msg);
 		buf_adds(&out, "}\n");
@@ -287,7 +287,7 @@ static int post_feed(struct post_run *run, struct feed *f)
 			return rc;
 	}
 	if (!posted) {
-		err_refuse(&e, "invalid_letter", "not a mission letter: the input holds no letter");
+		err_set(&e, ERR_INVALID_LETTER, "not a mission letter: the input holds no letter");
 		return fail(&e, run->o->json);
 	}
 	if (run->done >= 100 && isatty(STDERR_FILENO))

@@ -31,7 +31,7 @@ int model_conf(const struct config *cfg, struct provider_conf *out, struct err *
 	if (p->api_key_env && *p->api_key_env) {
 		const char *key = getenv(p->api_key_env);
 		if (!key || !*key)
-			return err_fail(e, "config",
+			return err_set(e, ERR_CONFIG,
 					"provider %s: its key variable %s is not set in the environment",
 					p->name, p->api_key_env);
 		out->api_key = xstrdup(key);

@@ -786,7 +786,7 @@ static int verb_approve(int argc, char **argv)
 	if (l.n == 0) {
 		puts("Nothing to send.");
 	} else if (!ask_to_send(&l, &o)) {
-		err_refuse(&e, "declined", "nothing was sent");
+		err_set(&e, ERR_DECLINED, "nothing was sent");
 		rc = cli_fail(&e);
 	} else {
 		for (size_t i = 0; i < l.n; i++)

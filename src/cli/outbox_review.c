@@ -144,7 +144,7 @@ static int run_editor(const char *path, struct err *e)
 		if (errno != EINTR)
 			return err_errno(e, "waiting for the editor");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return err_fail(e, "editor", "the editor (%s) failed; nothing was changed", editor);
+		return err_set(e, ERR_EDITOR, "the editor (%s) failed; nothing was changed", editor);
 	return 0;
 }
 
@@ -159,13 +159,13 @@ static int save_edit(struct outbox_item *it, void *ctx, struct err *e)
 	struct save *s = ctx;
 
 	if (!outbox_item_pending(it))
-		return err_refuse(e, "not_pending", "%s was resolved (%s) while you were editing; "
+		return err_set(e, ERR_NOT_PENDING, "%s was resolved (%s) while you were editing; "
 				  "your text is kept in %s", it->id, it->status, s->kept);
 	if (it->sending_since)
-		return err_refuse(e, "in_flight", "%s went in flight while you were editing; your "
+		return err_set(e, ERR_IN_FLIGHT, "%s went in flight while you were editing; your "
 				  "text is kept in %s", it->id, s->kept);
 	if (!json_equal(it->args, (json_t *)s->was))
-		return err_refuse(e, "changed", "%s was changed by someone else while you were "
+		return err_set(e, ERR_CHANGED, "%s was changed by someone else while you were "
 				  "editing; your text is kept in %s", it->id, s->kept);
 	outbox_item_set_args(it, s->now);
 	return 0;
@@ -218,7 +218,7 @@ static int edit_finish(struct cli_outbox *c, const struct outbox_item *it,
 	rc = outbox_store_update(&c->store, it->id, save_edit, &s, e);
 	json_decref(s.now);
 	if (rc < 0)
-		return e->kind == ERR_REFUSED ? 1 : -1;
+		return err_is_refusal(e) ? 1 : -1;
 	printf("Saved %s.\n", it->id);
 	return 0;
 }
@@ -234,8 +234,8 @@ int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e)
 		return -1;
 	if (!outbox_item_pending(&it) || it.sending_since) {
 		rc = it.sending_since
-			     ? err_refuse(e, "in_flight", "%s is in flight; it can no longer be edited", id)
-			     : err_refuse(e, "not_pending", "%s is %s; only a pending draft can be edited",
+			     ? err_set(e, ERR_IN_FLIGHT, "%s is in flight; it can no longer be edited", id)
+			     : err_set(e, ERR_NOT_PENDING, "%s is %s; only a pending draft can be edited",
 					  id, it.status);
 		outbox_item_free(&it);
 		return rc;
@@ -334,7 +334,7 @@ static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
 
 	if (release_send(&c->store, &c->cfg, id, 0, &e) != 0) {
 		cli_fail(&e);
-		if (e.kind == ERR_FAIL)
+		if (err_exit_code(&e) == EXIT_FAIL)
 			t->status = EXIT_FAIL;
 		return;
 	}

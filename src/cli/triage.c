@@ -64,22 +64,22 @@ static int preflight(const struct config *cfg, const struct provider_conf *conf,
 		     struct outbox_store *ob, struct err *e)
 {
 	if (provider_is_rules(conf))
-		return err_refuse(e, "no_model",
+		return err_set(e, ERR_NO_MODEL,
 				  "triage needs a model that can use tools, and the configured "
 				  "provider is the rules extractor: set default_provider in config.toml");
 	if (!config_outbox_routes(cfg, "mail_send"))
-		return err_refuse(e, "unrouted",
+		return err_set(e, ERR_UNROUTED,
 				  "triage refuses to run: [outbox] tools in config.toml does not name "
 				  "mail_send, so drafts would have nowhere to go");
 	if (outbox_store_open(ob, cfg->outbox_dir, OUTBOX_WRITE, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
-		return err_refuse(e, "unrouted", "triage refuses to run: the outbox cannot be "
+		return err_set(e, ERR_UNROUTED, "triage refuses to run: the outbox cannot be "
 				  "opened for writing (%s)", why);
 	}
 	if (access(cfg->outbox_dir, W_OK) != 0) {
 		outbox_store_close(ob);
-		return err_refuse(e, "unrouted", "triage refuses to run: the outbox %s is not writable",
+		return err_set(e, ERR_UNROUTED, "triage refuses to run: the outbox %s is not writable",
 				  cfg->outbox_dir);
 	}
 	return 0;
@@ -204,7 +204,7 @@ int frontdoor_triage_verb(int argc, char **argv)
 		rc = store_get(&s, seq, &r, &e);
 		if (rc == 0) {
 			if (strcmp(record_state(&r), STATE_EXTRACTED) != 0)
-				rc = err_refuse(&e, "transition", "request %lld is %s; triage takes "
+				rc = err_set(&e, ERR_INVALID_TRANSITION, "request %lld is %s; triage takes "
 						"extracted requests only (nothing changed)", seq,
 						record_state(&r));
 			else

@@ -27,7 +27,7 @@ int cli_fail_json(const struct err *e, int json)
 {
 	if (json) {
 		json_t *o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error",
-				      e->code[0] ? e->code : "error", "message", e->msg);
+				      err_code_name(e->code), "message", e->msg);
 		if (o) {
 			jsonio_print(stdout, o);
 			json_decref(o);

@@ -101,7 +101,7 @@ static int fail(struct parser *ps, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return err_fail(ps->e, "config", "%s:%d: %s", ps->file, ps->line, msg);
+	return err_set(ps->e, ERR_CONFIG, "%s:%d: %s", ps->file, ps->line, msg);
 }
 
 static void value_free(struct value *v)
@@ -452,7 +452,7 @@ static struct config_provider *current_provider(struct parser *ps)
 static int close_table(struct parser *ps)
 {
 	if (ps->tab == T_PROVIDER && !current_provider(ps)->kind)
-		return err_fail(ps->e, "config", "%s:%d: [providers.%s] needs kind = \"openai\", "
+		return err_set(ps->e, ERR_CONFIG, "%s:%d: [providers.%s] needs kind = \"openai\", "
 				"\"anthropic\" or \"rules\"", ps->file, ps->tab_line,
 				current_provider(ps)->name);
 	return 0;
@@ -725,7 +725,7 @@ static int resolve_provider(struct config *c, const char *from_env, struct err *
 		pr->connect_timeout_s = CONFIG_CONNECT_TIMEOUT_S;
 	}
 	if (!pr)
-		return err_fail(e, "config", "%s names the provider '%s', but %s has no "
+		return err_set(e, ERR_CONFIG, "%s names the provider '%s', but %s has no "
 				"[providers.%s] table",
 				from_env && *from_env ? "MECHA_PROVIDER" : "default_provider",
 				c->default_provider, c->path ? c->path : "the configuration",
@@ -761,7 +761,7 @@ static int read_file(struct config *out, char *home, char *path, struct err *e)
 	size_t len = 0;
 
 	if (fs_read(path, &text, &len, e) != 0) {
-		if (strcmp(e->code, "not_found") != 0)
+		if (e->code != ERR_NOT_FOUND)
 			return -1;
 		memset(out, 0, sizeof *out);
 		free(path);

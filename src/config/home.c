@@ -18,7 +18,7 @@ char *home_dir(struct err *e)
 		return fs_expand_home(m);
 	if (h && *h)
 		return fs_join(h, ".mecha");
-	err_fail(e, "config", "neither MECHA_HOME nor HOME is set, so mecha has no home");
+	err_set(e, ERR_CONFIG, "neither MECHA_HOME nor HOME is set, so mecha has no home");
 	return NULL;
 }
 

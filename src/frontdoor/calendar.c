@@ -81,7 +81,7 @@ static int collect_file(const char *path, struct collect *c, struct err *e)
 	top = icalparser_parse_string(text);
 	free(text);
 	if (!top)
-		return err_fail(e, "parse", "%s is not an iCalendar file", path);
+		return err_set(e, ERR_PARSE, "%s is not an iCalendar file", path);
 	collect_component(top, c);
 	icalcomponent_free(top);
 	return 0;
@@ -142,11 +142,11 @@ int calendar_busy(const char *path, time_t from, time_t to, struct calendar_inte
 	*out = NULL;
 	*n = 0;
 	if (!path || !*path)
-		return err_fail(e, "not_found", "no calendar is configured ([calendar] path)");
+		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
 	if (to <= from)
-		return err_refuse(e, "bad_window", "the window ends before it starts");
+		return err_set(e, ERR_BAD_WINDOW, "the window ends before it starts");
 	if (to - from > (time_t)CALENDAR_MAX_WINDOW_DAYS * 86400)
-		return err_refuse(e, "bad_window", "the window is longer than %d days",
+		return err_set(e, ERR_BAD_WINDOW, "the window is longer than %d days",
 				  CALENDAR_MAX_WINDOW_DAYS);
 	isdir = fs_is_dir(path, e);
 	if (isdir < 0)

@@ -31,14 +31,14 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	struct outbox_item item;
 
 	if (strcmp(state, STATE_EXTRACTED) != 0 && strcmp(state, STATE_AWAITING_ME) != 0)
-		return err_refuse(e, "transition",
+		return err_set(e, ERR_INVALID_TRANSITION,
 				  "request %lld is %s, not extracted: nothing was drafted", r->seq,
 				  state);
 	if (!record_valid(r) || !record_extraction(r))
-		return err_refuse(e, "not_extracted",
+		return err_set(e, ERR_NOT_EXTRACTED,
 				  "request %lld has no checked extraction: nothing was drafted", r->seq);
 	if (!to || !*to)
-		return err_refuse(e, "no_reply_to",
+		return err_set(e, ERR_NO_REPLY_TO,
 				  "request %lld has no reply_to address, so there is nobody a reply "
 				  "could go to: nothing was drafted",
 				  r->seq);
@@ -76,11 +76,11 @@ int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_rep
 	struct staging st = { ob, "mail_send", NULL, d->session_id, d->move, id_out };
 
 	if (!d->subject || !d->body)
-		return err_refuse(e, "bad_arguments", "a reply needs a subject and a body");
+		return err_set(e, ERR_BAD_ARGUMENTS, "a reply needs a subject and a body");
 	/* "to" first, then what the run wrote: the order a person reads it in. */
 	st.args = json_pack("{s:n,s:s,s:s}", "to", "subject", d->subject, "body", d->body);
 	if (!st.args)
-		return err_refuse(e, "bad_arguments", "the subject and body must be UTF-8 text");
+		return err_set(e, ERR_BAD_ARGUMENTS, "the subject and body must be UTF-8 text");
 	return stage(s, &st, d->seq, e);
 }
 
@@ -90,10 +90,10 @@ int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_in
 	struct staging st = { ob, "calendar_invite", NULL, d->session_id, d->move, id_out };
 
 	if (!d->start || !d->end || !d->title)
-		return err_refuse(e, "bad_arguments", "an invite needs a start, an end and a title");
+		return err_set(e, ERR_BAD_ARGUMENTS, "an invite needs a start, an end and a title");
 	st.args = json_pack("{s:n,s:s,s:s,s:s,s:s}", "to", "subject", d->title, "title", d->title,
 			    "start", d->start, "end", d->end);
 	if (!st.args)
-		return err_refuse(e, "bad_arguments", "the title must be UTF-8 text");
+		return err_set(e, ERR_BAD_ARGUMENTS, "the title must be UTF-8 text");
 	return stage(s, &st, d->seq, e);
 }

@@ -67,7 +67,7 @@ json_t *extract_empty(void)
 
 static int wrong_type(struct err *e, const char *key, const char *want)
 {
-	return err_fail(e, "parse", "the extraction's \"%s\" is not %s", key, want);
+	return err_set(e, ERR_PARSE, "the extraction's \"%s\" is not %s", key, want);
 }
 
 /* Copies the six keys in order, checking each type; missing ones stay empty. */
@@ -129,14 +129,14 @@ int extract_parse(const char *text, size_t len, json_t **out, struct err *e)
 			break;
 		}
 	if (!start || !end || end < start)
-		return err_fail(e, "parse", "the extractor returned no JSON object");
+		return err_set(e, ERR_PARSE, "the extractor returned no JSON object");
 	v = json_loadb(start, (size_t)(end - start) + 1, JSON_ALLOW_NUL, &je);
 	if (!v)
-		return err_fail(e, "parse", "the extractor's JSON does not parse (%s at column %d)",
+		return err_set(e, ERR_PARSE, "the extractor's JSON does not parse (%s at column %d)",
 				je.text, je.column);
 	if (!json_is_object(v)) {
 		json_decref(v);
-		return err_fail(e, "parse", "the extractor returned no JSON object");
+		return err_set(e, ERR_PARSE, "the extractor returned no JSON object");
 	}
 	rc = canonical(v, out, e);
 	json_decref(v);

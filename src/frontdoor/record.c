@@ -35,7 +35,7 @@ int record_type_id_ok(const char *s)
 
 static int bad(struct err *e, const char *key, const char *want)
 {
-	return err_fail(e, "unreadable", "'%s' is not %s", key, want);
+	return err_set(e, ERR_UNREADABLE, "'%s' is not %s", key, want);
 }
 
 static int check_string_array(const json_t *a, const char *key, struct err *e)
@@ -79,7 +79,7 @@ static int check_extraction(const json_t *x, struct err *e)
 			if (!json_is_boolean(v))
 				return bad(e, "extraction.reads_like_instructions", "true or false");
 		} else if (!json_is_string(v)) {
-			return err_fail(e, "unreadable", "'extraction.%s' is not a string", k);
+			return err_set(e, ERR_UNREADABLE, "'extraction.%s' is not a string", k);
 		}
 	}
 	return 0;
@@ -92,17 +92,17 @@ static int check_attachment(const json_t *a, size_t i, struct err *e)
 	json_t *v;
 
 	if (!json_is_object(a))
-		return err_fail(e, "unreadable", "attachment %zu is not an object", i);
+		return err_set(e, ERR_UNREADABLE, "attachment %zu is not an object", i);
 	for (size_t k = 0; strings[k]; k++)
 		if (!json_is_string(json_object_get(a, strings[k])))
-			return err_fail(e, "unreadable", "attachment %zu has no string '%s'", i,
+			return err_set(e, ERR_UNREADABLE, "attachment %zu has no string '%s'", i,
 					strings[k]);
 	v = json_object_get(a, "size");
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return err_fail(e, "unreadable", "attachment %zu has no size", i);
+		return err_set(e, ERR_UNREADABLE, "attachment %zu has no size", i);
 	v = json_object_get(a, "id");
 	if (v && !json_is_string(v))
-		return err_fail(e, "unreadable", "attachment %zu has an id that is not a string", i);
+		return err_set(e, ERR_UNREADABLE, "attachment %zu has an id that is not a string", i);
 	return 0;
 }
 
@@ -111,15 +111,15 @@ static int check_required(const json_t *doc, struct err *e)
 	static const char *const strings[] = { "type_id", "state", "created_at", "drained_at", NULL };
 
 	if (!json_is_integer(json_object_get(doc, "seq")))
-		return err_fail(e, "unreadable", "no integer 'seq'");
+		return err_set(e, ERR_UNREADABLE, "no integer 'seq'");
 	for (size_t i = 0; strings[i]; i++)
 		if (!json_is_string(json_object_get(doc, strings[i])))
-			return err_fail(e, "unreadable", "no string '%s'", strings[i]);
+			return err_set(e, ERR_UNREADABLE, "no string '%s'", strings[i]);
 	if (!record_type_id_ok(jsonio_str(doc, "type_id")))
-		return err_fail(e, "unreadable",
+		return err_set(e, ERR_UNREADABLE,
 				"type_id is not 1 to 64 of A-Z a-z 0-9 _ - (it would be part of a file name)");
 	if (!json_is_object(json_object_get(doc, "values")))
-		return err_fail(e, "unreadable", "no object 'values'");
+		return err_set(e, ERR_UNREADABLE, "no object 'values'");
 	return 0;
 }
 
@@ -131,7 +131,7 @@ int record_check(const json_t *doc, struct err *e)
 	size_t i;
 
 	if (!json_is_object(doc))
-		return err_fail(e, "unreadable", "not a JSON object");
+		return err_set(e, ERR_UNREADABLE, "not a JSON object");
 	if (check_required(doc, e))
 		return -1;
 	for (i = 0; opt_strings[i]; i++)
@@ -164,7 +164,7 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 	json_t *doc = jsonio_parse(data, len, what, e);
 
 	if (!doc) {
-		snprintf(e->code, sizeof e->code, "unreadable");
+		e->code = ERR_UNREADABLE;
 		return -1;
 	}
 	if (record_check(doc, e) != 0) {

@@ -267,7 +267,7 @@ static int read_named_if(struct store *s, const char *name, const char *needle,
 	record_file_name(out->seq, out->type_id, expect);
 	if (strcmp(expect, name) != 0) {
 		record_free(out);
-		return err_fail(e, "unreadable", "%s holds seq %lld of type '%s', which belongs in %s",
+		return err_set(e, ERR_UNREADABLE, "%s holds seq %lld of type '%s', which belongs in %s",
 				name, out->seq, out->type_id, expect);
 	}
 	return 0;
@@ -294,7 +294,7 @@ static int each(struct store *s, const char *needle,
 		if (got > 0)
 			continue;
 		if (got < 0) {
-			if (strcmp(why.code, "not_found") != 0) /* gone since the listing */
+			if (why.code != ERR_NOT_FOUND) /* gone since the listing */
 				warn_unreadable(s, names[i].name, &why);
 			continue;
 		}
@@ -348,7 +348,7 @@ static void *parallel_worker(void *arg)
 		if (got > 0)
 			continue;
 		if (got < 0) {
-			if (strcmp(why.code, "not_found") != 0) {
+			if (why.code != ERR_NOT_FOUND) {
 				pthread_mutex_lock(&p->mu);
 				warn_unreadable(p->s, p->names[i].name, &why);
 				pthread_mutex_unlock(&p->mu);
@@ -416,7 +416,7 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 		}
 	free_names(names, n);
 	if (!found)
-		return err_fail(e, "not_found", "no request with seq %lld", seq);
+		return err_set(e, ERR_NOT_FOUND, "no request with seq %lld", seq);
 	return 0;
 }
 
@@ -427,7 +427,7 @@ int store_get(struct store *s, long long seq, struct record *out, struct err *e)
 	if (store_find(s, seq, name, e) != 0)
 		return -1;
 	if (read_named(s, name, out, e) != 0) {
-		if (strcmp(e->code, "unreadable") == 0)
+		if (e->code == ERR_UNREADABLE)
 			err_prefix(e, "request %lld is unreadable", seq);
 		return -1;
 	}
@@ -455,7 +455,7 @@ static int lock_store(struct store *s, struct err *e)
 	int fd;
 
 	if (s->dirfd < 0)
-		return err_fail(e, "not_found", "the request store %s does not exist", s->dir);
+		return err_set(e, ERR_NOT_FOUND, "the request store %s does not exist", s->dir);
 	path = fs_join(s->dir, ".lock");
 	fd = lock_acquire(path, LOCK_EXCLUSIVE, e);
 	free(path);
@@ -497,7 +497,7 @@ int store_put(struct store *s, struct record *r, struct err *e)
 		if (strcmp(old.type_id, r->type_id) != 0) {
 			record_free(&old);
 			lock_release(lock);
-			return err_refuse(e, "seq_taken", "seq %lld is already a '%s' request", r->seq,
+			return err_set(e, ERR_SEQ_TAKEN, "seq %lld is already a '%s' request", r->seq,
 					  old.type_id);
 		}
 		/* Ids on disk first, then the record's own: the list only ever grows. */

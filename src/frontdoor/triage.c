@@ -392,7 +392,7 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 	brief = strcmp(record_state(&r), STATE_EXTRACTED) == 0 ? brief_build(&r) : NULL;
 	record_free(&r);
 	if (!brief)
-		return err_refuse(e, "not_extracted",
+		return err_set(e, ERR_NOT_EXTRACTED,
 				  "request %lld is not extracted with a brief: triage has nothing it "
 				  "may tell a run",
 				  seq);

@@ -290,7 +290,7 @@ static char *do_tools_call(const struct mcp_server *s, const struct message *m)
 	result = tools_call(json_string_value(name), args, s->session_id, &e);
 	if (result)
 		return answer(m->id, result);
-	if (strcmp(e.code, "unknown_tool") == 0)
+	if (e.code == ERR_UNKNOWN_TOOL)
 		return fail(m->id, MCP_INVALID_PARAMS, "Unknown tool: %.*s",
 			    echo_len(json_string_value(name)), json_string_value(name));
 	return fail(m->id, MCP_INTERNAL_ERROR, "Internal error: %s", e.msg);

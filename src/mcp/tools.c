@@ -202,14 +202,14 @@ static int check_string(const struct tool_arg *a, const json_t *v, struct err *e
 	size_t len = json_string_length(v), chars;
 
 	if (memchr(s, '\0', len))
-		return err_refuse(e, "bad_arguments", "%s must not contain a NUL character",
+		return err_set(e, ERR_BAD_ARGUMENTS, "%s must not contain a NUL character",
 				  a->name);
 	chars = text_utf8_count(s, len);
 	if ((long long)chars < a->min || (long long)chars > a->max)
-		return err_refuse(e, "bad_arguments", "%s must be %lld to %lld characters long",
+		return err_set(e, ERR_BAD_ARGUMENTS, "%s must be %lld to %lld characters long",
 				  a->name, a->min, a->max);
 	if ((a->flags & ARG_ONE_LINE) && strpbrk(s, "\r\n"))
-		return err_refuse(e, "bad_arguments", "%s must be a single line", a->name);
+		return err_set(e, ERR_BAD_ARGUMENTS, "%s must be a single line", a->name);
 	return 0;
 }
 
@@ -221,13 +221,13 @@ static int check_value(const struct tool_arg *a, const json_t *v, struct err *e)
 		 (a->type == ARG_OBJECT && json_is_object(v));
 
 	if (!ok)
-		return err_refuse(e, "bad_arguments", "%s must be %s", a->name,
+		return err_set(e, ERR_BAD_ARGUMENTS, "%s must be %s", a->name,
 				  type_names[a->type]);
 	if (a->type == ARG_STRING)
 		return check_string(a, v, e);
 	if (a->type == ARG_INTEGER &&
 	    (json_integer_value(v) < a->min || (a->max >= 0 && json_integer_value(v) > a->max)))
-		return err_refuse(e, "bad_arguments", "%s is out of range", a->name);
+		return err_set(e, ERR_BAD_ARGUMENTS, "%s is out of range", a->name);
 	return 0;
 }
 
@@ -247,7 +247,7 @@ static int check_args(const struct tool *t, const json_t *args, struct err *e)
 
 	json_object_foreach((json_t *)args, key, v) {
 		if (!arg_named(t, key))
-			return err_refuse(e, "bad_arguments",
+			return err_set(e, ERR_BAD_ARGUMENTS,
 					  "%s takes no argument '%.*s': nothing was done", t->name,
 					  echo_len(key), key);
 	}
@@ -256,7 +256,7 @@ static int check_args(const struct tool *t, const json_t *args, struct err *e)
 
 		v = json_object_get(args, a->name);
 		if (!v && (a->flags & ARG_REQUIRED))
-			return err_refuse(e, "bad_arguments", "%s needs the argument '%s'", t->name,
+			return err_set(e, ERR_BAD_ARGUMENTS, "%s needs the argument '%s'", t->name,
 					  a->name);
 		if (v && check_value(a, v, e) != 0) {
 			err_prefix(e, "%s", t->name);
@@ -292,7 +292,7 @@ static json_t *refusal(const struct err *e)
 	text_safe(&msg, e->msg, strlen(e->msg), TEXT_KEEP_NEWLINES);
 	r = json_pack("{s:[{s:s,s:s}],s:{s:b,s:s,s:s},s:b}", "content", "type", "text", "text",
 		      buf_str(&msg), "structuredContent", "ok", 0, "error",
-		      e->code[0] ? e->code : "failed", "message", buf_str(&msg), "isError", 1);
+		      err_code_name(e->code), "message", buf_str(&msg), "isError", 1);
 	buf_free(&msg);
 	return r;
 }
@@ -305,7 +305,7 @@ json_t *tools_call(const char *name, const json_t *args, const char *session_id,
 	struct err why;
 
 	if (!t) {
-		err_set(e, ERR_USAGE, "unknown_tool", "no tool is called %.*s", echo_len(name),
+		err_set(e, ERR_UNKNOWN_TOOL, "no tool is called %.*s", echo_len(name),
 			name);
 		return NULL;
 	}
@@ -339,7 +339,7 @@ static int stage_reply(const struct config *cfg, const struct draft_reply *d,
 
 	/* The same rule as triage: a draft needs the route that will carry it. */
 	if (!config_outbox_routes(cfg, "mail_send"))
-		return err_refuse(e, "unrouted",
+		return err_set(e, ERR_UNROUTED,
 				  "[outbox] tools in config.toml does not name mail_send, so a reply "
 				  "would have nowhere to go: nothing was drafted");
 	if (store_open_default(&s, STORE_READ, e) != 0)
@@ -381,7 +381,7 @@ static json_t *run_draft_reply(const json_t *args, const char *session_id, struc
 static int window_end(const json_t *args, const char *key, time_t *t, struct err *e)
 {
 	if (rfc3339_parse(json_string_value(json_object_get(args, key)), t) != 0)
-		return err_refuse(e, "bad_arguments",
+		return err_set(e, ERR_BAD_ARGUMENTS,
 				  "%s is not an RFC 3339 timestamp (2026-08-10T09:00:00Z)", key);
 	return 0;
 }
@@ -452,7 +452,7 @@ static int read_letter(const json_t *obj, struct letter *l, struct err *e)
 	int rc;
 
 	if (!text)
-		return err_refuse(e, "invalid_letter", "the letter could not be read");
+		return err_set(e, ERR_INVALID_LETTER, "the letter could not be read");
 	rc = letter_parse(text, strlen(text), l, e);
 	free(text);
 	return rc;
@@ -462,12 +462,12 @@ static int read_letter(const json_t *obj, struct letter *l, struct err *e)
 static int agent_may_post(const char *agent, const struct letter *l, struct err *e)
 {
 	if (strcmp(agent, BOARD_HUMAN) == 0)
-		return err_refuse(e, "human_gesture",
+		return err_set(e, ERR_HUMAN_GESTURE,
 				  "the agent id '%s' is reserved for a person's gestures: nothing "
 				  "was appended",
 				  BOARD_HUMAN);
 	if (l->phase == LETTER_ARCHIVED)
-		return err_refuse(e, "human_gesture",
+		return err_set(e, ERR_HUMAN_GESTURE,
 				  "human_gesture: `archived` is a person's gesture (mecha mission "
 				  "archive), never an agent's — nothing was appended");
 	return 0;

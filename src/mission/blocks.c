@@ -57,13 +57,13 @@ static int check_store(const json_t *doc, const char *path, struct err *e)
 
 	if (!json_is_object(doc) || !json_is_string(json_object_get(doc, "schema")) ||
 	    strcmp(json_string_value(json_object_get(doc, "schema")), BLOCKS_SCHEMA) != 0)
-		return err_fail(e, "corrupt_store", "%s is not a %s block store", path, BLOCKS_SCHEMA);
+		return err_set(e, ERR_CORRUPT_STORE, "%s is not a %s block store", path, BLOCKS_SCHEMA);
 	if (!is_version(json_object_get(doc, "store_version"), INT64_MAX) || !json_is_array(blocks))
-		return err_fail(e, "corrupt_store",
+		return err_set(e, ERR_CORRUPT_STORE,
 				"%s: store_version and blocks are missing or malformed", path);
 	json_array_foreach(blocks, i, blk)
 		if (!check_block(blk))
-			return err_fail(e, "corrupt_store", "%s: block %zu is malformed", path, i);
+			return err_set(e, ERR_CORRUPT_STORE, "%s: block %zu is malformed", path, i);
 	return 0;
 }
 
@@ -74,7 +74,7 @@ int blocks_load(struct blocks *b, const char *path, struct err *e)
 	memset(b, 0, sizeof *b);
 	b->path = xstrdup(path);
 	b->doc = jsonio_load(path, &missing);
-	if (!b->doc && strcmp(missing.code, "not_found") == 0) {
+	if (!b->doc && missing.code == ERR_NOT_FOUND) {
 		b->doc = json_pack("{s:s,s:i,s:[]}", "schema", BLOCKS_SCHEMA, "store_version", 0,
 				   "blocks");
 		return 0;
@@ -161,13 +161,13 @@ int blocks_add(struct blocks *b, const char *id, const char *title, uint32_t bou
 	json_t *blk;
 
 	if (blocks_find(b, id, strlen(id)))
-		return err_refuse(e, "block_exists",
+		return err_set(e, ERR_BLOCK_EXISTS,
 				  "block_exists: the store already holds a block '%s' — nothing changed", id);
 	blk = json_pack("{s:s,s:s,s:I,s:I,s:[]}", "block_id", id, "title", title,
 			"boundary_version", (json_int_t)boundary, "contract_version",
 			(json_int_t)contract, "receipts");
 	if (!blk)
-		return err_fail(e, "invalid", "the block id and title must be UTF-8 text");
+		return err_set(e, ERR_BAD_ARGUMENTS, "the block id and title must be UTF-8 text");
 	json_array_append_new(json_object_get(b->doc, "blocks"), blk);
 	bump(b);
 	return 0;
@@ -232,13 +232,13 @@ int blocks_import(struct blocks *b, const struct letter *head, const char *head_
 	json_t *blk = blocks_find(b, c->block_id.s, c->block_id.len), *receipts, *r;
 
 	if (!blk)
-		return err_refuse(e, "unknown_block",
+		return err_set(e, ERR_UNKNOWN_BLOCK,
 				  "unknown_block: the receipt candidate names block_id '%s' which no "
 				  "block in this board's store holds — nothing was imported",
 				  c->block_id.s);
 	if (!scope_matches(blk, c))
-		return err_refuse(
-			e, "scope_mismatch",
+		return err_set(
+			e, ERR_SCOPE_MISMATCH,
 			"scope_mismatch: the candidate's scope is boundary_version %u, "
 			"contract_version %u but block '%s' is at %lld, %lld — nothing was imported",
 			(unsigned)c->boundary_version, (unsigned)c->contract_version, c->block_id.s,
@@ -247,7 +247,7 @@ int blocks_import(struct blocks *b, const struct letter *head, const char *head_
 	*version = blocks_version(b) + 1;
 	r = receipt_json(head, head_id, *version);
 	if (!r)
-		return err_fail(e, "internal", "could not record the receipt");
+		return err_set(e, ERR_INTERNAL, "could not record the receipt");
 	receipts = json_object_get(blk, "receipts");
 	if (!receipts) {
 		receipts = json_array();

@@ -41,7 +41,7 @@ static int stale(struct err *e, const char *expected, const struct letter *l, co
 {
 	const char *got = l->prev_letter_id.s ? l->prev_letter_id.s : "<none>";
 
-	return err_refuse(e, "stale_head", "stale_head: %s (expected_head=%s, got prev_letter_id=%s)",
+	return err_set(e, ERR_STALE_HEAD, "stale_head: %s (expected_head=%s, got prev_letter_id=%s)",
 			  detail, expected ? expected : "<none>", got);
 }
 
@@ -77,7 +77,7 @@ int board_check_transition(const struct letter *l, const struct board_head_ref *
 {
 	if (l->phase != LETTER_ARCHIVED || (head && head->phase == LETTER_MERGE_WAIT))
 		return 0;
-	return err_refuse(e, "invalid_transition",
+	return err_set(e, ERR_INVALID_TRANSITION,
 			  "invalid_transition: cannot post `archived` onto head `%s` — archived "
 			  "supersedes a merge_wait receipt only — the board's one transition rule "
 			  "(a fresh, landed, failed, or in-progress head cannot be archived)",
@@ -88,21 +88,21 @@ static int guards(const struct board *b, const struct letter *l, const struct bl
 		  struct err *e)
 {
 	if (b->brain && !letter_str_eq(&l->brain_ref, b->brain, strlen(b->brain)))
-		return err_refuse(e, "brain_mismatch",
+		return err_set(e, ERR_BRAIN_MISMATCH,
 				  "brain_mismatch: the letter names brain_ref '%s' but this board is "
 				  "bound to '%s' — nothing was appended",
 				  l->brain_ref.s, b->brain);
 	if (!store->exists)
 		return 0;
 	if (!l->synthetic && !blocks_find(store, l->block_id.s, l->block_id.len))
-		return err_refuse(e, "unknown_block",
+		return err_set(e, ERR_UNKNOWN_BLOCK,
 				  "unknown_block: the letter names block_id '%s' which no block in "
 				  "this board's store holds — name a real block, or set "
 				  "synthetic:true for a smoke probe; nothing was appended",
 				  l->block_id.s);
 	if (l->phase == LETTER_LANDED &&
 	    !blocks_has_receipt_at(store, l->block_id.s, l->block_id.len, l->receipt.store_version))
-		return err_refuse(e, "landed_law",
+		return err_set(e, ERR_LANDED_LAW,
 				  "landed_law: `landed` requires receipt.imported==true with a real "
 				  "store_version — no receipt for block '%s' was imported at "
 				  "store_version %" PRIu64 " (a zero-exit gate without an imported "
@@ -247,7 +247,7 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	s->fd = mailbox_open(b->box, create, &missing);
 	if (s->fd < 0) {
 		session_close(s);
-		if (!create && strcmp(missing.code, "not_found") == 0)
+		if (!create && missing.code == ERR_NOT_FOUND)
 			return 1;
 		*e = missing;
 		return -1;
@@ -391,7 +391,7 @@ static int letter_at(struct session *s, uint64_t offset, const char *id,
 		wire_trim(buf_str(&line), line.len, &off, &n);
 		if (strcmp(got, id) != 0 || letter_parse_line(buf_str(&line) + off, n, env, e) != 0 ||
 		    !letter_is_mission(env))
-			rc = err_fail(e, "index", "the index of %s is out of step with the box; "
+			rc = err_set(e, ERR_INDEX, "the index of %s is out of step with the box; "
 				      "delete %s.idx and try again", s->b->box, s->b->box);
 	}
 	buf_free(&line);
@@ -534,7 +534,7 @@ int board_post(struct board *b, const char *agent, const struct letter *l,
 	int r;
 
 	if (!agent || !*agent || !text_utf8_valid(agent, strlen(agent)))
-		return err_refuse(e, "invalid_agent", "the agent id must be non-empty UTF-8 text");
+		return err_set(e, ERR_INVALID_AGENT, "the agent id must be non-empty UTF-8 text");
 	if (letter_validate(l, e) != 0)
 		return -1;
 	r = session_open(b, &s, 0, e);
@@ -642,7 +642,7 @@ void board_heads_free(struct board_head *h, size_t n)
 
 static int unknown_mission(struct err *e, const char *mission_id)
 {
-	return err_refuse(e, "unknown_mission", "unknown_mission: no letter in this box belongs to "
+	return err_set(e, ERR_UNKNOWN_MISSION, "unknown_mission: no letter in this box belongs to "
 			  "mission '%s'", mission_id);
 }
 
@@ -717,7 +717,7 @@ int board_archive(struct board *b, const char *mission_id, const char *now,
 
 static int not_landable(struct err *e, const char *mission_id, const struct head_info *h)
 {
-	return err_refuse(e, "not_landable",
+	return err_set(e, ERR_NOT_LANDABLE,
 			  "not_landable: the head of mission '%s' is `%s`%s — only a merge_wait "
 			  "head with a receipt_candidate lands; nothing was imported",
 			  mission_id, letter_phase_name(h->ref.phase),
@@ -760,7 +760,7 @@ static int land_prepare(const char *mission_id, const uint64_t *expect,
 	*recovering = v != 0;
 	if (!*recovering) {
 		if (expect && blocks_version(store) != *expect)
-			return err_refuse(e, "stale_version",
+			return err_set(e, ERR_STALE_VERSION,
 					  "stale_version: the block store is at store_version %" PRIu64
 					  ", not %" PRIu64 " — nothing was imported",
 					  blocks_version(store), *expect);

@@ -100,7 +100,7 @@ int board_check_head(const struct letter *l, const struct board_head_ref *head, 
 int board_check_transition(const struct letter *l, const struct board_head_ref *head,
 			   struct err *e);
 
-/* Posts l as agent (valid UTF-8, not empty). Refusals are ERR_REFUSED; I/O ERR_FAIL. */
+/* Posts l as agent (valid UTF-8, not empty). Refusals exit 3; I/O failures exit 1. */
 int board_post(struct board *b, const char *agent, const struct letter *l,
 	       struct board_result *out, struct err *e);
 

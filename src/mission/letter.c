@@ -482,7 +482,7 @@ out:
 static int parse_failed(struct wire *w, struct letter *l, struct err *e)
 {
 	letter_free(l);
-	err_refuse(e, "invalid_letter", "not a mission letter: %s",
+	err_set(e, ERR_INVALID_LETTER, "not a mission letter: %s",
 		   w->why[0] ? w->why : "unreadable");
 	return -1;
 }
@@ -561,7 +561,7 @@ int letter_parse_line(const char *line, size_t len, struct letter_envelope *out,
 	if (!w.failed)
 		wire_fail(&w, "something after the letter");
 	letter_envelope_free(out);
-	return err_fail(e, "unreadable", "unreadable line: %s", w.why);
+	return err_set(e, ERR_UNREADABLE, "unreadable line: %s", w.why);
 }
 
 int letter_is_mission(const struct letter_envelope *env)
@@ -735,12 +735,12 @@ static int valid_mission_id(const struct letter_str *id)
 
 static int invalid_phase(struct err *e, const char *phase, const char *detail)
 {
-	return err_refuse(e, "invalid_phase", "invalid_phase: `%s` %s", phase, detail);
+	return err_set(e, ERR_INVALID_PHASE, "invalid_phase: `%s` %s", phase, detail);
 }
 
 static int incomplete(struct err *e, const char *part, const char *missing)
 {
-	return err_refuse(e, "incomplete_evidence",
+	return err_set(e, ERR_INCOMPLETE_EVIDENCE,
 			  "incomplete_evidence: %s is missing `%s` — evidence a tool cannot point "
 			  "at is not evidence",
 			  part, missing);
@@ -748,7 +748,7 @@ static int incomplete(struct err *e, const char *part, const char *missing)
 
 static int landed_law(struct err *e, const char *detail)
 {
-	return err_refuse(e, "landed_law",
+	return err_set(e, ERR_LANDED_LAW,
 			  "landed_law: `landed` requires receipt.imported==true with a real "
 			  "store_version — %s (a zero-exit gate without an imported receipt is "
 			  "merge_wait, never landed)",
@@ -800,17 +800,17 @@ static int validate_phase(const struct letter *l, struct err *e)
 int letter_validate(const struct letter *l, struct err *e)
 {
 	if (!letter_str_eq(&l->schema, LETTER_SCHEMA, strlen(LETTER_SCHEMA)))
-		return err_refuse(e, "schema_mismatch", "schema mismatch: expected %s, found %s",
+		return err_set(e, ERR_SCHEMA_MISMATCH, "schema mismatch: expected %s, found %s",
 				  LETTER_SCHEMA, l->schema.s ? l->schema.s : "");
 	if (!l->mission_id.s || !valid_mission_id(&l->mission_id))
-		return err_refuse(e, "invalid_mission_id",
+		return err_set(e, ERR_INVALID_MISSION_ID,
 				  "invalid mission_id '%s': expected msn_<12hex>",
 				  l->mission_id.s ? l->mission_id.s : "");
 	if (l->mission_seq < 1)
-		return err_refuse(e, "invalid_mission_seq",
+		return err_set(e, ERR_INVALID_MISSION_SEQ,
 				  "invalid mission_seq %" PRIu64 ": a chain starts at 1", l->mission_seq);
 	if (l->brain_ref.s && looks_absolute(&l->brain_ref))
-		return err_refuse(e, "absolute_path",
+		return err_set(e, ERR_ABSOLUTE_PATH,
 				  "the public contract carries no absolute paths (§1f): field "
 				  "`brain_ref` = '%s' looks like a path — brain_ref is a reference "
 				  "string, host paths live in the local side record",

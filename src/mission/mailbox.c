@@ -36,14 +36,14 @@ int mailbox_open(const char *path, int create, struct err *e)
 
 	if (fd < 0) {
 		if (errno == ENOENT)
-			return err_fail(e, "not_found", "%s: no such box", path);
+			return err_set(e, ERR_NOT_FOUND, "%s: no such box", path);
 		if (errno == ELOOP)
-			return err_fail(e, "io", "%s is a symbolic link; a box never is", path);
+			return err_set(e, ERR_IO, "%s is a symbolic link; a box never is", path);
 		return err_errno(e, "opening the box %s", path);
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return err_fail(e, "io", "%s is not a regular file", path);
+		return err_set(e, ERR_IO, "%s is not a regular file", path);
 	}
 	return fd;
 }

@@ -458,7 +458,7 @@ static int install(struct sidecar *sc, void *block, struct err *e)
 		return -1;
 	rc = file_open(sc, e);
 	if (rc == 0)
-		rc = err_fail(e, "io", "the index %s changed while it was written", sc->path);
+		rc = err_set(e, ERR_IO, "the index %s changed while it was written", sc->path);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -46,11 +46,11 @@ static int bind_taint(struct outbox_item *it, struct err *e)
 	if (!t || json_is_null(t))
 		return 0;
 	if (!json_is_object(t))
-		return err_fail(e, "unreadable", "taint is not an object");
+		return err_set(e, ERR_UNREADABLE, "taint is not an object");
 	p = json_object_get(t, "private");
 	u = json_object_get(t, "untrusted");
 	if ((p && !json_is_boolean(p)) || (u && !json_is_boolean(u)))
-		return err_fail(e, "unreadable", "taint.private and taint.untrusted must be booleans");
+		return err_set(e, ERR_UNREADABLE, "taint.private and taint.untrusted must be booleans");
 	it->taint_private = p && json_is_true(p);
 	it->taint_untrusted = u && json_is_true(u);
 	return 0;
@@ -62,17 +62,17 @@ static int bind(struct outbox_item *it, struct err *e)
 	const char *s;
 
 	if (!json_is_object(it->doc))
-		return err_fail(e, "unreadable", "not a JSON object");
+		return err_set(e, ERR_UNREADABLE, "not a JSON object");
 	for (size_t i = 0; i < sizeof required_strings / sizeof required_strings[0]; i++)
 		if (!json_is_string(json_object_get(it->doc, required_strings[i])))
-			return err_fail(e, "unreadable", "%s is missing or not a string",
+			return err_set(e, ERR_UNREADABLE, "%s is missing or not a string",
 					required_strings[i]);
 	for (size_t i = 0; i < sizeof optional_strings / sizeof optional_strings[0]; i++)
 		if (opt_str(it->doc, optional_strings[i], &s) != 0)
-			return err_fail(e, "unreadable", "%s is not a string", optional_strings[i]);
+			return err_set(e, ERR_UNREADABLE, "%s is not a string", optional_strings[i]);
 	it->args = json_object_get(it->doc, "args");
 	if (!it->args)
-		return err_fail(e, "unreadable", "args is missing");
+		return err_set(e, ERR_UNREADABLE, "args is missing");
 	it->args_before = json_object_get(it->doc, "args_before");
 	if (!it->args_before)
 		it->args_before = it->args;
@@ -80,7 +80,7 @@ static int bind(struct outbox_item *it, struct err *e)
 	/* The id becomes a file name and a Message-ID: it must be safe as both. */
 	if (!outbox_item_id_ok(it->id) || strlen(it->id) != json_string_length(json_object_get(
 							     it->doc, "id")))
-		return err_fail(e, "unreadable", "id is not a valid outbox id");
+		return err_set(e, ERR_UNREADABLE, "id is not a valid outbox id");
 	it->status = jsonio_str(it->doc, "status");
 	it->tool = jsonio_str(it->doc, "tool");
 	it->created_at = jsonio_str(it->doc, "created_at");
@@ -117,7 +117,7 @@ int outbox_item_parse(struct outbox_item *it, const char *data, size_t len, cons
 
 	memset(it, 0, sizeof *it);
 	if (!doc) {
-		snprintf(e->code, sizeof e->code, "unreadable");
+		e->code = ERR_UNREADABLE;
 		return -1;
 	}
 	return outbox_item_adopt(it, doc, e);

@@ -155,7 +155,7 @@ bad:
 	{
 		struct buf b = BUF_INIT;
 		text_safe(&b, s, n, 0);
-		err_fail(e, "bad_args", "%s: '%s' is not an e-mail address mecha will send to", what,
+		err_set(e, ERR_BAD_ARGS, "%s: '%s' is not an e-mail address mecha will send to", what,
 			 buf_str(&b));
 		buf_free(&b);
 	}
@@ -172,7 +172,7 @@ static int addr_list(const json_t *v, const char *what, int required, struct add
 
 	if (!v || json_is_null(v)) {
 		if (required)
-			return err_fail(e, "bad_args", "the draft has no '%s' address", what);
+			return err_set(e, ERR_BAD_ARGS, "the draft has no '%s' address", what);
 		return 0;
 	}
 	if (json_is_string(v)) {
@@ -183,17 +183,17 @@ static int addr_list(const json_t *v, const char *what, int required, struct add
 		return 0;
 	}
 	if (!json_is_array(v))
-		return err_fail(e, "bad_args", "'%s' must be an address or a list of addresses", what);
+		return err_set(e, ERR_BAD_ARGS, "'%s' must be an address or a list of addresses", what);
 	json_array_foreach(v, i, x) {
 		if (!json_is_string(x))
-			return err_fail(e, "bad_args", "'%s' must hold only addresses", what);
+			return err_set(e, ERR_BAD_ARGS, "'%s' must hold only addresses", what);
 		*list = xrealloc(*list, (*n + 1) * sizeof **list);
 		if (addr_parse(json_string_value(x), json_string_length(x), what, &(*list)[*n], e))
 			return -1;
 		(*n)++;
 	}
 	if (required && *n == before)
-		return err_fail(e, "bad_args", "the draft has no '%s' address", what);
+		return err_set(e, ERR_BAD_ARGS, "the draft has no '%s' address", what);
 	return 0;
 }
 
@@ -406,10 +406,10 @@ int mail_check_args(const json_t *args, struct err *e)
 	const json_t *subject;
 
 	if (!json_is_object(args))
-		return err_fail(e, "bad_args", "a mail draft's args must be a JSON object");
+		return err_set(e, ERR_BAD_ARGS, "a mail draft's args must be a JSON object");
 	subject = json_object_get(args, "subject");
 	if (subject && !json_is_null(subject) && !json_is_string(subject))
-		return err_fail(e, "bad_args", "'subject' must be a string");
+		return err_set(e, ERR_BAD_ARGS, "'subject' must be a string");
 	if (addr_list(json_object_get(args, "to"), "to", 1, &list, &n, e) != 0 ||
 	    addr_list(json_object_get(args, "cc"), "cc", 0, &list, &n, e) != 0)
 		rc = -1;
@@ -450,9 +450,9 @@ int mail_build(const char *from, const char *id, const json_t *args, time_t date
 
 	memset(out, 0, sizeof *out);
 	if (!from || !*from)
-		return err_fail(e, "no_route", "[mail] from is not set, so mecha has no sender");
+		return err_set(e, ERR_NO_ROUTE, "[mail] from is not set, so mecha has no sender");
 	if (!outbox_item_id_ok(id))
-		return err_fail(e, "bad_args", "'%s' cannot be a Message-ID", id);
+		return err_set(e, ERR_BAD_ARGS, "'%s' cannot be a Message-ID", id);
 	if (addr_parse(from, strlen(from), "[mail] from", &sender, e) != 0)
 		return -1;
 	if (mail_check_args(args, e) != 0)
@@ -493,12 +493,12 @@ int mail_configured(const struct config *cfg, struct err *e)
 	int sendmail = cfg->mail_sendmail && *cfg->mail_sendmail;
 
 	if (!smtp && !sendmail) {
-		err_fail(e, "no_route", "no mail route is configured: set [mail] smtp_url or "
+		err_set(e, ERR_NO_ROUTE, "no mail route is configured: set [mail] smtp_url or "
 			 "[mail] sendmail in %s/config.toml", cfg->home ? cfg->home : "HOME_M");
 		return 0;
 	}
 	if (!cfg->mail_from || !*cfg->mail_from) {
-		err_fail(e, "no_route", "[mail] from is not set, so mecha has no sender");
+		err_set(e, ERR_NO_ROUTE, "[mail] from is not set, so mecha has no sender");
 		return 0;
 	}
 	return 1;
@@ -557,7 +557,7 @@ static int smtp_password(const struct config *cfg, const char **pw, struct err *
 		return 0;
 	*pw = getenv(cfg->mail_password_env);
 	if (!*pw || !**pw)
-		return err_fail(e, "no_route", "[mail] password_env names %s, which is not set",
+		return err_set(e, ERR_NO_ROUTE, "[mail] password_env names %s, which is not set",
 				cfg->mail_password_env);
 	return 0;
 }
@@ -606,11 +606,11 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 	CURL *h;
 
 	if (!smtp_scheme_ok(cfg->mail_smtp_url))
-		return err_fail(e, "no_route", "[mail] smtp_url must start with smtp:// or smtps://");
+		return err_set(e, ERR_NO_ROUTE, "[mail] smtp_url must start with smtp:// or smtps://");
 	if (smtp_password(cfg, &pw, e) != 0)
 		return -1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(h = curl_easy_init()))
-		return err_fail(e, "delivery", "libcurl could not start");
+		return err_set(e, ERR_DELIVERY, "libcurl could not start");
 	where = smtp_where(cfg->mail_smtp_url, &loopback);
 	from = xasprintf("<%s>", m->from);
 	rcpt = envelope(m);
@@ -627,7 +627,7 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		if (code > 0)
 			snprintf(said, sizeof said, " (the server answered %ld)", code);
-		rc = err_fail(e, "delivery", "SMTP to %s failed: %s%s", where,
+		rc = err_set(e, ERR_DELIVERY, "SMTP to %s failed: %s%s", where,
 			      errbuf[0] ? errbuf : curl_easy_strerror(res), said);
 	}
 	curl_slist_free_all(rcpt);
@@ -703,11 +703,11 @@ static int wait_command(pid_t pid, const char *cmd, int wrote, struct err *e)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && wrote == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return err_fail(e, "delivery", "'%s' stopped reading the message", cmd);
+		return err_set(e, ERR_DELIVERY, "'%s' stopped reading the message", cmd);
 	if (WIFEXITED(status))
-		return err_fail(e, "delivery", "'%s' exited with status %d", cmd,
+		return err_set(e, ERR_DELIVERY, "'%s' exited with status %d", cmd,
 				WEXITSTATUS(status));
-	return err_fail(e, "delivery", "'%s' was killed by signal %d", cmd, WTERMSIG(status));
+	return err_set(e, ERR_DELIVERY, "'%s' was killed by signal %d", cmd, WTERMSIG(status));
 }
 
 static int sendmail_send(const struct config *cfg, const struct mail_message *m, struct err *e)
@@ -718,7 +718,7 @@ static int sendmail_send(const struct config *cfg, const struct mail_message *m,
 	pid_t pid;
 
 	if (!argv)
-		return err_fail(e, "no_route", "[mail] sendmail is empty");
+		return err_set(e, ERR_NO_ROUTE, "[mail] sendmail is empty");
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		argv_free(argv);
 		return err_errno(e, "creating a pipe");
@@ -732,7 +732,7 @@ static int sendmail_send(const struct config *cfg, const struct mail_message *m,
 		close(fds[1]);
 		errno = rc;
 		err_errno(e, "cannot run [mail] sendmail '%s'", cfg->mail_sendmail);
-		snprintf(e->code, sizeof e->code, "delivery");
+		e->code = ERR_DELIVERY;
 		argv_free(argv);
 		return -1;
 	}

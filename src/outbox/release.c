@@ -62,7 +62,7 @@ static int calendar_prepare(const struct config *cfg, const struct outbox_item *
 	(void)cfg;
 	(void)it;
 	(void)job;
-	return err_fail(e, "unavailable", "calendar_invite cannot be delivered yet: its sink "
+	return err_set(e, ERR_UNAVAILABLE, "calendar_invite cannot be delivered yet: its sink "
 			"arrives with calendar support; nothing was sent");
 }
 
@@ -77,7 +77,7 @@ static const struct sink *sink_for(const char *tool, struct err *e)
 	for (size_t i = 0; i < sizeof sinks / sizeof sinks[0]; i++)
 		if (strcmp(sinks[i].tool, tool) == 0)
 			return &sinks[i];
-	err_fail(e, "unavailable", "tool %s is not available in this configuration", tool);
+	err_set(e, ERR_UNAVAILABLE, "tool %s is not available in this configuration", tool);
 	return NULL;
 }
 
@@ -98,13 +98,13 @@ int release_available(const struct config *cfg, const char *tool, struct err *e)
 
 static int refuse_resolved(const struct outbox_item *it, struct err *e)
 {
-	return err_refuse(e, "not_pending", "%s is %s: it was resolved while you were deciding, "
+	return err_set(e, ERR_NOT_PENDING, "%s is %s: it was resolved while you were deciding, "
 			  "so nothing was sent", it->id, it->status);
 }
 
 static int refuse_in_flight(const struct outbox_item *it, struct err *e)
 {
-	return err_refuse(e, "in_flight", "%s has been in flight since %s: another approve is "
+	return err_set(e, ERR_IN_FLIGHT, "%s has been in flight since %s: another approve is "
 			  "sending it, or a send was interrupted. Nothing was sent again. If it "
 			  "did not arrive, approve it with --force; if it did, approve it with "
 			  "--mark-sent", it->id, it->sending_since);
@@ -236,10 +236,10 @@ static int check_all(struct outbox_store *s, char *const *ids, size_t n, unsigne
 	for (size_t i = 0; i < n; i++) {
 		int rc = outbox_store_read(s, ids[i], &items[i], e);
 		if (rc == 0 && !outbox_item_pending(&items[i]))
-			rc = err_refuse(e, "not_pending", "%s is already %s; nothing was rejected",
+			rc = err_set(e, ERR_NOT_PENDING, "%s is already %s; nothing was rejected",
 					items[i].id, items[i].status);
 		else if (rc == 0 && items[i].sending_since && !(flags & RELEASE_FORCE))
-			rc = err_refuse(e, "in_flight", "%s has been in flight since %s; nothing was "
+			rc = err_set(e, ERR_IN_FLIGHT, "%s has been in flight since %s; nothing was "
 					"rejected (use --force if you know it did not go out)",
 					items[i].id, items[i].sending_since);
 		if (rc != 0) {
@@ -258,9 +258,9 @@ int release_reject(struct outbox_store *s, char *const *ids, size_t n, const cha
 	int rc = 0;
 
 	if (blank(reason)) {
-		err_usage(e, "a rejection needs a reason (--reason TEXT): it is what the next "
+		err_set(e, ERR_USAGE, "a rejection needs a reason (--reason TEXT): it is what the next "
 			  "draft is written from");
-		snprintf(e->code, sizeof e->code, "reason_required");
+		e->code = ERR_REASON_REQUIRED;
 		return -1;
 	}
 	items = xcalloc(n ? n : 1, sizeof *items);

@@ -51,9 +51,9 @@ void outbox_store_close(struct outbox_store *s)
 int outbox_store_lock(struct outbox_store *s, struct err *e)
 {
 	if (s->mode != OUTBOX_WRITE)
-		return err_fail(e, "internal", "the outbox was opened read-only");
+		return err_set(e, ERR_INTERNAL, "the outbox was opened read-only");
 	if (s->lock_fd >= 0)
-		return err_fail(e, "internal", "the outbox lock is already held");
+		return err_set(e, ERR_INTERNAL, "the outbox lock is already held");
 	s->lock_fd = lock_acquire(s->lock_path, LOCK_EXCLUSIVE, e);
 	return s->lock_fd < 0 ? -1 : 0;
 }
@@ -85,8 +85,8 @@ static int load(int dirfd, const char *name, const char *id, struct outbox_item 
 
 	memset(out, 0, sizeof *out);
 	if (fs_read_at(dirfd, name, &data, &len, e) != 0) {
-		if (strcmp(e->code, "not_found") != 0)
-			snprintf(e->code, sizeof e->code, "unreadable");
+		if (e->code != ERR_NOT_FOUND)
+			e->code = ERR_UNREADABLE;
 		return -1;
 	}
 	if (outbox_item_parse(out, data, len, name, e) != 0) {
@@ -98,7 +98,7 @@ static int load(int dirfd, const char *name, const char *id, struct outbox_item 
 	free(data);
 	if (strcmp(out->id, id) != 0) {
 		outbox_item_free(out);
-		return err_fail(e, "unreadable", "%s: its id does not match the file name", name);
+		return err_set(e, ERR_UNREADABLE, "%s: its id does not match the file name", name);
 	}
 	return 0;
 }
@@ -111,15 +111,15 @@ int outbox_store_read(struct outbox_store *s, const char *id, struct outbox_item
 
 	memset(out, 0, sizeof *out);
 	if (!outbox_item_id_ok(id) || strlen(id) > OUTBOX_ID_MAX)
-		return err_fail(e, "not_found", "no outbox item %s", id);
+		return err_set(e, ERR_NOT_FOUND, "no outbox item %s", id);
 	if (!s->exists)
-		return err_fail(e, "not_found", "no outbox item %s", id);
+		return err_set(e, ERR_NOT_FOUND, "no outbox item %s", id);
 	/* By path, not through a directory descriptor: reconcile reads thousands of these. */
 	name = xasprintf("%s.json", id);
 	path = fs_join(s->dir, name);
 	rc = load(AT_FDCWD, path, id, out, e);
-	if (rc != 0 && strcmp(e->code, "not_found") == 0)
-		err_fail(e, "not_found", "no outbox item %s", id);
+	if (rc != 0 && e->code == ERR_NOT_FOUND)
+		err_set(e, ERR_NOT_FOUND, "no outbox item %s", id);
 	free(path);
 	free(name);
 	return rc;
@@ -131,7 +131,7 @@ int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, str
 	int rc;
 
 	if (!outbox_item_id_ok(it->id))
-		return err_fail(e, "internal", "refusing to write an item with the id '%s'", it->id);
+		return err_set(e, ERR_INTERNAL, "refusing to write an item with the id '%s'", it->id);
 	name = xasprintf("%s.json", it->id);
 	path = fs_join(s->dir, name);
 	rc = jsonio_save(path, it->doc, e);
@@ -171,7 +171,7 @@ int outbox_store_each(struct outbox_store *s,
 			continue;
 		if (load(dirfd(d), de->d_name, id, &it, &why) != 0) {
 			/* Vanished between readdir and open: it was resolved and swept, not broken. */
-			if (strcmp(why.code, "not_found") != 0)
+			if (why.code != ERR_NOT_FOUND)
 				warn_unreadable(warn, &why);
 			continue;
 		}
@@ -272,9 +272,9 @@ static int ambiguous(const char *prefix, char **hits, size_t n, struct err *e)
 		buf_printf(&b, "%s%s", i ? ", " : "", hits[i]);
 	if (n > 3)
 		buf_printf(&b, " and %zu more", n - 3);
-	err_usage(e, "%s matches more than one outbox item (%s); give more of the id", prefix,
+	err_set(e, ERR_USAGE, "%s matches more than one outbox item (%s); give more of the id", prefix,
 		  buf_str(&b));
-	snprintf(e->code, sizeof e->code, "ambiguous");
+	e->code = ERR_AMBIGUOUS;
 	buf_free(&b);
 	return -1;
 }
@@ -313,7 +313,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 
 	*id = NULL;
 	if (!*prefix || !outbox_item_id_ok(prefix) || !s->exists)
-		return err_fail(e, "not_found", "no outbox item %s", prefix);
+		return err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
 	if (exists_at(s->dir, prefix)) {
 		*id = xstrdup(prefix);
 		return 0;
@@ -321,7 +321,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 	if (prefix_hits(s, prefix, &hits, &n, e) != 0)
 		return -1;
 	if (n == 0)
-		rc = err_fail(e, "not_found", "no outbox item %s", prefix);
+		rc = err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
 	else if (n > 1)
 		rc = ambiguous(prefix, hits, n, e);
 	else
@@ -346,7 +346,7 @@ int outbox_store_stage(struct outbox_store *s, const struct outbox_draft *d,
 	}
 	/* 32 random bits in the same second: a clash is not expected, but never overwrite. */
 	if (exists_at(s->dir, it.id))
-		rc = err_fail(e, "io", "an outbox item %s already exists", it.id);
+		rc = err_set(e, ERR_IO, "an outbox item %s already exists", it.id);
 	else
 		rc = outbox_store_write(s, &it, e);
 	outbox_store_unlock(s);
@@ -386,7 +386,7 @@ static int resolve_one(struct outbox_item *it, void *ctx, struct err *e)
 	const struct resolution *r = ctx;
 
 	if (!outbox_item_pending(it))
-		return err_refuse(e, "not_pending", "outbox item %s is already %s", it->id,
+		return err_set(e, ERR_NOT_PENDING, "outbox item %s is already %s", it->id,
 				  it->status);
 	outbox_item_resolve(it, r->status, r->reason);
 	return 0;
@@ -398,6 +398,6 @@ int outbox_store_resolve(struct outbox_store *s, const char *id, const char *sta
 	struct resolution r = { status, reason };
 
 	if (strcmp(status, OUTBOX_SENT) != 0 && strcmp(status, OUTBOX_REJECTED) != 0)
-		return err_fail(e, "internal", "an item resolves as sent or rejected, not %s", status);
+		return err_set(e, ERR_INTERNAL, "an item resolves as sent or rejected, not %s", status);
 	return outbox_store_update(s, id, resolve_one, &r, e) < 0 ? -1 : 0;
 }

@@ -56,7 +56,7 @@ int chat_bad_body(struct err *e, const char *why, const char *body, size_t len)
 	text_safe(&q, body, n, 0);
 	if (n < len)
 		buf_adds(&q, "…");
-	err_fail(e, "provider_reply", "%s; the body begins: %s", why, buf_str(&q));
+	err_set(e, ERR_PROVIDER_REPLY, "%s; the body begins: %s", why, buf_str(&q));
 	buf_free(&q);
 	return -1;
 }

@@ -173,31 +173,31 @@ void http_where(const struct http_exchange *x, const char *who, struct buf *out)
 int http_outcome(const struct http_exchange *x, const char *who, struct err *e)
 {
 	struct buf where = BUF_INIT, what = BUF_INIT;
-	const char *code = NULL;
+	enum err_code code = ERR_NONE;
 	int rc = 0;
 
 	http_where(x, who, &where);
 	if (!x->done) {
-		code = "provider_transport";
+		code = ERR_PROVIDER_TRANSPORT;
 		buf_adds(&what, "the request never completed");
 	} else if (x->too_big) {
-		code = "provider_transport";
+		code = ERR_PROVIDER_TRANSPORT;
 		buf_printf(&what, "the reply is larger than %u MiB", HTTP_REPLY_MAX >> 20);
 	} else if (x->result == CURLE_OPERATION_TIMEDOUT) {
-		code = "provider_timeout";
+		code = ERR_PROVIDER_TIMEOUT;
 		buf_printf(&what, "timed out (%s)", x->errbuf[0] ? x->errbuf : "no answer in time");
 	} else if (x->result != CURLE_OK) {
-		code = "provider_transport";
+		code = ERR_PROVIDER_TRANSPORT;
 		buf_adds(&what, curl_easy_strerror(x->result));
 		if (x->errbuf[0])
 			buf_printf(&what, " (%s)", x->errbuf);
 	} else if (x->status < 200 || x->status > 299) {
-		code = "provider_http";
+		code = ERR_PROVIDER_HTTP;
 		buf_printf(&what, "HTTP %ld: ", x->status);
 		body_quote(&what, &x->reply);
 	}
-	if (code)
-		rc = err_fail(e, code, "%s: %s", buf_str(&where), buf_str(&what));
+	if (code != ERR_NONE)
+		rc = err_set(e, code, "%s: %s", buf_str(&where), buf_str(&what));
 	buf_free(&where);
 	buf_free(&what);
 	return rc;
@@ -239,7 +239,7 @@ int http_multi_add(struct http_multi *m, struct http_exchange *x, struct err *e)
 	CURLMcode rc = curl_multi_add_handle(m->multi, x->easy);
 
 	if (rc != CURLM_OK)
-		return err_fail(e, "provider_transport", "POST %s: %s", x->url,
+		return err_set(e, ERR_PROVIDER_TRANSPORT, "POST %s: %s", x->url,
 				curl_multi_strerror(rc));
 	if (m->in_flight == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 8;
@@ -297,7 +297,7 @@ struct http_exchange *http_multi_wait(struct http_multi *m, struct err *e)
 		if (rc == CURLM_OK && running > 0)
 			rc = curl_multi_poll(m->multi, NULL, 0, 1000, NULL);
 		if (rc != CURLM_OK) {
-			err_fail(e, "provider_transport", "libcurl: %s", curl_multi_strerror(rc));
+			err_set(e, ERR_PROVIDER_TRANSPORT, "libcurl: %s", curl_multi_strerror(rc));
 			return NULL;
 		}
 	}

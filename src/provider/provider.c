@@ -202,27 +202,27 @@ int provider_conf_check(const struct provider_conf *conf, struct err *e)
 {
 	const char *name = name_of(conf);
 	const char *base = conf->base_url;
-	const char *code = "provider_config";
+	const enum err_code code = ERR_PROVIDER_CONFIG;
 
 	if (provider_is_rules(conf))
-		return err_fail(e, code, "provider '%s' is the rules extractor: it holds no conversation",
+		return err_set(e, code, "provider '%s' is the rules extractor: it holds no conversation",
 				name);
 	if (!kind_of(conf))
-		return err_fail(e, code, "provider '%s': unknown kind '%s' (openai, anthropic or rules)",
+		return err_set(e, code, "provider '%s': unknown kind '%s' (openai, anthropic or rules)",
 				name, conf->kind ? conf->kind : "");
 	if (!conf->model || !*conf->model)
-		return err_fail(e, code, "provider '%s' (%s) names no model", name, conf->kind);
+		return err_set(e, code, "provider '%s' (%s) names no model", name, conf->kind);
 	if (base && has_control(base))
-		return err_fail(e, code, "provider '%s': base_url holds a control character", name);
+		return err_set(e, code, "provider '%s': base_url holds a control character", name);
 	if (base && *base && strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
-		return err_fail(e, code, "provider '%s': base_url '%s' is not an http or https URL",
+		return err_set(e, code, "provider '%s': base_url '%s' is not an http or https URL",
 				name, base);
 	/* A newline in the key would start a header of the key's choosing. */
 	if (conf->api_key && has_control(conf->api_key))
-		return err_fail(e, code, "the API key of provider '%s' holds a control character",
+		return err_set(e, code, "the API key of provider '%s' holds a control character",
 				name);
 	if (conf->timeout_s < 0 || conf->connect_timeout_s < 0)
-		return err_fail(e, code, "provider '%s': a timeout cannot be negative", name);
+		return err_set(e, code, "provider '%s': a timeout cannot be negative", name);
 	return 0;
 }
 
@@ -312,7 +312,7 @@ int provider_batch_add(struct provider_batch *b, const struct provider_request *
 	char *body;
 
 	if (req->nmessages == 0)
-		return err_fail(e, "provider_config", "%s: a request needs at least one message",
+		return err_set(e, ERR_PROVIDER_CONFIG, "%s: a request needs at least one message",
 				b->who);
 	body = b->kind->body(b->conf, req, &len);
 	x = http_post_new(b->url, body, len,
@@ -403,7 +403,7 @@ static void start_queued(struct provider_batch *b)
 		x = dequeue(b);
 		err_clear(&e);
 		if (b->cancelled)
-			err_fail(&e, "provider_cancelled", "%s: cancelled before it was sent", b->who);
+			err_set(&e, ERR_PROVIDER_CANCELLED, "%s: cancelled before it was sent", b->who);
 		else if (http_multi_add(b->multi, x, &e) == 0)
 			continue;
 		answer_error(b, x, &e);
@@ -427,7 +427,7 @@ void provider_batch_run(struct provider_batch *b)
 			finish(b, x);
 			continue;
 		}
-		if (e.kind == ERR_NONE)
+		if (e.code == ERR_NONE)
 			continue;
 		/* The multi handle itself failed: nothing more will complete. */
 		b->cancelled = 1;

@@ -48,7 +48,7 @@
  * (anthropic), is never logged or put in a message, and every copy this module
  * makes is wiped before it is freed.
  *
- * Errors (struct err, kind ERR_FAIL unless said otherwise), stable codes:
+ * Errors (struct err, exit 1 unless said otherwise), stable codes:
  *	provider_config     the configuration cannot work (unknown kind, no model,
  *	                    the rules kind asked to converse, a key with a
  *	                    control character)

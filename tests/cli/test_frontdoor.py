@@ -153,12 +153,12 @@ def test_next_honours_its_limit_and_prints_an_empty_array_when_nothing_waits(mec
     assert [b["seq"] for b in mecha.json("frontdoor", "next", "--limit", "2")] == [1, 2]
 
 
-def test_close_without_a_reason_is_refused_and_changes_no_byte(mecha):
+def test_close_without_a_reason_is_a_usage_error_and_changes_no_byte(mecha):
     path = extracted(mecha, 1)
     before = path.read_bytes()
     for args in (["close", "1"], ["close", "1", "--reason", ""], ["close", "1", "--reason", "  "]):
         p = mecha.run("frontdoor", *args)
-        assert p.returncode == 3, p.err
+        assert p.returncode == 2, p.err
         assert "reason" in p.err
         assert path.read_bytes() == before
 

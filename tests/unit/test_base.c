@@ -229,10 +229,10 @@ Test(err, kinds_map_to_exit_statuses)
 {
 	struct err e;
 
-	err_refuse(&e, "stale_head", "stale %d", 1);
+	err_set(&e, ERR_STALE_HEAD, "stale %d", 1);
 	cr_assert_eq(err_exit_code(&e), EXIT_REFUSED);
-	cr_assert_str_eq(e.code, "stale_head");
-	err_usage(&e, "bad");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
+	err_set(&e, ERR_USAGE, "bad");
 	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
 	errno = ENOENT;
 	err_errno(&e, "opening %s", "x");

@@ -112,6 +112,6 @@ Test(calendar, a_missing_or_broken_calendar_fails_and_says_which)
 	cr_assert_eq(calendar_busy(bad, 0, 3600, &v, &n, &e), -1);
 	cr_assert(strstr(e.msg, "broken.ics"), "%s", e.msg);
 	cr_assert_eq(calendar_busy(bad, 3600, 0, &v, &n, &e), -1);
-	cr_assert_str_eq(e.code, "bad_window");
+	cr_assert_eq(e.code, ERR_BAD_WINDOW);
 	free(bad);
 }

@@ -28,7 +28,7 @@ static void refused(const char *text, const char *want)
 
 	err_clear(&e);
 	cr_assert_eq(parse(text, &c, &e), -1, "accepted: %s", text);
-	cr_assert_str_eq(e.code, "config");
+	cr_assert_eq(e.code, ERR_CONFIG);
 	cr_assert(strstr(e.msg, want) != NULL, "for %s\nwanted '%s' in '%s'", text, want, e.msg);
 	cr_assert_null(c.providers, "a failed parse left values behind");
 }

@@ -332,7 +332,7 @@ Test(record, wrong_types_for_known_keys_make_a_record_unreadable)
 		struct record r;
 		struct err e;
 		cr_assert_eq(record_parse(bad[i], strlen(bad[i]), "t", &r, &e), -1, "case %zu parsed", i);
-		cr_assert_str_eq(e.code, "unreadable");
+		cr_assert_eq(e.code, ERR_UNREADABLE);
 	}
 }
 
@@ -415,7 +415,7 @@ Test(store, an_unreadable_file_beside_good_ones_is_skipped_and_never_touched)
 	cr_assert_eq(store_each(&s, count_one, &n, &e), 0);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(store_get(&s, 2, &r, &e), -1);
-	cr_assert_str_eq(e.code, "unreadable");
+	cr_assert_eq(e.code, ERR_UNREADABLE);
 	cr_assert_eq(fs_read(bad, &data, &len, &e), 0);
 	cr_assert_str_eq(data, "{not json");
 	free(data);
@@ -487,7 +487,7 @@ Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache)
 	cr_assert_eq(store_get(&s, 1, &back, &e), 0, "%s", e.msg);
 	record_free(&back);
 	cr_assert_eq(store_find(&s, 2, name, &e), -1);
-	cr_assert_str_eq(e.code, "not_found");
+	cr_assert_eq(e.code, ERR_NOT_FOUND);
 	free(types);
 	store_close(&s);
 	free(dir);

@@ -104,7 +104,7 @@ static struct err post_refused(struct board *b, const struct letter *l)
 
 	memset(&e, 0, sizeof e);
 	cr_assert_neq(board_post(b, "agent-a", l, &r, &e), 0, "post accepted");
-	cr_assert_eq(e.kind, ERR_REFUSED, "%s", e.msg);
+	cr_assert(err_is_refusal(&e), "%s", e.msg);
 	return e;
 }
 
@@ -178,12 +178,12 @@ Test(board, head_cas_seq1_none_seqn_extends_and_stale_rejected)
 	cr_assert_eq(board_check_head(&l1, NULL, &e), 0);
 	set_str(&l1_bad.prev_letter_id, "deadbeef0001");
 	cr_assert_neq(board_check_head(&l1_bad, NULL, &e), 0);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	set_str(&l2.prev_letter_id, "aaaaaaaaaaaa");
 	cr_assert_eq(board_check_head(&l2, &head, &e), 0);
 	set_str(&l2_bad.prev_letter_id, "wrongprevabc");
 	cr_assert_neq(board_check_head(&l2_bad, &head, &e), 0);
-	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert(err_is_refusal(&e));
 	cr_assert(strstr(e.msg, "stale_head"));
 	letter_free(&l1);
 	letter_free(&l1_bad);
@@ -238,7 +238,7 @@ Test(board, stale_head_rejected_and_nothing_appended)
 	after_seq1 = slurp(s.box);
 	set_str(&l2_bad.prev_letter_id, "deadbeefdead");
 	e = post_refused(&b, &l2_bad);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	after_reject = slurp(s.box);
 	cr_assert_str_eq(after_seq1, after_reject, "a stale-head rejection appends nothing");
 	cr_assert_eq(strchr(after_reject, '\n') + 1, after_reject + strlen(after_reject),
@@ -298,7 +298,7 @@ Test(board, letter_cannot_color_the_store)
 	/* The letter names 9, but it does not MAKE the store 9 — and here nothing was imported at 9. */
 	imported_receipt(&landed, 9);
 	e = post_refused(&b, &landed);
-	cr_assert_str_eq(e.code, "landed_law");
+	cr_assert_eq(e.code, ERR_LANDED_LAW);
 	cr_assert(strstr(e.msg, "no receipt for block 'sb_alpha' was imported at store_version 9"),
 		  "%s", e.msg);
 	/* Naming the version the import produced, it lands; the store stays as it was. */
@@ -325,7 +325,7 @@ Test(board, archived_only_supersedes_a_merge_wait_head)
 
 	cr_assert_eq(board_check_transition(&archived, &mw, &e), 0);
 	cr_assert_neq(board_check_transition(&archived, NULL, &e), 0);
-	cr_assert_str_eq(e.code, "invalid_transition");
+	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
 	cr_assert(strstr(e.msg, "invalid_transition"));
 	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
 		struct board_head_ref h = ref("bbbbbbbbbbbb", 1, others[i]);
@@ -451,7 +451,7 @@ Test(board, a_stale_archive_reports_stale_head_first)
 	post_ok(&b, "agent-a", &l1);
 	set_str(&a.prev_letter_id, "ffffffffffff");
 	e = post_refused(&b, &a);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	letter_free(&l1);
 	letter_free(&a);
 	board_free(&b);
@@ -528,7 +528,7 @@ Test(box, a_crlf_line_has_the_id_of_its_bytes_without_the_cr)
 	board_init(&b, s.box, NULL);
 	set_str(&l2.prev_letter_id, "f59633562ac0");
 	e = post_refused(&b, &l2);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	free(line);
 	free(crlf);
 	letter_free(&l1);
@@ -729,7 +729,7 @@ Test(sidecar, a_box_appended_behind_its_back_is_noticed)
 	/* A letter built on seq 1 is now stale, and the head is the foreign letter. */
 	set_str(&stale2.prev_letter_id, "f59633562ac0");
 	e = post_refused(&b, &stale2);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	cr_assert(b.rebuilt);
 	h = only_head(&b);
 	cr_assert_str_eq(h.agent, "other-tool");
@@ -757,7 +757,7 @@ Test(sidecar, a_box_rewritten_behind_its_back_is_noticed)
 	box[strlen(box) - 3] = 'X';
 	cr_assert_eq(fs_replace(s.box, box, strlen(box), &e), 0);
 	e = post_refused(&b, &l2);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	cr_assert(b.rebuilt);
 	free(box);
 	letter_free(&l1);
@@ -793,7 +793,7 @@ Test(sidecar, a_writer_that_died_between_append_and_index_is_not_believed)
 	/* The index still names seq 1 as the head; a fork onto it must not get in. */
 	set_str(&fork.prev_letter_id, "f59633562ac0");
 	e = post_refused(&b, &fork);
-	cr_assert_str_eq(e.code, "stale_head");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
 	cr_assert(b.rebuilt);
 	free(line);
 	letter_free(&l1);
@@ -921,8 +921,8 @@ Test(gestures, land_with_a_stale_expected_version_changes_nothing)
 	box = slurp(s.box);
 	store = slurp(s.store);
 	cr_assert_neq(board_land(&b, "msn_0123456789ab", &expect, NULL, &r, &v, &e), 0);
-	cr_assert_str_eq(e.code, "stale_version");
-	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert_eq(e.code, ERR_STALE_VERSION);
+	cr_assert(err_is_refusal(&e));
 	cr_assert_str_eq(e.msg, "stale_version: the block store is at store_version 1, not 7 — "
 				"nothing was imported");
 	after_box = slurp(s.box);
@@ -953,7 +953,7 @@ Test(gestures, land_refuses_a_candidate_whose_scope_moved_on)
 	board_init(&b, s.box, NULL);
 	post_to_merge_wait(&b, id2);
 	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
-	cr_assert_str_eq(e.code, "scope_mismatch");
+	cr_assert_eq(e.code, ERR_SCOPE_MISMATCH);
 	board_free(&b);
 }
 
@@ -969,10 +969,10 @@ Test(gestures, land_needs_a_merge_wait_head_with_a_candidate)
 	store_with_alpha(&s);
 	board_init(&b, s.box, NULL);
 	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
-	cr_assert_str_eq(e.code, "unknown_mission");
+	cr_assert_eq(e.code, ERR_UNKNOWN_MISSION);
 	post_ok(&b, "agent-a", &l1);
 	cr_assert_neq(board_land(&b, "msn_0123456789ab", NULL, NULL, &r, &v, &e), 0);
-	cr_assert_str_eq(e.code, "not_landable");
+	cr_assert_eq(e.code, ERR_NOT_LANDABLE);
 	letter_free(&l1);
 	board_free(&b);
 }
@@ -1026,7 +1026,7 @@ Test(gestures, archive_sets_a_merge_wait_head_aside)
 	cr_assert_str_eq(h.agent, "human");
 	head_free(&h);
 	cr_assert_neq(board_archive(&b, "msn_0123456789ab", NULL, &r, &e), 0);
-	cr_assert_str_eq(e.code, "invalid_transition");
+	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
 	board_free(&b);
 }
 

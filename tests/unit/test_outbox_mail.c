@@ -191,7 +191,7 @@ static void refused_args(const char *args_json, const char *want)
 	struct err e;
 
 	cr_assert_eq(mail_check_args(args, &e), -1, "accepted %s", args_json);
-	cr_assert_str_eq(e.code, "bad_args");
+	cr_assert_eq(e.code, ERR_BAD_ARGS);
 	cr_assert(strstr(e.msg, want) != NULL, "wanted '%s' in '%s'", want, e.msg);
 	json_decref(args);
 }
@@ -220,7 +220,7 @@ Test(mail, an_empty_sender_is_no_route)
 	json_t *args = args_of("{\"to\":\"a@b.org\"}");
 
 	cr_assert_eq(mail_build(NULL, "x", args, T0, &m, &e), -1);
-	cr_assert_str_eq(e.code, "no_route");
+	cr_assert_eq(e.code, ERR_NO_ROUTE);
 	cr_assert_eq(mail_build("not a sender", "x", args, T0, &m, &e), -1);
 	cr_assert(strstr(e.msg, "[mail] from") != NULL, "%s", e.msg);
 	json_decref(args);
@@ -250,6 +250,6 @@ Test(mail, an_id_that_could_break_the_message_id_is_refused)
 	json_t *args = args_of("{\"to\":\"a@b.org\"}");
 
 	cr_assert_eq(mail_build("me@example.org", "x>\r\nBcc: y", args, T0, &m, &e), -1);
-	cr_assert_str_eq(e.code, "bad_args");
+	cr_assert_eq(e.code, ERR_BAD_ARGS);
 	json_decref(args);
 }

@@ -139,8 +139,8 @@ Test(release, an_approved_draft_is_delivered_once_and_marked_sent)
 	cr_assert_not_null(it.resolved_at);
 	outbox_item_free(&it);
 	cr_assert_eq(release_send(&f.s, &f.cfg, id, RELEASE_FORCE, &e), -1);
-	cr_assert_str_eq(e.code, "not_pending");
-	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert_eq(e.code, ERR_NOT_PENDING);
+	cr_assert(err_is_refusal(&e));
 	cr_assert_eq(deliveries(&f), 1);
 	free(id);
 	teardown(&f);
@@ -157,7 +157,7 @@ Test(release, a_failed_delivery_is_recorded_and_the_draft_stays_pending)
 	write_script(&f, "failing", "exit 75");
 	id = stage(&f, "mail__mail_send");
 	cr_assert_eq(release_send(&f.s, &f.cfg, id, 0, &e), -1);
-	cr_assert_eq(e.kind, ERR_FAIL);
+	cr_assert_eq(err_exit_code(&e), EXIT_FAIL);
 	cr_assert(strstr(e.msg, "exited with status 75") != NULL, "%s", e.msg);
 	it = item(&f, id);
 	cr_assert_str_eq(it.status, "pending");
@@ -201,8 +201,8 @@ Test(release, a_crash_mid_delivery_is_never_repeated_without_force)
 
 	write_script(&f, "sendmail", "");
 	cr_assert_eq(release_send(&f.s, &f.cfg, id, 0, &e), -1);
-	cr_assert_str_eq(e.code, "in_flight");
-	cr_assert_eq(e.kind, ERR_REFUSED);
+	cr_assert_eq(e.code, ERR_IN_FLIGHT);
+	cr_assert(err_is_refusal(&e));
 	cr_assert_eq(deliveries(&f), 1, "sent again without --force");
 	cr_assert_eq(release_send(&f.s, &f.cfg, id, RELEASE_FORCE, &e), 0, "%s", e.msg);
 	cr_assert_eq(deliveries(&f), 2);
@@ -224,7 +224,7 @@ Test(release, of_racing_approvers_exactly_one_delivers)
 		for (int p = 0; p < 4; p++)
 			if (fork() == 0)
 				_exit(release_send(&f.s, &f.cfg, id, 0, &e) == 0     ? 0
-				      : e.kind == ERR_REFUSED                         ? 3
+				      : err_is_refusal(&e)                         ? 3
 										      : 1);
 		for (int p = 0; p < 4; p++) {
 			cr_assert_neq(wait(&status), -1);
@@ -277,11 +277,11 @@ Test(release, a_batch_rejection_is_all_or_nothing)
 	for (int i = 0; i < 3; i++)
 		ids[i] = stage(&f, "mail_send");
 	cr_assert_eq(release_reject(&f.s, ids, 3, " \t", 0, &e), -1);
-	cr_assert_str_eq(e.code, "reason_required");
-	cr_assert_eq(e.kind, ERR_USAGE);
+	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
+	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
 	cr_assert_eq(release_send(&f.s, &f.cfg, ids[1], 0, &e), 0, "%s", e.msg);
 	cr_assert_eq(release_reject(&f.s, ids, 3, "no", 0, &e), -1);
-	cr_assert_str_eq(e.code, "not_pending");
+	cr_assert_eq(e.code, ERR_NOT_PENDING);
 	it = item(&f, ids[0]);
 	cr_assert_str_eq(it.status, "pending", "rejected before every item was checked");
 	outbox_item_free(&it);
@@ -307,7 +307,7 @@ Test(release, no_mail_route_says_what_to_configure)
 	f.cfg.mail_sendmail = NULL;
 	id = stage(&f, "mail_send");
 	cr_assert_eq(release_send(&f.s, &f.cfg, id, 0, &e), -1);
-	cr_assert_str_eq(e.code, "no_route");
+	cr_assert_eq(e.code, ERR_NO_ROUTE);
 	cr_assert(strstr(e.msg, "smtp_url") != NULL, "%s", e.msg);
 	free(id);
 	teardown(&f);

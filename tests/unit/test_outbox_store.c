@@ -301,12 +301,12 @@ Test(outbox_store, a_prefix_finds_one_item_or_says_why_not)
 	cr_assert_eq(outbox_store_lookup(&s, "20260101T000000-aaaa0002", &id, &e), 0);
 	free(id);
 	cr_assert_eq(outbox_store_lookup(&s, "20260101T000000-a", &id, &e), -1);
-	cr_assert_str_eq(e.code, "ambiguous");
-	cr_assert_eq(e.kind, ERR_USAGE);
+	cr_assert_eq(e.code, ERR_AMBIGUOUS);
+	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
 	cr_assert_eq(outbox_store_lookup(&s, "2027", &id, &e), -1);
-	cr_assert_str_eq(e.code, "not_found");
+	cr_assert_eq(e.code, ERR_NOT_FOUND);
 	cr_assert_eq(outbox_store_lookup(&s, "../outbox/2026", &id, &e), -1);
-	cr_assert_str_eq(e.code, "not_found");
+	cr_assert_eq(e.code, ERR_NOT_FOUND);
 	cr_assert_eq(outbox_store_lookup(&s, "", &id, &e), -1);
 	outbox_store_close(&s);
 	done(dir);
@@ -324,8 +324,8 @@ Test(outbox_store, resolving_twice_is_refused_and_changes_nothing)
 	cr_assert_eq(outbox_store_resolve(&s, id, OUTBOX_SENT, NULL, &e), 0, "%s", e.msg);
 	before = file_text(dir, id);
 	cr_assert_eq(outbox_store_resolve(&s, id, OUTBOX_REJECTED, "late", &e), -1);
-	cr_assert_eq(e.kind, ERR_REFUSED);
-	cr_assert_str_eq(e.code, "not_pending");
+	cr_assert(err_is_refusal(&e));
+	cr_assert_eq(e.code, ERR_NOT_PENDING);
 	after = file_text(dir, id);
 	cr_assert_str_eq(before, after);
 	free(before);
@@ -387,7 +387,7 @@ Test(outbox_store, of_racing_resolvers_exactly_one_wins)
 			if (outbox_store_open(&c, dir, OUTBOX_WRITE, &e) != 0)
 				_exit(2);
 			_exit(outbox_store_resolve(&c, id, p % 2 ? OUTBOX_SENT : OUTBOX_REJECTED,
-						   "r", &e) == 0 ? 0 : e.kind == ERR_REFUSED ? 3 : 2);
+						   "r", &e) == 0 ? 0 : err_is_refusal(&e) ? 3 : 2);
 		}
 	}
 	for (int p = 0; p < 8; p++) {
@@ -439,6 +439,6 @@ Test(outbox_item, an_id_that_is_not_a_safe_name_makes_the_item_unreadable)
 			   "\"created_at\":\"t\"}";
 
 	cr_assert_eq(outbox_item_parse(&it, text, strlen(text), "f", &e), -1);
-	cr_assert_str_eq(e.code, "unreadable");
+	cr_assert_eq(e.code, ERR_UNREADABLE);
 	cr_assert(strstr(e.msg, "not a valid outbox id") != NULL, "%s", e.msg);
 }

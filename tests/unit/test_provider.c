@@ -375,7 +375,7 @@ Test(provider, an_http_error_names_the_provider_the_url_and_the_status_but_never
 		char *want;
 
 		cr_assert_eq(call(k, &resp, &e), -1);
-		cr_assert_str_eq(e.code, "provider_http");
+		cr_assert_eq(e.code, ERR_PROVIDER_HTTP);
 		cr_assert_eq(err_exit_code(&e), EXIT_FAIL);
 		want = xasprintf("provider 'scripted' (%s): POST http://127.0.0.1:%d%s: HTTP %d: ",
 				 kinds[k], ms.port, k == 0 ? "/v1/chat/completions" : "/v1/messages",
@@ -439,7 +439,7 @@ Test(provider, a_2xx_body_that_is_not_a_completion_is_an_error_not_a_response)
 		struct err e;
 
 		cr_assert_eq(call(k == 2, &resp, &e), -1);
-		cr_assert_str_eq(e.code, "provider_reply");
+		cr_assert_eq(e.code, ERR_PROVIDER_REPLY);
 		cr_assert(strstr(e.msg, "HTTP 200") != NULL, "%s", e.msg);
 		cr_assert(strstr(e.msg, "provider 'scripted'") != NULL, "%s", e.msg);
 		cr_assert(strstr(e.msg, k == 0 ? "gateway" : k == 1 ? "choices" : "message") != NULL,
@@ -455,7 +455,7 @@ Test(provider, a_dropped_connection_is_a_transport_error)
 		struct err e;
 
 		cr_assert_eq(call(k, &resp, &e), -1);
-		cr_assert_str_eq(e.code, "provider_transport", "%s: %s", e.code, e.msg);
+		cr_assert_eq(e.code, ERR_PROVIDER_TRANSPORT, "%s: %s", err_code_name(e.code), e.msg);
 		cr_assert(strstr(e.msg, "127.0.0.1") != NULL, "%s", e.msg);
 	}
 }
@@ -473,7 +473,7 @@ Test(provider, connection_refused_is_a_transport_error_naming_the_url)
 	snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", port);
 	one_prompt(&req);
 	cr_assert_eq(provider_complete(&c, &req, &resp, &e), -1);
-	cr_assert_str_eq(e.code, "provider_transport");
+	cr_assert_eq(e.code, ERR_PROVIDER_TRANSPORT);
 	want = xasprintf("provider 'nowhere' (openai): POST http://127.0.0.1:%d/v1/chat/completions: ",
 			 port);
 	cr_assert(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
@@ -494,7 +494,7 @@ Test(provider, a_server_slower_than_the_timeout_is_a_timeout)
 		c.timeout_s = 1;
 		one_prompt(&req);
 		cr_assert_eq(provider_complete(&c, &req, &resp, &e), -1);
-		cr_assert_str_eq(e.code, "provider_timeout", "%s: %s", e.code, e.msg);
+		cr_assert_eq(e.code, ERR_PROVIDER_TIMEOUT, "%s: %s", err_code_name(e.code), e.msg);
 		cr_assert(now_ms() - t0 < 3000, "took %.0f ms", now_ms() - t0);
 		provider_request_free(&req);
 	}
@@ -515,7 +515,7 @@ Test(provider, a_key_with_a_line_break_is_refused_before_anything_is_sent)
 	c.api_key = "sk-x\r\nX-Injected: 1";
 	one_prompt(&req);
 	cr_assert_eq(provider_complete(&c, &req, &resp, &e), -1);
-	cr_assert_str_eq(e.code, "provider_config");
+	cr_assert_eq(e.code, ERR_PROVIDER_CONFIG);
 	cr_assert_null(strstr(e.msg, "sk-x"));
 	provider_request_free(&req);
 	reqs = model_server_requests(&ms);
@@ -579,7 +579,7 @@ static void count_done(void *ctx, void *tag, struct provider_response *resp, con
 	t->answered[i]++;
 	if (e) {
 		t->errors++;
-		cr_assert_str_eq(e->code, "provider_cancelled", "%s", e->msg);
+		cr_assert_eq(e->code, ERR_PROVIDER_CANCELLED, "%s", e->msg);
 		return;
 	}
 	cr_assert_str_eq(resp->text, "ok");
@@ -764,7 +764,7 @@ Test(provider_parse, error_objects_and_junk_are_errors_with_the_body_quoted)
 		struct err e;
 
 		cr_assert_eq(parse(0, bodies[i], &r, &e), -1, "accepted %s", bodies[i]);
-		cr_assert_str_eq(e.code, "provider_reply");
+		cr_assert_eq(e.code, ERR_PROVIDER_REPLY);
 		provider_response_free(&r);
 		cr_assert_eq(parse(1, bodies[i], &r, &e), -1, "accepted %s", bodies[i]);
 		provider_response_free(&r);

@@ -29,9 +29,9 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
-LIB_DIRS := base config frontdoor outbox mission provider
+LIB_DIRS := base config calendar frontdoor outbox mission provider mcp
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
-BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c src/mcp/*.c)
+BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)

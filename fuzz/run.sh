@@ -8,9 +8,6 @@ out=build-fuzz
 make --no-print-directory BUILD=$out CC=clang \
   CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
   $out/libmecha.a $out/mecha
-# The binary's own objects (src/cli, src/tui, src/mcp) without its main: some
-# parsers of untrusted bytes live there (the MCP server), outside the library.
-bin_objs=$(find $out/src/cli $out/src/tui $out/src/mcp -name '*.o' ! -name main.o 2>/dev/null | sort || true)
 libs="$(pkg-config --libs jansson libcurl libcrypto libical ncursesw) -lpthread"
 status=0
 for src in fuzz/fuzz_*.c; do
@@ -18,7 +15,7 @@ for src in fuzz/fuzz_*.c; do
   name=$(basename "$src" .c)
   clang -D_GNU_SOURCE -Isrc $(pkg-config --cflags jansson) -O1 -g \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -o "$out/$name" "$src" $bin_objs "$out/libmecha.a" $libs
+    -o "$out/$name" "$src" "$out/libmecha.a" $libs
   mkdir -p "$out/corpus-$name"
   seeds=""
   [ -d "fuzz/corpus/$name" ] && seeds="fuzz/corpus/$name"

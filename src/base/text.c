@@ -6,7 +6,9 @@
 
 #include "base/buf.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 size_t text_utf8_decode(const char *str, size_t len, unsigned *cp)
 {
@@ -145,4 +147,88 @@ void text_printn(FILE *f, const char *s, size_t len, unsigned flags)
 void text_print(FILE *f, const char *s, unsigned flags)
 {
 	text_printn(f, s, strlen(s), flags);
+}
+
+size_t text_utf8_encode(unsigned cp, char out[4])
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* Unicode White_Space, as the reference's trim() knows it. */
+static int is_space(unsigned cp)
+{
+	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
+	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 ||
+	       cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* Length of the whitespace character that ends s[0..len), or 0. */
+static size_t space_before(const char *s, size_t len)
+{
+	for (size_t k = 1; k <= 4 && k <= len; k++) {
+		unsigned cp;
+		size_t n = text_utf8_decode(s + len - k, k, &cp);
+		if (n == k)
+			return is_space(cp) ? k : 0;
+	}
+	return 0;
+}
+
+void text_trim(const char *s, size_t len, size_t *off, size_t *n)
+{
+	size_t a = 0, b = len;
+	unsigned cp;
+
+	while (a < b) {
+		size_t k = text_utf8_decode(s + a, b - a, &cp);
+		if (k == 0 || !is_space(cp))
+			break;
+		a += k;
+	}
+	while (b > a) {
+		size_t k = space_before(s + a, b - a);
+		if (k == 0)
+			break;
+		b -= k;
+	}
+	*off = a;
+	*n = b - a;
+}
+
+int text_blank(const char *s)
+{
+	size_t off, n;
+
+	if (!s)
+		return 1;
+	text_trim(s, strlen(s), &off, &n);
+	return n == 0;
+}
+
+int text_color_ok(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (nc && *nc)
+		return 0;
+	return isatty(fileno(f));
 }

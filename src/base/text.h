@@ -45,4 +45,13 @@ size_t text_utf8_clip(const char *s, size_t len, size_t max);
  */
 size_t text_utf8_decode(const char *s, size_t len, unsigned *cp);
 
+/* Writes the UTF-8 encoding of cp (at most U+10FFFF) to out; returns its length. */
+size_t text_utf8_encode(unsigned cp, char out[4]);
+/* The part of s[0..len) left after trimming Unicode whitespace at both ends. */
+void text_trim(const char *s, size_t len, size_t *off, size_t *n);
+/* 1 when s is NULL, empty or only Unicode whitespace (a reason that says nothing). */
+int text_blank(const char *s);
+/* 1 when colour may be written to f: f is a terminal and NO_COLOR is unset or empty. */
+int text_color_ok(FILE *f);
+
 #endif

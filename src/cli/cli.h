@@ -26,8 +26,6 @@ int cli_fail(const struct err *e);
 int cli_fail_json(const struct err *e, int json);
 /* "mecha: <message>" on stderr plus a hint to --help; returns EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* 1 when colour may be used on f: a TTY and NO_COLOR unset or empty. */
-int cli_color(FILE *f);
 /* 1 when any argument from argv[1] on is -h or --help (before a "--"). */
 int cli_wants_help(int argc, char **argv);
 /*

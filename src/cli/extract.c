@@ -8,7 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
-#include "cli/model.h"
+#include "frontdoor/model.h"
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -15,6 +15,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/next.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 
@@ -148,7 +149,7 @@ static int fd_list(int argc, char **argv)
 		return cli_fail(&e);
 	if (json)
 		c.rows = json_array();
-	rc = frontdoor_each(&s, list_one, &c, &e);
+	rc = reconcile_each(&s, list_one, &c, &frontdoor_report, &e);
 	store_close(&s);
 	if (rc != 0) {
 		json_decref(c.rows);
@@ -289,7 +290,7 @@ static void show_extraction(const struct record *r)
 
 static void show_attachments_and_drafts(const struct record *r)
 {
-	struct frontdoor_drafts drafts;
+	struct reconcile_outbox drafts;
 	json_t *a, *id;
 	size_t i;
 
@@ -310,14 +311,19 @@ static void show_attachments_and_drafts(const struct record *r)
 	if (json_array_size(record_outbox(r)) == 0)
 		return;
 	printf("\n%sdrafts%s\n", paint(BOLD), paint(RESET));
-	frontdoor_drafts_open(&drafts);
+	reconcile_outbox_open(&drafts);
+	if (!drafts.open) {
+		fputs("mecha: drafts unknown: ", stderr);
+		text_print(stderr, drafts.why, 0);
+		fputc('\n', stderr);
+	}
 	json_array_foreach(record_outbox(r), i, id) {
 		char status[16];
 		printf("  ");
 		text_print(stdout, json_string_value(id), 0);
-		printf("  %s\n", frontdoor_draft_status(&drafts, json_string_value(id), status));
+		printf("  %s\n", reconcile_draft_status(&drafts, json_string_value(id), status));
 	}
-	frontdoor_drafts_close(&drafts);
+	reconcile_outbox_close(&drafts);
 }
 
 static int fd_show(int argc, char **argv)
@@ -378,51 +384,11 @@ static const char next_help[] =
 	"the checked extraction and attachment measurements, and never the prose.\n\n"
 	"  --limit N   at most N briefs (default 5)\n";
 
-struct next_ctx {
-	json_t *briefs;
-	long long limit;
-};
-
-static int next_one(struct record *r, void *arg, struct err *e)
-{
-	struct next_ctx *c = arg;
-	json_t *b;
-
-	if (strcmp(record_state(r), STATE_EXTRACTED) != 0)
-		return 0;
-	b = brief_build(r);
-	if (!b)
-		return 0;
-	json_array_append_new(c->briefs, b);
-	return (long long)json_array_size(c->briefs) >= c->limit ? 1 : 0;
-}
-
-int frontdoor_next_briefs(long long limit, json_t **out, struct err *e)
-{
-	struct next_ctx c = { json_array(), limit };
-	struct store s;
-	int rc;
-
-	*out = NULL;
-	if (store_open_default(&s, STORE_READ, e) != 0) {
-		json_decref(c.briefs);
-		return -1;
-	}
-	rc = limit > 0 ? frontdoor_each(&s, next_one, &c, e) : 0;
-	store_close(&s);
-	if (rc != 0) {
-		json_decref(c.briefs);
-		return -1;
-	}
-	*out = c.briefs;
-	return 0;
-}
-
 static int fd_next(int argc, char **argv)
 {
 	static const struct option opts[] = { { "limit", required_argument, NULL, 'l' },
 					      { NULL, 0, NULL, 0 } };
-	long long limit = 5;
+	long long limit = NEXT_DEFAULT_LIMIT;
 	json_t *briefs;
 	struct err e;
 	int ch;
@@ -438,7 +404,7 @@ static int fd_next(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("frontdoor next", "unexpected argument '%s'", argv[optind]);
-	if (frontdoor_next_briefs(limit, &briefs, &e) != 0)
+	if (next_briefs(limit, &frontdoor_report, &briefs, &e) != 0)
 		return cli_fail(&e);
 	jsonio_print(stdout, briefs);
 	json_decref(briefs);
@@ -530,14 +496,6 @@ static int fd_needs_info(int argc, char **argv)
 	return apply_move(seq, &m);
 }
 
-static int blank(const char *s)
-{
-	for (; s && *s; s++)
-		if (!strchr(" \t\r\n\f\v", *s))
-			return 0;
-	return 1;
-}
-
 static int fd_close(int argc, char **argv)
 {
 	static const struct option opts[] = { { "reason", required_argument, NULL, 'r' },
@@ -559,7 +517,7 @@ static int fd_close(int argc, char **argv)
 	if (frontdoor_parse_seq("frontdoor close", argv[optind], &seq) != 0 ||
 	    utf8_arg("frontdoor close", "--reason", m.note) != 0)
 		return EXIT_USAGE;
-	if (blank(m.note)) {
+	if (text_blank(m.note)) {
 		err_set(&e, ERR_REASON_REQUIRED,
 			   "close needs --reason TEXT: a request that went away without a recorded "
 			   "reason is indistinguishable from one that was dropped (nothing changed)");
@@ -606,7 +564,7 @@ int cli_frontdoor(int argc, char **argv)
 	const struct verb *v = &verbs[0];
 	int shift = 1;
 
-	color = cli_color(stdout);
+	color = text_color_ok(stdout);
 	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 			  strcmp(argv[1], "help") == 0)) {
 		group_help(stdout);

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "outbox/store.h"
+#include "frontdoor/reconcile.h"
 
 struct err;
 struct record;
@@ -20,29 +20,11 @@ struct store;
 int frontdoor_parse_seq(const char *verb, const char *s, long long *seq);
 /* "    12  extracted → closed" on stdout. */
 int frontdoor_print_transition(long long seq, const char *from, const char *to);
-/* Up to limit briefs of extracted requests, in seq order (reconciling as it reads, like next). */
-int frontdoor_next_briefs(long long limit, json_t **out, struct err *e);
-
 int frontdoor_reconcile_verb(int argc, char **argv);
 extern const char frontdoor_reconcile_help[];
 
-/*
- * store_each, with every awaiting_me record reconciled first (best effort:
- * moves are printed on stderr, and a missing or unreadable outbox only skips
- * reconcile). What list, next and triage read the store with: one pass.
- */
-int frontdoor_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
-		   void *ctx, struct err *e);
-
-/* The outbox, opened once for reading the statuses of a request's drafts (show). */
-struct frontdoor_drafts {
-	struct outbox_store ob;
-	int open;
-};
-int frontdoor_drafts_open(struct frontdoor_drafts *d);
-void frontdoor_drafts_close(struct frontdoor_drafts *d);
-/* "pending", "sent", "rejected" …, "gone from the outbox" or "(outbox unknown)". */
-const char *frontdoor_draft_status(struct frontdoor_drafts *d, const char *id, char buf[16]);
+/* How the verbs report the reconciling pass: each move, and each skip, on stderr. */
+extern const struct reconcile_report frontdoor_report;
 
 /* mecha frontdoor extract (extract.c). */
 int frontdoor_extract_verb(int argc, char **argv);

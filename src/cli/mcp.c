@@ -54,7 +54,7 @@ static void print_client_config(FILE *f)
 {
 	char exe[PATH_MAX];
 	struct err e;
-	char *home = home_dir(&e);
+	char *home = home_default(HOME_ROOT, &e);
 	json_t *cfg;
 
 	own_path(exe, sizeof exe);

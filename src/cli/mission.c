@@ -91,7 +91,7 @@ static int fail(const struct err *e, int json)
 
 static char *box_path(const struct opts *o, struct err *e)
 {
-	return o->box ? fs_expand_home(o->box) : home_path("missions/inbox.jsonl", e);
+	return o->box ? fs_expand_home(o->box) : home_default(HOME_MISSION_BOX, e);
 }
 
 /*

@@ -33,7 +33,7 @@ int cli_outbox_open(struct cli_outbox *c, enum outbox_mode mode, struct err *e)
 {
 	memset(c, 0, sizeof *c);
 	c->store.lock_fd = -1;
-	c->color = cli_color(stdout);
+	c->color = text_color_ok(stdout);
 	if (config_load(&c->cfg, e) != 0)
 		return -1;
 	if (outbox_store_open(&c->store, c->cfg.outbox_dir, mode, e) != 0) {

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/verdict.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/text.h"
@@ -168,7 +169,7 @@ static int save_edit(struct outbox_item *it, void *ctx, struct err *e)
 		return err_set(e, ERR_CHANGED, "%s was changed by someone else while you were "
 				  "editing; your text is kept in %s", it->id, s->kept);
 	outbox_item_set_args(it, s->now);
-	return 0;
+	return VERDICT_WRITE;
 }
 
 static int write_temp(const char *dir, const char *id, const struct edit *ed, char **path,

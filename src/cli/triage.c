@@ -8,7 +8,7 @@
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
-#include "cli/model.h"
+#include "frontdoor/model.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -196,7 +196,7 @@ int frontdoor_triage_verb(int argc, char **argv)
 	}
 	if (preflight(&cfg, &conf, &ob, &e) != 0)
 		goto out_conf;
-	sessions = home_path("sessions", &e);
+	sessions = home_default(HOME_SESSIONS, &e);
 	if (!sessions || store_open_default(&s, STORE_CREATE, &e) != 0)
 		goto out_outbox;
 	if (seq >= 0) {
@@ -212,7 +212,7 @@ int frontdoor_triage_verb(int argc, char **argv)
 			record_free(&r);
 		}
 	} else {
-		rc = p.limit > 0 ? frontdoor_each(&s, pick_one, &p, &e) : 0;
+		rc = p.limit > 0 ? reconcile_each(&s, pick_one, &p, &frontdoor_report, &e) : 0;
 	}
 	if (rc == 0) {
 		env = (struct triage_env){ &s, &ob, &conf, cfg.calendar_path, sessions, (int)turns };

@@ -48,15 +48,6 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-int cli_color(FILE *f)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	if (nc && *nc)
-		return 0;
-	return isatty(fileno(f));
-}
-
 int cli_wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {

@@ -192,21 +192,9 @@ static int hexval(char c)
 
 static void add_utf8(struct buf *b, unsigned cp)
 {
-	if (cp < 0x80) {
-		buf_addc(b, (char)cp);
-	} else if (cp < 0x800) {
-		buf_addc(b, (char)(0xc0 | (cp >> 6)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	} else if (cp < 0x10000) {
-		buf_addc(b, (char)(0xe0 | (cp >> 12)));
-		buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	} else {
-		buf_addc(b, (char)(0xf0 | (cp >> 18)));
-		buf_addc(b, (char)(0x80 | ((cp >> 12) & 0x3f)));
-		buf_addc(b, (char)(0x80 | ((cp >> 6) & 0x3f)));
-		buf_addc(b, (char)(0x80 | (cp & 0x3f)));
-	}
+	char s[4];
+
+	buf_add(b, s, text_utf8_encode(cp, s));
 }
 
 static int unicode_escape(struct parser *ps, int digits, struct buf *b)
@@ -735,7 +723,7 @@ static int resolve_provider(struct config *c, const char *from_env, struct err *
 	return 0;
 }
 
-static void resolve_paths(struct config *c)
+static void resolve_paths(struct config *c, char *default_outbox)
 {
 	const char *env = getenv("MECHA_OUTBOX_DIR");
 	char *dir;
@@ -745,7 +733,8 @@ static void resolve_paths(struct config *c)
 	else if (c->outbox_dir && *c->outbox_dir)
 		dir = fs_expand_home(c->outbox_dir);
 	else
-		dir = fs_join(c->home, "outbox");
+		dir = xstrdup(default_outbox);
+	free(default_outbox);
 	free(c->outbox_dir);
 	c->outbox_dir = dir;
 	if (c->calendar_path) {
@@ -780,19 +769,18 @@ static int read_file(struct config *out, char *home, char *path, struct err *e)
 
 int config_load(struct config *out, struct err *e)
 {
-	char *home = home_dir(e);
-	char *path;
+	char *home = home_default(HOME_ROOT, e);
+	char *path = home ? home_default(HOME_CONFIG, e) : NULL;
+	char *outbox = path ? home_default(HOME_OUTBOX, e) : NULL;
 
 	memset(out, 0, sizeof *out);
-	if (!home)
-		return -1;
-	path = fs_join(home, "config.toml");
-	if (read_file(out, home, path, e) != 0) {
+	if (!outbox || read_file(out, home, path, e) != 0) {
+		free(outbox);
 		free(path);
 		free(home);
 		return -1;
 	}
-	resolve_paths(out);
+	resolve_paths(out, outbox);
 	if (resolve_provider(out, getenv("MECHA_PROVIDER"), e) != 0) {
 		config_free(out);
 		return -1;

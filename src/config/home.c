@@ -1,5 +1,6 @@
 /*
- * home — resolving HOME_M once, the same way for every verb.
+ * home — resolving HOME_M once, the same way for every verb, and the one
+ * table of where each store lives under it.
  */
 #include "config/home.h"
 
@@ -9,7 +10,16 @@
 
 #include <stdlib.h>
 
-char *home_dir(struct err *e)
+static const char *const places[] = {
+	[HOME_ROOT] = NULL,
+	[HOME_CONFIG] = "config.toml",
+	[HOME_REQUESTS] = "requests",
+	[HOME_OUTBOX] = "outbox",
+	[HOME_SESSIONS] = "sessions",
+	[HOME_MISSION_BOX] = "missions/inbox.jsonl",
+};
+
+static char *root(struct err *e)
 {
 	const char *m = getenv("MECHA_HOME");
 	const char *h = getenv("HOME");
@@ -22,14 +32,14 @@ char *home_dir(struct err *e)
 	return NULL;
 }
 
-char *home_path(const char *sub, struct err *e)
+char *home_default(enum home_place place, struct err *e)
 {
-	char *home = home_dir(e);
+	char *home = root(e);
 	char *p;
 
-	if (!home)
-		return NULL;
-	p = fs_join(home, sub);
+	if (!home || !places[place])
+		return home;
+	p = fs_join(home, places[place]);
 	free(home);
 	return p;
 }

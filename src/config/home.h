@@ -1,6 +1,9 @@
 /*
  * home — where mecha keeps its stores: $MECHA_HOME when set and non-empty,
- * else ~/.mecha. Every path a verb uses derives from here, in every verb.
+ * else ~/.mecha. Every default path a verb, the MCP server or the review
+ * screen uses comes from home_default, so no front end spells a path of its
+ * own. (The outbox may live elsewhere: config.h resolves $MECHA_OUTBOX_DIR
+ * and [outbox] dir over HOME_OUTBOX.)
  *
  * Ownership: returned strings are malloc'd; the caller frees them.
  */
@@ -9,9 +12,16 @@
 
 struct err;
 
-/* HOME_M itself. Fails only when neither MECHA_HOME nor HOME is set. */
-char *home_dir(struct err *e);
-/* HOME_M/sub (for example "requests"). */
-char *home_path(const char *sub, struct err *e);
+enum home_place {
+	HOME_ROOT,        /* HOME_M itself */
+	HOME_CONFIG,      /* HOME_M/config.toml */
+	HOME_REQUESTS,    /* HOME_M/requests: the request store */
+	HOME_OUTBOX,      /* HOME_M/outbox: the outbox, unless configured elsewhere */
+	HOME_SESSIONS,    /* HOME_M/sessions: triage transcripts */
+	HOME_MISSION_BOX, /* HOME_M/missions/inbox.jsonl: the default mission box */
+};
+
+/* The default path of a place. Fails only when neither MECHA_HOME nor HOME is set. */
+char *home_default(enum home_place place, struct err *e);
 
 #endif

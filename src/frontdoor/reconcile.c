@@ -7,6 +7,8 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/verdict.h"
+#include "config/config.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -160,5 +162,165 @@ int reconcile_all(struct store *s, const struct reconcile_lookup *l,
 	for (size_t i = 0; i < p.n && on_move; i++)
 		on_move(&p.moves[i], ctx);
 	free(p.moves);
+	return rc;
+}
+
+/* ---- reconcile against the configured outbox ------------------------------- */
+
+static int draft_lookup(const char *id, char status[16], char **reason, void *ctx, struct err *e)
+{
+	struct outbox_store *ob = ctx;
+	struct outbox_item item;
+	struct err why;
+
+	(void)e;
+	if (outbox_store_read(ob, id, &item, &why) != 0)
+		return 0; /* missing or unreadable: unknown stays unknown */
+	snprintf(status, 16, "%s", item.status);
+	*reason = item.reason ? xstrdup(item.reason) : NULL;
+	outbox_item_free(&item);
+	return 1;
+}
+
+void reconcile_outbox_open(struct reconcile_outbox *o)
+{
+	struct config cfg;
+	struct err e;
+
+	o->open = 0;
+	o->why[0] = '\0';
+	if (config_load(&cfg, &e) != 0) {
+		snprintf(o->why, sizeof o->why, "%s", e.msg);
+		return;
+	}
+	if (outbox_store_open(&o->ob, cfg.outbox_dir, OUTBOX_READ, &e) == 0)
+		o->open = 1;
+	else
+		snprintf(o->why, sizeof o->why, "%s", e.msg);
+	config_free(&cfg);
+}
+
+void reconcile_outbox_close(struct reconcile_outbox *o)
+{
+	if (o->open)
+		outbox_store_close(&o->ob);
+	o->open = 0;
+}
+
+struct reconcile_lookup reconcile_outbox_lookup(struct reconcile_outbox *o)
+{
+	struct reconcile_lookup l = { draft_lookup, &o->ob };
+
+	return l;
+}
+
+const char *reconcile_draft_status(struct reconcile_outbox *o, const char *id, char buf[16])
+{
+	char *reason = NULL;
+	struct err e;
+	int found = o->open ? draft_lookup(id, buf, &reason, &o->ob, &e) : 0;
+
+	free(reason);
+	if (!o->open)
+		return "(outbox unknown)";
+	return found > 0 ? buf : "gone from the outbox";
+}
+
+/*
+ * The outbox is opened at the first record that needs it; when it cannot be,
+ * reconcile is skipped and the walk goes on.
+ */
+struct each {
+	struct store *s;
+	int (*fn)(struct record *r, void *ctx, struct err *e);
+	void *ctx;
+	const struct reconcile_report *report;
+	struct reconcile_outbox o;
+	int tried;
+};
+
+static void settle_in_place(struct each *x, struct record *r)
+{
+	struct reconcile_lookup l;
+	struct reconcile_move m;
+	long long seq = r->seq;
+	const char *to;
+	char *note = NULL;
+	struct err e;
+	int rc;
+
+	if (!x->tried) {
+		x->tried = 1;
+		reconcile_outbox_open(&x->o);
+	}
+	if (!x->o.open)
+		return;
+	l = reconcile_outbox_lookup(&x->o);
+	rc = reconcile_decide(r, &l, &to, &note, &e);
+	free(note);
+	if (rc <= 0)
+		return;
+	rc = reconcile_record(x->s, seq, &l, &m, &e);
+	if (rc < 0 && x->report && x->report->on_skip)
+		x->report->on_skip(seq, &e, x->report->ctx);
+	if (rc <= 0)
+		return;
+	if (x->report && x->report->on_move)
+		x->report->on_move(&m, x->report->ctx);
+	record_free(r); /* the caller sees the record as it is now */
+	if (store_get(x->s, seq, r, &e) != 0)
+		r->doc = NULL;
+}
+
+static int each_one(struct record *r, void *arg, struct err *e)
+{
+	struct each *x = arg;
+
+	if (strcmp(record_state(r), STATE_AWAITING_ME) == 0)
+		settle_in_place(x, r);
+	if (!r->doc)
+		return VERDICT_NEXT; /* gone between the move and the re-read */
+	return x->fn(r, x->ctx, e);
+}
+
+int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
+		   void *ctx, const struct reconcile_report *report, struct err *e)
+{
+	struct each x = { s, fn, ctx, report, { .open = 0 }, 0 };
+	int rc = store_each(s, each_one, &x, e);
+
+	reconcile_outbox_close(&x.o);
+	return rc;
+}
+
+static void forward_move(const struct reconcile_move *m, void *ctx)
+{
+	const struct reconcile_report *r = ctx;
+
+	if (r && r->on_move)
+		r->on_move(m, r->ctx);
+}
+
+int reconcile_home(const struct reconcile_report *report, struct err *e)
+{
+	struct config cfg;
+	struct outbox_store ob;
+	struct store s;
+	struct reconcile_lookup l = { draft_lookup, &ob };
+	int rc;
+
+	if (config_load(&cfg, e) != 0)
+		return -1;
+	rc = outbox_store_open(&ob, cfg.outbox_dir, OUTBOX_READ, e);
+	config_free(&cfg);
+	if (rc != 0)
+		return -1;
+	if (store_open_default(&s, STORE_READ, e) != 0) {
+		outbox_store_close(&ob);
+		return -1;
+	}
+	rc = reconcile_all(&s, &l, forward_move, (void *)report, e);
+	store_close(&s);
+	outbox_store_close(&ob);
 	return rc;
 }

@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "outbox/store.h"
+
 struct err;
 struct record;
 struct store;
@@ -65,5 +67,44 @@ int reconcile_record(struct store *s, long long seq, const struct reconcile_look
 int reconcile_all(struct store *s, const struct reconcile_lookup *l,
 		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,
 		  struct err *e);
+
+/* ---- reconcile against the configured outbox ------------------------------- */
+
+/*
+ * The outbox, opened for reading the statuses of drafts. Reconcile is best
+ * effort by design: no outbox is a perfectly ordinary machine, and a list
+ * that refused to print because a cross-check store is absent would be worse
+ * than one printing slightly stale states. So opening never fails: `open` says
+ * whether it worked and `why` what went wrong.
+ */
+struct reconcile_outbox {
+	struct outbox_store ob;
+	int open;
+	char why[256];           /* why the outbox could not be opened ("" when open) */
+};
+void reconcile_outbox_open(struct reconcile_outbox *o);
+void reconcile_outbox_close(struct reconcile_outbox *o);
+/* The lookup reconcile_decide and reconcile_record use, over o (which must be open). */
+struct reconcile_lookup reconcile_outbox_lookup(struct reconcile_outbox *o);
+/* "pending", "sent", "rejected" …, "gone from the outbox" or "(outbox unknown)". */
+const char *reconcile_draft_status(struct reconcile_outbox *o, const char *id, char buf[16]);
+
+/*
+ * store_each, with every awaiting_me record reconciled first, under the lock
+ * and re-read, before fn sees it: the one pass list, next and triage read the
+ * store with. on_move (may be NULL) hears of each move as it happens; a record
+ * reconcile could not settle is reported through on_skip (may be NULL) and
+ * handed to fn as it is.
+ */
+struct reconcile_report {
+	void (*on_move)(const struct reconcile_move *m, void *ctx);
+	void (*on_skip)(long long seq, const struct err *why, void *ctx);
+	void *ctx;
+};
+int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
+		   void *ctx, const struct reconcile_report *report, struct err *e);
+
+/* The reconcile verb: every awaiting_me request against the configured outbox, on every core. */
+int reconcile_home(const struct reconcile_report *report, struct err *e);
 
 #endif

@@ -43,7 +43,7 @@ fail:
 
 int store_open_default(struct store *s, enum store_mode mode, struct err *e)
 {
-	char *dir = home_path("requests", e);
+	char *dir = home_default(HOME_REQUESTS, e);
 	int rc;
 
 	if (!dir)

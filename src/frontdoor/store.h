@@ -43,7 +43,8 @@ void store_close(struct store *s);
 
 /*
  * Calls fn for every readable record, in seq order, one at a time. fn returns
- * 0 to go on, 1 to stop early, -1 to fail (its err is passed back).
+ * VERDICT_NEXT, VERDICT_STOP (base/verdict.h) or -1 to fail (its err is
+ * passed back).
  */
 int store_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
 	       struct err *e);
@@ -78,8 +79,8 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 
 /*
  * Read-modify-write of one record under the store lock. fn receives the record
- * as it is on disk now and returns 1 to write it back, 0 to leave it, or -1 to
- * refuse (filling err; nothing is written).
+ * as it is on disk now and returns VERDICT_WRITE, VERDICT_LEAVE
+ * (base/verdict.h) or -1 to refuse (filling err; nothing is written).
  */
 int store_update(struct store *s, long long seq,
 		 int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e);

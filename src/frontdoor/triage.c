@@ -13,7 +13,7 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
-#include "frontdoor/calendar.h"
+#include "calendar/calendar.h"
 #include "frontdoor/draft.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"

@@ -12,11 +12,11 @@
 #include "base/fs.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
-#include "cli/frontdoor.h"
 #include "config/config.h"
 #include "config/home.h"
-#include "frontdoor/calendar.h"
+#include "calendar/calendar.h"
 #include "frontdoor/draft.h"
+#include "frontdoor/next.h"
 #include "frontdoor/store.h"
 #include "mission/board.h"
 #include "mission/letter.h"
@@ -325,7 +325,7 @@ static json_t *run_frontdoor_next(const json_t *args, const char *session_id, st
 	json_t *briefs;
 
 	/* As `next` does: a draft a person released or rejected moves its request first. */
-	if (frontdoor_next_briefs(limit ? json_integer_value(limit) : 5, &briefs, e) != 0)
+	if (next_briefs(limit ? json_integer_value(limit) : NEXT_DEFAULT_LIMIT, NULL, &briefs, e) != 0)
 		return NULL;
 	return briefs;
 }
@@ -417,19 +417,17 @@ static json_t *run_free_busy(const json_t *args, const char *session_id, struct 
 static int board_open(struct board *b, struct err *e)
 {
 	struct config cfg;
-	char *dir, *box;
+	char *box;
 
 	if (config_load(&cfg, e) != 0)
 		return -1;
-	dir = home_path("missions", e);
-	if (!dir) {
+	box = home_default(HOME_MISSION_BOX, e);
+	if (!box) {
 		config_free(&cfg);
 		return -1;
 	}
-	box = fs_join(dir, "inbox.jsonl");
 	board_init(b, box, cfg.missions_brain);
 	free(box);
-	free(dir);
 	config_free(&cfg);
 	return 0;
 }

@@ -388,7 +388,7 @@ static int letter_at(struct session *s, uint64_t offset, const char *id,
 
 	if (rc == 0) {
 		mailbox_id(buf_str(&line), line.len, got);
-		wire_trim(buf_str(&line), line.len, &off, &n);
+		text_trim(buf_str(&line), line.len, &off, &n);
 		if (strcmp(got, id) != 0 || letter_parse_line(buf_str(&line) + off, n, env, e) != 0 ||
 		    !letter_is_mission(env))
 			rc = err_set(e, ERR_INDEX, "the index of %s is out of step with the box; "

@@ -7,6 +7,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/text.h"
 #include "mission/wire.h"
 
 #include <inttypes.h>
@@ -123,7 +124,7 @@ static int blank(const struct letter_str *s)
 
 	if (!s->s)
 		return 1;
-	wire_trim(s->s, s->len, &off, &n);
+	text_trim(s->s, s->len, &off, &n); /* the length is explicit: a letter may hold NUL */
 	return n == 0;
 }
 
@@ -711,7 +712,7 @@ static int looks_absolute(const struct letter_str *s)
 	size_t off, n;
 	const char *t;
 
-	wire_trim(s->s, s->len, &off, &n);
+	text_trim(s->s, s->len, &off, &n);
 	t = s->s + off;
 	if (n >= 1 && (t[0] == '/' || t[0] == '~'))
 		return 1;

@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/text.h"
 #include "base/fs.h"
 #include "base/hash.h"
 #include "mission/letter.h"
@@ -57,7 +58,7 @@ static int emit(const char *data, size_t len, uint64_t offset,
 
 	while (len > 0 && data[len - 1] == '\r')
 		len--;
-	wire_trim(data, len, &off, &n);
+	text_trim(data, len, &off, &n);
 	if (n == 0)
 		return 0;
 	line.data = data;
@@ -124,7 +125,7 @@ static int read_one(const struct mailbox_line *line, void *p)
 	size_t off, n;
 	int r;
 
-	wire_trim(line->data, line->len, &off, &n);
+	text_trim(line->data, line->len, &off, &n);
 	if (letter_parse_line(line->data + off, n, &env, &ignored) != 0) {
 		rc->skipped++;
 		return 0;

@@ -173,21 +173,8 @@ static int hex4(struct wire *w, unsigned *out)
 static void put_utf8(struct buf *out, unsigned cp)
 {
 	char s[4];
-	size_t n;
 
-	if (cp < 0x80) {
-		s[0] = (char)cp, n = 1;
-	} else if (cp < 0x800) {
-		s[0] = (char)(0xc0 | (cp >> 6)), s[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
-	} else if (cp < 0x10000) {
-		s[0] = (char)(0xe0 | (cp >> 12)), s[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		s[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
-	} else {
-		s[0] = (char)(0xf0 | (cp >> 18)), s[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		s[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), s[3] = (char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	buf_add(out, s, n);
+	buf_add(out, s, text_utf8_encode(cp, s));
 }
 
 /* \uXXXX, with a surrogate pair joined; a lone surrogate is not text. */
@@ -498,42 +485,3 @@ void wire_put_key(struct buf *out, const char *key)
 
 /* ---- Unicode whitespace -------------------------------------------------- */
 
-static int is_space(unsigned cp)
-{
-	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||
-	       cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 ||
-	       cp == 0x2029 || cp == 0x202f || cp == 0x205f || cp == 0x3000;
-}
-
-/* Length of the whitespace character that ends s[0..len), or 0. */
-static size_t space_before(const char *s, size_t len)
-{
-	for (size_t k = 1; k <= 4 && k <= len; k++) {
-		unsigned cp;
-		size_t n = text_utf8_decode(s + len - k, k, &cp);
-		if (n == k)
-			return is_space(cp) ? k : 0;
-	}
-	return 0;
-}
-
-void wire_trim(const char *s, size_t len, size_t *off, size_t *n)
-{
-	size_t a = 0, b = len;
-	unsigned cp;
-
-	while (a < b) {
-		size_t k = text_utf8_decode(s + a, b - a, &cp);
-		if (k == 0 || !is_space(cp))
-			break;
-		a += k;
-	}
-	while (b > a) {
-		size_t k = space_before(s + a, b - a);
-		if (k == 0)
-			break;
-		b -= k;
-	}
-	*off = a;
-	*n = b - a;
-}

@@ -85,12 +85,4 @@ void wire_put_i64(struct buf *out, int64_t v);
 /* `"key":` — keys are ours, plain ASCII. */
 void wire_put_key(struct buf *out, const char *key);
 
-/*
- * Unicode whitespace trimming with the reach of Rust's str::trim (the
- * White_Space property), since the reference trims with it before it parses a
- * line and before it decides a field is empty. Sets *off and *n to the trimmed
- * span of s[0..len) (UTF-8; invalid bytes are never whitespace).
- */
-void wire_trim(const char *s, size_t len, size_t *off, size_t *n);
-
 #endif

@@ -6,6 +6,8 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/text.h"
+#include "base/verdict.h"
 #include "base/rfc3339.h"
 #include "config/config.h"
 #include "outbox/item.h"
@@ -213,20 +215,12 @@ static int mark_sent(struct outbox_item *it, void *ctx, struct err *e)
 	if (!outbox_item_pending(it))
 		return refuse_resolved(it, e);
 	outbox_item_resolve(it, OUTBOX_SENT, "marked sent by a person");
-	return 0;
+	return VERDICT_WRITE;
 }
 
 int release_mark_sent(struct outbox_store *s, const char *id, struct err *e)
 {
 	return outbox_store_update(s, id, mark_sent, NULL, e) < 0 ? -1 : 0;
-}
-
-static int blank(const char *s)
-{
-	for (; s && *s; s++)
-		if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-			return 0;
-	return 1;
 }
 
 /* Reads every item and checks it; fills items[0..n) only when all pass. */
@@ -257,7 +251,7 @@ int release_reject(struct outbox_store *s, char *const *ids, size_t n, const cha
 	struct outbox_item *items;
 	int rc = 0;
 
-	if (blank(reason)) {
+	if (text_blank(reason)) {
 		err_set(e, ERR_USAGE, "a rejection needs a reason (--reason TEXT): it is what the next "
 			  "draft is written from");
 		e->code = ERR_REASON_REQUIRED;

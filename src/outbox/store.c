@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/verdict.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/lock.h"
@@ -162,7 +163,7 @@ int outbox_store_each(struct outbox_store *s,
 	d = opendir(s->dir);
 	if (!d)
 		return err_errno(e, "opening %s", s->dir);
-	while (rc == 0 && (errno = 0, de = readdir(d)) != NULL) {
+	while (rc == VERDICT_NEXT && (errno = 0, de = readdir(d)) != NULL) {
 		char id[OUTBOX_ID_MAX + 1];
 		struct outbox_item it;
 		struct err why;
@@ -178,10 +179,10 @@ int outbox_store_each(struct outbox_store *s,
 		rc = fn(&it, ctx, e);
 		outbox_item_free(&it);
 	}
-	if (rc == 0 && errno != 0)
+	if (rc == VERDICT_NEXT && errno != 0)
 		rc = err_errno(e, "reading %s", s->dir);
 	closedir(d);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 struct collect {
@@ -369,7 +370,7 @@ int outbox_store_update(struct outbox_store *s, const char *id,
 	rc = outbox_store_read(s, id, &it, e);
 	if (rc == 0) {
 		rc = fn(&it, ctx, e);
-		if (rc == 0 && outbox_store_write(s, &it, e) != 0)
+		if (rc == VERDICT_WRITE && outbox_store_write(s, &it, e) != 0)
 			rc = -1;
 		outbox_item_free(&it);
 	}
@@ -389,7 +390,7 @@ static int resolve_one(struct outbox_item *it, void *ctx, struct err *e)
 		return err_set(e, ERR_NOT_PENDING, "outbox item %s is already %s", it->id,
 				  it->status);
 	outbox_item_resolve(it, r->status, r->reason);
-	return 0;
+	return VERDICT_WRITE;
 }
 
 int outbox_store_resolve(struct outbox_store *s, const char *id, const char *status,

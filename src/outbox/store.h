@@ -75,7 +75,8 @@ int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, str
 
 /*
  * One pass over the directory in no particular order: fn is called for each
- * readable item (return 0 to go on, -1 to stop with e filled). Each unreadable
+ * readable item (VERDICT_NEXT to go on, VERDICT_STOP to stop early, -1 to
+ * fail with e filled). Each unreadable
  * one is reported on warn (when not NULL) as
  * "mecha: skipping unreadable outbox item <file>: <why>".
  */
@@ -102,9 +103,9 @@ int outbox_store_stage(struct outbox_store *s, const struct outbox_draft *d,
 
 /*
  * Under the lock: re-reads id, calls fn (which checks what it expects and
- * changes the item through the item.h setters; return 0 to write, 1 to leave
- * the file untouched, -1 to refuse with e filled), writes when asked.
- * Returns fn's verdict (0 or 1) or -1.
+ * changes the item through the item.h setters; returns VERDICT_WRITE or
+ * VERDICT_LEAVE from base/verdict.h, or -1 to refuse with e filled), writes
+ * when asked. Returns fn's verdict or -1.
  */
 int outbox_store_update(struct outbox_store *s, const char *id,
 			int (*fn)(struct outbox_item *it, void *ctx, struct err *e), void *ctx,

@@ -8,7 +8,7 @@
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
-#include "frontdoor/calendar.h"
+#include "calendar/calendar.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,8 +10,8 @@
  * Ownership: calendar_busy returns a malloc'd array (free it); the JSON
  * helper returns a NEW reference.
  */
-#ifndef MECHA_FRONTDOOR_CALENDAR_H
-#define MECHA_FRONTDOOR_CALENDAR_H
+#ifndef MECHA_CALENDAR_CALENDAR_H
+#define MECHA_CALENDAR_CALENDAR_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * model (cli) — turning the configuration into a provider to call.
+ * model — turning the configuration into a provider to call.
  *
  * The key is read from the environment variable the configuration names,
  * never from the file; model_conf_release wipes our copy of it.
@@ -7,8 +7,8 @@
  * Ownership: the provider_conf's strings borrow from cfg, except api_key,
  * which is owned by the conf until model_conf_release.
  */
-#ifndef MECHA_CLI_MODEL_H
-#define MECHA_CLI_MODEL_H
+#ifndef MECHA_FRONTDOOR_MODEL_H
+#define MECHA_FRONTDOOR_MODEL_H
 
 #include "provider/provider.h"
 

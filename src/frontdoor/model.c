@@ -1,7 +1,7 @@
 /*
- * model (cli) — one place decides which model a verb talks to.
+ * model — one place decides which model a verb talks to.
  */
-#include "cli/model.h"
+#include "frontdoor/model.h"
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -2,7 +2,7 @@
  * calendar — libical does the parsing and the recurrence expansion; this file
  * decides what counts as busy and merges the answer.
  */
-#include "frontdoor/calendar.h"
+#include "calendar/calendar.h"
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -24,7 +24,7 @@ int cli_blocks(int argc, char **argv);
 int cli_fail(const struct err *e);
 /* With --json: also {"ok":false,"error":CODE,"message":MSG} on stdout. */
 int cli_fail_json(const struct err *e, int json);
-/* "mecha: <message>" on stderr plus a hint to --help; returns EXIT_USAGE. */
+/* "mecha: <message> (see 'mecha VERB --help')", one line on stderr, rendered safely; EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when any argument from argv[1] on is -h or --help (before a "--"). */
 int cli_wants_help(int argc, char **argv);

@@ -38,13 +38,16 @@ int cli_fail_json(const struct err *e, int json)
 
 int cli_usage_error(const char *verb, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("mecha: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry 'mecha %s --help'.\n", verb);
+	/* The message may quote an argument, which is not ours to send raw to a terminal. */
+	fputs("mecha: ", stderr);
+	text_print(stderr, msg, 0);
+	fprintf(stderr, " (see 'mecha %s --help')\n", verb);
 	return EXIT_USAGE;
 }
 

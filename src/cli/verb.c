@@ -1,0 +1,176 @@
+/*
+ * verb — dispatch and option parsing for every verb group.
+ *
+ * getopt_long does the parsing; it is told to stay quiet (opterr = 0, a
+ * leading ':') so that each mistake is reported once, in our words.
+ */
+#include "cli/verb.h"
+#include "cli/cli.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void group_help(const struct cli_group *g, FILE *f)
+{
+	fprintf(f, "usage: mecha %s %s [options]\n\n%s\n\n", g->name,
+		g->default_verb ? "[VERB]" : "VERB", g->intro);
+	for (size_t i = 0; i < g->nverbs; i++)
+		if (g->verbs[i].summary)
+			fprintf(f, "  %-11s %s\n", g->verbs[i].name, g->verbs[i].summary);
+	if (g->default_verb)
+		fprintf(f, "\nWithout a verb: %s.", g->default_verb);
+	fprintf(f, "\nmecha %s VERB --help describes one verb.\n", g->name);
+}
+
+static const struct cli_verb *verb_named(const struct cli_group *g, const char *name)
+{
+	for (size_t i = 0; i < g->nverbs; i++)
+		if (strcmp(g->verbs[i].name, name) == 0)
+			return &g->verbs[i];
+	return NULL;
+}
+
+static int is_help(const char *s)
+{
+	return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
+}
+
+int cli_dispatch(const struct cli_group *g, int argc, char **argv)
+{
+	const struct cli_verb *v;
+	int shift = 1;
+
+	if (argc >= 2 && is_help(argv[1])) {
+		group_help(g, stdout);
+		return EXIT_OK;
+	}
+	if (argc < 2 || argv[1][0] == '-') {
+		if (!g->default_verb) {
+			group_help(g, stderr);
+			return EXIT_USAGE;
+		}
+		v = verb_named(g, g->default_verb);
+		shift = 0; /* `mecha frontdoor --state x` is list */
+	} else if (!(v = verb_named(g, argv[1]))) {
+		struct buf b = BUF_INIT;
+		text_safe(&b, argv[1], strlen(argv[1]), 0);
+		cli_usage_error(g->name, "%s has no verb '%s'", g->name, buf_str(&b));
+		buf_free(&b);
+		return EXIT_USAGE;
+	}
+	if (cli_wants_help(argc - shift, argv + shift)) {
+		fputs(v->help, stdout);
+		return EXIT_OK;
+	}
+	return v->run(argc - shift, argv + shift);
+}
+
+/* ---- options ---------------------------------------------------------------- */
+
+static const struct cli_opt *opt_for(const struct cli_opt *opts, size_t n, int ch)
+{
+	if (ch >= 0x100 && (size_t)(ch - 0x100) < n)
+		return &opts[ch - 0x100];
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].letter && opts[i].letter == ch)
+			return &opts[i];
+	return NULL;
+}
+
+static int take(const char *verb, const struct cli_opt *o, const char *v)
+{
+	long long x;
+	int rc = 0;
+
+	switch (o->kind) {
+	case CLI_FLAG:
+		*(int *)o->out = 1;
+		return 0;
+	case CLI_STR:
+		*(const char **)o->out = v;
+		return 0;
+	case CLI_TEXT:
+		if (!text_utf8_valid(v, strlen(v)))
+			rc = cli_usage_error(verb, "--%s must be UTF-8 text", o->name);
+		else if ((o->flags & CLI_NONEMPTY) && text_blank(v))
+			rc = cli_usage_error(verb, "--%s needs a value that says something", o->name);
+		else
+			*(const char **)o->out = v;
+		return rc ? -1 : 0;
+	case CLI_COUNT:
+		if (cli_parse_count(verb, o->name, v, &x) != 0)
+			return -1;
+		if (o->max > 0 && (x < o->min || x > o->max)) {
+			cli_usage_error(verb, "--%s takes %lld to %lld", o->name, o->min, o->max);
+			return -1;
+		}
+		*(long long *)o->out = x;
+		return 0;
+	}
+	return 0;
+}
+
+static struct option *long_table(const struct cli_opt *opts, size_t n, struct buf *shorts)
+{
+	struct option *lo = calloc(n + 1, sizeof *lo);
+
+	buf_addc(shorts, ':');
+	for (size_t i = 0; lo && i < n; i++) {
+		lo[i].name = opts[i].name;
+		lo[i].has_arg = opts[i].kind == CLI_FLAG ? no_argument : required_argument;
+		lo[i].val = (int)(0x100 + i);
+		if (opts[i].letter) {
+			buf_addc(shorts, opts[i].letter);
+			if (opts[i].kind != CLI_FLAG)
+				buf_addc(shorts, ':');
+		}
+	}
+	return lo;
+}
+
+int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int min_pos, int max_pos,
+	      int argc, char **argv, struct cli_args *a)
+{
+	struct buf shorts = BUF_INIT;
+	struct option *lo = long_table(opts, n, &shorts);
+	int ch, rc = 0;
+
+	a->pos = NULL;
+	a->n = 0;
+	optind = 0;
+	opterr = 0;
+	while (rc == 0 && (ch = getopt_long(argc, argv, buf_str(&shorts), lo, NULL)) != -1) {
+		const struct cli_opt *o = opt_for(opts, n, ch);
+		const char *name = argv[optind - 1];
+		struct buf safe = BUF_INIT;
+
+		text_safe(&safe, name, strlen(name), 0);
+		if (ch == ':')
+			rc = cli_usage_error(verb, "%s needs a value", buf_str(&safe));
+		else if (ch == '?' || !o)
+			rc = cli_usage_error(verb, "unknown option '%s'", buf_str(&safe));
+		else if (take(verb, o, optarg) != 0)
+			rc = EXIT_USAGE;
+		buf_free(&safe);
+	}
+	free(lo);
+	buf_free(&shorts);
+	if (rc != 0)
+		return rc;
+	a->pos = argv + optind;
+	a->n = argc - optind;
+	if (a->n < min_pos || (max_pos >= 0 && a->n > max_pos)) {
+		if (max_pos == 0)
+			return cli_usage_error(verb, "unexpected argument '%s'", a->pos[0]);
+		/* (cli_usage_error renders the argument safely) */
+		return cli_usage_error(verb, "%s", a->n < min_pos ? "missing an argument"
+								 : "too many arguments");
+	}
+	return 0;
+}

@@ -4,6 +4,7 @@
  */
 #include "cli/cli.h"
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
@@ -23,15 +24,29 @@ int cli_fail(const struct err *e)
 	return err_exit_code(e);
 }
 
+/*
+ * The one failure shape of every --json verb: {"ok":false,"error":CODE,
+ * "message":MSG}. A message quoting bytes that are not UTF-8 is rendered
+ * safely first, so the document is always printed.
+ */
 int cli_fail_json(const struct err *e, int json)
 {
 	if (json) {
-		json_t *o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error",
-				      err_code_name(e->code), "message", e->msg);
+		struct buf safe = BUF_INIT;
+		const char *msg = e->msg;
+		json_t *o;
+
+		if (!text_utf8_valid(msg, strlen(msg))) {
+			text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
+			msg = buf_str(&safe);
+		}
+		o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(e->code), "message",
+			      msg);
 		if (o) {
 			jsonio_print(stdout, o);
 			json_decref(o);
 		}
+		buf_free(&safe);
 	}
 	return cli_fail(e);
 }

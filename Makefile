@@ -37,14 +37,15 @@ BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check unit cli mcp-test valgrind asan demo bench install clean help fuzz
+.PHONY: all deps check layers unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
 all: $(BUILD)/mecha
 
 help:
 	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
-	@echo "make check      build, run the unit tests (Criterion) and the CLI tests (pytest)"
+	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
+	@echo "make layers     check that every #include follows the arrows of DESIGN.md"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
 	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
@@ -106,7 +107,11 @@ valgrind: $(BUILD)/mecha
 	VALGRIND_MECHA=$(abspath $(BUILD)/mecha) MECHA_BIN=$(abspath tests/support/valgrind-mecha) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(VALGRIND_TESTS) $(PYTEST_ARGS)
 
-check: all unit cli mcp-test
+# Every #include follows the arrows of DESIGN.md (scripts/layers.sh).
+layers:
+	@sh scripts/layers.sh
+
+check: all layers unit cli mcp-test
 
 # ASan and UBSan in one build; any report fails the run.
 asan:

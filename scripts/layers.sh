@@ -1,0 +1,62 @@
+#!/bin/sh
+# layers — checks that every #include "dir/file.h" in src/ follows the arrows
+# of DESIGN.md:
+#   cli → tui, mcp, box, drain → frontdoor, mission → outbox, types, calendar,
+#   provider, config → base
+# with the exceptions the design states: the outbox never includes the front
+# door (the invite sink uses calendar); provider knows nothing of requests;
+# box never reaches frontdoor, outbox, calendar or provider; nothing outside
+# src/cli includes a cli header.
+#
+# Usage: scripts/layers.sh [ROOT]   (ROOT defaults to the repository)
+# Prints each violation as FILE:LINE: and exits 1 when there is any.
+set -eu
+root=${1:-$(dirname "$0")/..}
+cd "$root"
+
+# What each module may include besides itself.
+allowed() {
+	case $1 in
+	base) echo "" ;;
+	config) echo "base" ;;
+	calendar) echo "base config" ;;
+	provider) echo "base" ;;
+	types) echo "base config" ;;
+	outbox) echo "base config calendar" ;;
+	mission) echo "base config" ;;
+	frontdoor) echo "base config calendar provider outbox types" ;;
+	mcp) echo "base config calendar provider outbox types frontdoor mission" ;;
+	tui) echo "base config calendar provider outbox types frontdoor mission" ;;
+	drain) echo "base config calendar provider types" ;;
+	box) echo "base config types" ;;
+	cli) echo "base config calendar provider outbox types frontdoor mission mcp tui box drain" ;;
+	*) echo "?" ;;
+	esac
+}
+
+bad=0
+for dir in src/*/; do
+	mod=$(basename "$dir")
+	ok=$(allowed "$mod")
+	if [ "$ok" = "?" ]; then
+		echo "$dir: a module DESIGN.md does not name (add it to scripts/layers.sh and DESIGN.md)"
+		bad=1
+		continue
+	fi
+	# file:line:#include "dep/…"
+	for hit in $(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[a-z_]*/' "$dir"*.[ch] 2>/dev/null |
+		sed 's/^\([^:]*:[0-9]*\):[^"]*"\([a-z_]*\)\/.*/\1:\2/'); do
+		dep=${hit##*:}
+		where=${hit%:*}
+		[ "$dep" = "$mod" ] && continue
+		case " $ok " in
+		*" $dep "*) ;;
+		*)
+			echo "$where: $mod must not include $dep/ (see the arrows in DESIGN.md)"
+			bad=1
+			;;
+		esac
+	done
+done
+[ $bad -eq 0 ] && echo "layers: every include follows the arrows"
+exit $bad

@@ -275,8 +275,10 @@ static int m_post(int argc, char **argv)
 	struct opts o = { 0 };
 	struct post_run run = { 0 };
 	const struct cli_opt opts[] = {
-		OPT_AGENT(o), { "keep-going", 0, CLI_FLAG, &run.keep_going, 0, 0, 0 },
-		OPT_BOX(o),   OPT_BRAIN(o),
+		OPT_AGENT(o),
+		{ "keep-going", 0, CLI_FLAG, &run.keep_going, 0, 0, 0 },
+		OPT_BOX(o),
+		OPT_BRAIN(o),
 		OPT_JSON(o),
 	};
 	struct feed f = { -1, BUF_INIT, 0, 0 };

@@ -262,13 +262,7 @@ int blocks_import(struct blocks *b, const struct letter *head, const char *head_
 
 int blocks_save(struct blocks *b, struct err *e)
 {
-	char *dir = fs_dirname(b->path);
-	int rc = fs_is_dir(dir, e);
-
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	if (rc < 0 || jsonio_save(b->path, b->doc, e) != 0)
+	if (fs_parent_dir(b->path, e) != 0 || jsonio_save(b->path, b->doc, e) != 0)
 		return -1;
 	b->exists = 1;
 	return 0;
@@ -283,29 +277,17 @@ static char *box_or_default(const char *box, struct err *e)
 
 int blocks_load_box(struct blocks *b, const char *box, struct err *e)
 {
-	char *path, *dflt = box_or_default(box, e);
+	char *path, *box_path = box_or_default(box, e);
 	int rc;
 
 	memset(b, 0, sizeof *b);
-	if (!dflt)
+	if (!box_path)
 		return -1;
-	path = blocks_path_for_box(dflt);
+	path = blocks_path_for_box(box_path);
 	rc = blocks_load(b, path, e);
 	free(path);
-	free(dflt);
+	free(box_path);
 	return rc;
-}
-
-/* The box's directory, created private when missing (never tightened when there). */
-static int ensure_dir(const char *box, struct err *e)
-{
-	char *dir = fs_dirname(box);
-	int rc = fs_is_dir(dir, e);
-
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	return rc < 0 ? -1 : 0;
 }
 
 static int add_locked(const char *box, const char *id, const char *title, uint32_t boundary,
@@ -336,7 +318,7 @@ int blocks_add_to_box(const char *box, const char *id, const char *title, uint32
 	if (!path)
 		return -1;
 	lock_path = blocks_lock_path(path);
-	lock = ensure_dir(path, e) == 0 ? lock_acquire(lock_path, LOCK_EXCLUSIVE, e) : -1;
+	lock = fs_parent_dir(path, e) == 0 ? lock_acquire(lock_path, LOCK_EXCLUSIVE, e) : -1;
 	rc = lock < 0 ? -1 : add_locked(path, id, title, boundary, contract, version, e);
 	lock_release(lock);
 	free(lock_path);

@@ -8,9 +8,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/lock.h"
 #include "base/rfc3339.h"
-#include "base/hash.h"
 #include "base/text.h"
 #include "config/config.h"
 #include "config/home.h"
@@ -226,18 +226,6 @@ struct session {
 	struct sidecar *sc;
 };
 
-static int ensure_dir(const char *box, struct err *e)
-{
-	char *dir = fs_dirname(box);
-	int rc = fs_is_dir(dir, e);
-
-	/* Create a missing directory private; never tighten one the user made. */
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	return rc < 0 ? -1 : 0;
-}
-
 static void session_close(struct session *s)
 {
 	sidecar_close(s->sc);
@@ -263,7 +251,7 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	s->lock = s->fd = -1;
 	if (!create && access(b->box, F_OK) != 0 && errno == ENOENT)
 		return 1;
-	if (create && ensure_dir(b->box, e) != 0)
+	if (create && fs_parent_dir(b->box, e) != 0)
 		return -1;
 	path = xasprintf("%s.lock", b->box);
 	s->lock = lock_acquire(path, LOCK_EXCLUSIVE, e);

@@ -246,6 +246,17 @@ char *fs_dirname(const char *path)
 	return out;
 }
 
+int fs_parent_dir(const char *path, struct err *e)
+{
+	char *dir = fs_dirname(path);
+	int rc = fs_is_dir(dir, e);
+
+	if (rc == 0)
+		rc = fs_private_dir(dir, e);
+	free(dir);
+	return rc < 0 ? -1 : 0;
+}
+
 char *fs_expand_home(const char *path)
 {
 	const char *home = getenv("HOME");

@@ -29,6 +29,11 @@ int fs_private_dir(const char *path, struct err *e);
 
 /* 1 when path is an existing directory, 0 when absent; -1 on any other error. */
 int fs_is_dir(const char *path, struct err *e);
+/*
+ * Creates the directory that path lives in (0700, with missing parents) when
+ * it is missing; a directory that exists is left as the user made it.
+ */
+int fs_parent_dir(const char *path, struct err *e);
 
 /*
  * Reads a whole regular file without following a final symlink. On success

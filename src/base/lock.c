@@ -9,14 +9,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-int lock_acquire(const char *path, enum lock_mode mode, struct err *e)
+static int lock_fd(int fd, const char *path, enum lock_mode mode, struct err *e)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-
-	if (fd < 0)
-		return err_errno(e, "opening the lock %s", path);
 	while (flock(fd, mode == LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH) != 0) {
 		if (errno == EINTR)
 			continue;
@@ -25,6 +22,32 @@ int lock_acquire(const char *path, enum lock_mode mode, struct err *e)
 		return -1;
 	}
 	return fd;
+}
+
+int lock_acquire(const char *path, enum lock_mode mode, struct err *e)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+	if (fd < 0)
+		return err_errno(e, "opening the lock %s", path);
+	return lock_fd(fd, path, mode, e);
+}
+
+int lock_acquire_existing(const char *path, enum lock_mode mode, struct err *e)
+{
+	/* O_NONBLOCK: a FIFO planted in its place must not hang the reader. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0 && errno == ENOENT)
+		return err_set(e, ERR_NOT_FOUND, "%s: no such lock", path);
+	if (fd < 0)
+		return err_errno(e, "opening the lock %s", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(e, ERR_IO, "the lock %s is not a regular file", path);
+	}
+	return lock_fd(fd, path, mode, e);
 }
 
 void lock_release(int fd)

@@ -24,6 +24,8 @@ int cli_blocks(int argc, char **argv);
 int cli_fail(const struct err *e);
 /* With --json: also {"ok":false,"error":CODE,"message":MSG} on stdout. */
 int cli_fail_json(const struct err *e, int json);
+/* The same document on one line, for a verb that streams one JSON result per line. */
+int cli_fail_json_line(const struct err *e, int json);
 /* "mecha: <message> (see 'mecha VERB --help')", one line on stderr, rendered safely; EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when any argument from argv[1] on is -h or --help (before a "--"). */

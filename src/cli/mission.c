@@ -1,24 +1,21 @@
 /*
  * mission — the verbs of the mission board (`mecha mission …`) and of its
- * block store (`mecha blocks …`).
+ * block store (`mecha blocks …`): parse, call one library function, print.
  *
  * Agents post letters; a person lands or archives. Everything a letter says
  * was written by an agent, so whatever of it reaches a terminal goes through
  * text.h. JSON output is written with the letter's own writer (wire.h), since
- * a letter's counters may exceed what jansson holds.
+ * a letter's counters may exceed what jansson holds; on a terminal it leaves
+ * no character outside ASCII raw (wire_ascii), as jsonio_print does.
  */
 #include "cli/cli.h"
+#include "cli/verb.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
-#include "base/hash.h"
 #include "base/jsonio.h"
-#include "base/lock.h"
-#include "base/rfc3339.h"
 #include "base/text.h"
-#include "config/config.h"
-#include "config/home.h"
 #include "mission/blocks.h"
 #include "mission/board.h"
 #include "mission/letter.h"
@@ -26,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,100 +30,64 @@
 
 /* ---- shared ------------------------------------------------------------------- */
 
-/* The options the verbs share; each verb accepts the ones its help lists. */
+/* The options the verbs share; each verb's table lists the ones its help does. */
 struct opts {
 	const char *box, *brain, *agent;
 	int json;
 };
 
-enum { OPT_BOX = 1000, OPT_BRAIN, OPT_AGENT, OPT_JSON };
+#define OPT_BOX(o) { "box", 0, CLI_STR, &(o).box, 0, 0, 0 }
+#define OPT_BRAIN(o) { "brain", 0, CLI_TEXT, &(o).brain, CLI_NONEMPTY, 0, 0 }
+#define OPT_AGENT(o) { "agent", 0, CLI_TEXT, &(o).agent, CLI_NONEMPTY, 0, 0 }
+#define OPT_JSON(o) { "json", 0, CLI_FLAG, &(o).json, 0, 0, 0 }
 
-#define COMMON_OPTS                                                                   \
-	{ "box", required_argument, NULL, OPT_BOX },                                  \
-	{ "brain", required_argument, NULL, OPT_BRAIN },                              \
-	{ "agent", required_argument, NULL, OPT_AGENT },                              \
-	{ "json", no_argument, NULL, OPT_JSON }
-
-static void reset_getopt(void)
+/* A positional id: empty (or blank) is a usage mistake, as on every verb. */
+static int id_arg(const char *verb, const char *what, const char *s)
 {
-	optind = 0;
-	opterr = 1;
-}
-
-/* 1 when ch was a shared option (and is now recorded in o). */
-static int common_opt(int ch, struct opts *o)
-{
-	switch (ch) {
-	case OPT_BOX: o->box = optarg; return 1;
-	case OPT_BRAIN: o->brain = optarg; return 1;
-	case OPT_AGENT: o->agent = optarg; return 1;
-	case OPT_JSON: o->json = 1; return 1;
-	default: return 0;
-	}
-}
-
-static int utf8_arg(const char *verb, const char *what, const char *s)
-{
-	if (s && (!*s || !text_utf8_valid(s, strlen(s))))
+	if (text_blank(s) || !text_utf8_valid(s, strlen(s)))
 		return cli_usage_error(verb, "%s must be non-empty UTF-8 text", what);
 	return 0;
 }
 
-/* A failure: "mecha: …" on stderr, and with --json the object on stdout. */
-static int fail(const struct err *e, int json)
-{
-	if (json) {
-		struct buf out = BUF_INIT;
-		buf_adds(&out, "{\"ok\":false,\"error\":");
-		wire_put_cstr(&out, err_code_name(e->code));
-		buf_adds(&out, ",\"message\":");
-		wire_put_cstr(&out, e->msg);
-		buf_adds(&out, "}\n");
-		fputs(buf_str(&out), stdout);
-		buf_free(&out);
-	}
-	return cli_fail(e);
-}
-
-static char *box_path(const struct opts *o, struct err *e)
-{
-	return o->box ? fs_expand_home(o->box) : home_default(HOME_MISSION_BOX, e);
-}
-
-/*
- * The board: --box or HOME_M/missions/inbox.jsonl; bound to --brain, else to
- * [missions] brain from config.toml when bind is set (the verbs that post).
- */
+/* The board --box names (~ expanded), else the default, bound as board_open_default says. */
 static int open_board(const struct opts *o, int bind, struct board *b, struct err *e)
 {
-	struct config c;
-	char *box = box_path(o, e);
+	char *box = o->box ? fs_expand_home(o->box) : NULL;
+	int rc = board_open_default(b, box, o->brain, bind, e);
 
-	if (!box)
-		return -1;
-	memset(&c, 0, sizeof c);
-	if (bind && !o->brain && config_load(&c, e) != 0) {
-		free(box);
-		return -1;
-	}
-	board_init(b, box, o->brain ? o->brain : c.missions_brain);
-	config_free(&c);
 	free(box);
-	return 0;
+	return rc;
 }
 
-static void warn_skipped(const struct board *b)
+static void warn_skipped(struct board *b)
 {
 	if (b->skipped == 0)
 		return;
 	fprintf(stderr, "mecha: skipped %zu unreadable line(s) in ", b->skipped);
 	text_print(stderr, b->box, 0);
 	fputc('\n', stderr);
+	b->skipped = 0; /* said once */
 }
 
 static void print_str(const struct letter_str *s)
 {
 	text_printn(stdout, s->s ? s->s : "", s->len, 0);
+}
+
+/* Prints (and frees) one JSON document and its newline. */
+static void print_json(struct buf *out)
+{
+	struct buf ascii = BUF_INIT;
+
+	if (isatty(STDOUT_FILENO)) {
+		wire_ascii(&ascii, out->data ? out->data : "", out->len);
+		fputs(buf_str(&ascii), stdout);
+	} else {
+		fputs(buf_str(out), stdout);
+	}
+	fputc('\n', stdout);
+	buf_free(&ascii);
+	buf_free(out);
 }
 
 static void put_result(struct buf *out, const struct board_result *r)
@@ -149,9 +109,8 @@ static void print_result(const struct board_result *r, int json)
 
 	if (json) {
 		put_result(&out, r);
-		buf_adds(&out, "}\n");
-		fputs(buf_str(&out), stdout);
-		buf_free(&out);
+		buf_addc(&out, '}');
+		print_json(&out);
 		return;
 	}
 	printf("%s %s  %s seq %" PRIu64 " %s\n", r->deduped ? "already posted" : "posted",
@@ -238,6 +197,15 @@ struct post_run {
 	int status; /* the first refusal's, with --keep-going */
 };
 
+/* A refusal in the stream: its line, flushed, so a feeding program can read it. */
+static int post_fail(const struct post_run *run, const struct err *e)
+{
+	int rc = cli_fail_json_line(e, run->o->json);
+
+	fflush(stdout);
+	return rc;
+}
+
 /* Posts one letter and reports it; returns the exit status it earns. */
 static int post_one(struct post_run *run, struct letter *l)
 {
@@ -247,12 +215,8 @@ static int post_one(struct post_run *run, struct letter *l)
 
 	letter_free(l);
 	warn_skipped(run->b);
-	run->b->skipped = 0; /* said once */
-	if (rc != 0) {
-		rc = fail(&e, run->o->json);
-		fflush(stdout);
-		return rc;
-	}
+	if (rc != 0)
+		return post_fail(run, &e);
 	print_result(&r, run->o->json);
 	fflush(stdout);
 	if (isatty(STDERR_FILENO) && ++run->done % 100 == 0)
@@ -269,12 +233,12 @@ static int post_feed(struct post_run *run, struct feed *f)
 	for (;;) {
 		got = feed_letter(f, &l, &e);
 		if (got < 0)
-			return fail(&e, run->o->json);
+			return post_fail(run, &e);
 		if (got == 0 && f->eof)
 			break;
 		if (got == 0) {
 			if (feed_more(f, &e) != 0)
-				return fail(&e, run->o->json);
+				return post_fail(run, &e);
 			continue;
 		}
 		posted = 1;
@@ -288,48 +252,50 @@ static int post_feed(struct post_run *run, struct feed *f)
 	}
 	if (!posted) {
 		err_set(&e, ERR_INVALID_LETTER, "not a mission letter: the input holds no letter");
-		return fail(&e, run->o->json);
+		return post_fail(run, &e);
 	}
 	if (run->done >= 100 && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	return run->status;
 }
 
+static int post_open(const char *path, const struct opts *o, int *fd)
+{
+	struct err e;
+
+	*fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd >= 0)
+		return EXIT_OK;
+	err_errno(&e, "opening %s", path);
+	return cli_fail_json_line(&e, o->json);
+}
+
 static int m_post(int argc, char **argv)
 {
-	enum { OPT_KEEP = 1 };
-	static const struct option lo[] = { COMMON_OPTS,
-					    { "keep-going", no_argument, NULL, OPT_KEEP },
-					    { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
-	struct feed f = { -1, BUF_INIT, 0, 0 };
 	struct post_run run = { 0 };
-	const char *path;
+	const struct cli_opt opts[] = {
+		OPT_AGENT(o),
+		{ "keep-going", 0, CLI_FLAG, &run.keep_going, 0, 0, 0 },
+		OPT_BOX(o),
+		OPT_BRAIN(o),
+		OPT_JSON(o),
+	};
+	struct feed f = { -1, BUF_INIT, 0, 0 };
+	struct cli_args a;
 	struct board b;
 	struct err e;
-	int ch, rc;
+	int rc = cli_parse("mission post", CLI_OPTS(opts), 0, 1, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (ch == OPT_KEEP)
-			run.keep_going = 1;
-		else if (!common_opt(ch, &o))
-			return cli_usage_error("mission post", "unknown option");
-	}
-	if (argc - optind > 1)
-		return cli_usage_error("mission post", "one FILE at most");
+	if (rc != 0)
+		return rc;
 	if (!o.agent)
 		return cli_usage_error("mission post", "--agent ID is required");
-	if (utf8_arg("mission post", "--agent", o.agent) || utf8_arg("mission post", "--brain", o.brain))
-		return EXIT_USAGE;
-	path = optind < argc ? argv[optind] : "-";
-	f.fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	if (f.fd < 0) {
-		err_errno(&e, "opening %s", path);
-		return fail(&e, o.json);
-	}
+	rc = post_open(a.n ? a.pos[0] : "-", &o, &f.fd);
+	if (rc != EXIT_OK)
+		return rc;
 	if (open_board(&o, 1, &b, &e) != 0) {
-		rc = fail(&e, o.json);
+		rc = cli_fail_json_line(&e, o.json);
 	} else {
 		run.b = &b;
 		run.o = &o;
@@ -356,77 +322,40 @@ static const char new_help[] =
 	"  --agent ID       who is posting (default human)\n"
 	"  --box, --brain, --json   as for post\n";
 
-static int fill_new(struct letter *l, const char *block, const char *brain_ref, struct err *e)
-{
-	char hex[13], now[RFC3339_LEN], mid[17];
-
-	if (hash_random_hex(hex, 12, e) != 0)
-		return -1;
-	snprintf(mid, sizeof mid, "msn_%s", hex);
-	rfc3339_now(now);
-	letter_str_set(&l->schema, LETTER_SCHEMA);
-	letter_str_set(&l->mission_id, mid);
-	l->mission_seq = 1;
-	letter_str_set(&l->block_id, block);
-	letter_str_set(&l->brain_ref, brain_ref);
-	l->phase = LETTER_JUDGING;
-	letter_str_set(&l->started_at, now);
-	letter_str_set(&l->updated_at, now);
-	return 0;
-}
-
 static int m_new(int argc, char **argv)
 {
-	enum { OPT_BLOCK = 1, OPT_REF, OPT_SEAT, OPT_CAP };
-	static const struct option lo[] = { COMMON_OPTS,
-					    { "block", required_argument, NULL, OPT_BLOCK },
-					    { "brain-ref", required_argument, NULL, OPT_REF },
-					    { "seat", required_argument, NULL, OPT_SEAT },
-					    { "capability", required_argument, NULL, OPT_CAP },
-					    { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
-	const char *block = NULL, *ref = NULL;
-	struct letter l;
+	const char *block = NULL, *ref = NULL, *seat = "hand", *cap = "build-runner";
+	const struct cli_opt opts[] = {
+		{ "block", 0, CLI_TEXT, &block, CLI_NONEMPTY, 0, 0 },
+		{ "brain-ref", 0, CLI_TEXT, &ref, CLI_NONEMPTY, 0, 0 },
+		{ "seat", 0, CLI_STR, &seat, 0, 0, 0 },
+		{ "capability", 0, CLI_STR, &cap, 0, 0, 0 },
+		OPT_AGENT(o), OPT_BOX(o), OPT_BRAIN(o), OPT_JSON(o),
+	};
+	enum letter_seat s;
+	enum letter_capability c;
 	struct board_result r;
+	struct cli_args a;
 	struct board b;
 	struct err e;
-	int ch, rc;
+	int rc = cli_parse("mission new", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	memset(&l, 0, sizeof l);
-	l.seat = LETTER_HAND;
-	l.capability = LETTER_BUILD_RUNNER;
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (common_opt(ch, &o))
-			continue;
-		if (ch == OPT_BLOCK)
-			block = optarg;
-		else if (ch == OPT_REF)
-			ref = optarg;
-		else if (ch == OPT_SEAT && letter_seat_parse(optarg, &l.seat) != 0)
-			return cli_usage_error("mission new", "--seat is oracle or hand, not '%s'", optarg);
-		else if (ch == OPT_CAP && letter_capability_parse(optarg, &l.capability) != 0)
-			return cli_usage_error("mission new", "'%s' is not a capability", optarg);
-		else if (ch != OPT_SEAT && ch != OPT_CAP)
-			return cli_usage_error("mission new", "unknown option");
-	}
-	if (optind < argc)
-		return cli_usage_error("mission new", "unexpected argument '%s'", argv[optind]);
+	if (rc != 0)
+		return rc;
 	if (!block || !ref)
 		return cli_usage_error("mission new", "--block and --brain-ref are required");
-	if (utf8_arg("mission new", "--block", block) || utf8_arg("mission new", "--brain-ref", ref) ||
-	    utf8_arg("mission new", "--agent", o.agent) || utf8_arg("mission new", "--brain", o.brain))
-		return EXIT_USAGE;
-	if (fill_new(&l, block, ref, &e) != 0 || open_board(&o, 1, &b, &e) != 0) {
-		letter_free(&l);
-		return fail(&e, o.json);
-	}
-	rc = board_post(&b, o.agent ? o.agent : BOARD_HUMAN, &l, &r, &e);
-	letter_free(&l);
+	if (letter_seat_parse(seat, &s) != 0)
+		return cli_usage_error("mission new", "--seat is oracle or hand, not '%s'", seat);
+	if (letter_capability_parse(cap, &c) != 0)
+		return cli_usage_error("mission new", "'%s' is not a capability", cap);
+	if (open_board(&o, 1, &b, &e) != 0)
+		return cli_fail_json(&e, o.json);
+	rc = board_new(&b, o.agent, block, ref, s, c, NULL, &r, &e);
 	warn_skipped(&b);
 	board_free(&b);
 	if (rc != 0)
-		return fail(&e, o.json);
+		return cli_fail_json(&e, o.json);
 	print_result(&r, o.json);
 	return EXIT_OK;
 }
@@ -458,9 +387,8 @@ static void heads_json(const struct board *b, const struct board_head *h, size_t
 		wire_put_u64(&out, h[i].superseded_count);
 		buf_addc(&out, '}');
 	}
-	buf_adds(&out, "]}\n");
-	fputs(buf_str(&out), stdout);
-	buf_free(&out);
+	buf_adds(&out, "]}");
+	print_json(&out);
 }
 
 static void heads_text(const struct board_head *h, size_t n)
@@ -484,25 +412,23 @@ static void heads_text(const struct board_head *h, size_t n)
 
 static int m_heads(int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
+	const struct cli_opt opts[] = { OPT_BOX(o), OPT_JSON(o) };
 	struct board_head *h;
+	struct cli_args a;
 	struct board b;
 	struct err e;
 	size_t n;
-	int ch;
+	int rc = cli_parse("mission heads", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
-		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
-			return cli_usage_error("mission heads", "unknown option");
-	if (optind < argc)
-		return cli_usage_error("mission heads", "unexpected argument '%s'", argv[optind]);
+	if (rc != 0)
+		return rc;
 	if (open_board(&o, 0, &b, &e) != 0)
-		return fail(&e, o.json);
+		return cli_fail_json(&e, o.json);
 	if (board_heads(&b, &h, &n, &e) != 0) {
+		warn_skipped(&b);
 		board_free(&b);
-		return fail(&e, o.json);
+		return cli_fail_json(&e, o.json);
 	}
 	warn_skipped(&b);
 	if (o.json)
@@ -550,9 +476,8 @@ static void log_json(const struct board *b, const char *mid, const struct board_
 	}
 	buf_adds(&out, "],\"off_chain\":");
 	wire_put_u64(&out, c->total - c->n);
-	buf_adds(&out, "}\n");
-	fputs(buf_str(&out), stdout);
-	buf_free(&out);
+	buf_addc(&out, '}');
+	print_json(&out);
 }
 
 /* What one letter carries, one indented line each. */
@@ -600,34 +525,29 @@ static void log_text(const struct board_chain *c)
 
 static int m_log(int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
+	const struct cli_opt opts[] = { OPT_BOX(o), OPT_JSON(o) };
 	struct board_chain c;
+	struct cli_args a;
 	struct board b;
 	struct err e;
-	int ch;
+	int rc = cli_parse("mission log", CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
-		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
-			return cli_usage_error("mission log", "unknown option");
-	if (argc - optind != 1)
-		return cli_usage_error("mission log", "log takes one MISSION_ID");
+	if (rc != 0)
+		return rc;
+	if (id_arg("mission log", "MISSION_ID", a.pos[0]) != 0)
+		return EXIT_USAGE;
 	if (open_board(&o, 0, &b, &e) != 0)
-		return fail(&e, o.json);
-	if (board_log(&b, argv[optind], &c, &e) != 0) {
-		warn_skipped(&b);
-		board_free(&b);
-		return fail(&e, o.json);
-	}
+		return cli_fail_json(&e, o.json);
+	rc = board_log(&b, a.pos[0], &c, &e);
 	warn_skipped(&b);
-	if (o.json)
-		log_json(&b, argv[optind], &c);
-	else
+	if (rc == 0 && o.json)
+		log_json(&b, a.pos[0], &c);
+	else if (rc == 0)
 		log_text(&c);
 	board_chain_free(&c);
 	board_free(&b);
-	return EXIT_OK;
+	return rc == 0 ? EXIT_OK : cli_fail_json(&e, o.json);
 }
 
 /* ---- land and archive ------------------------------------------------------------ */
@@ -650,115 +570,86 @@ static const char archive_help[] =
 	"`archived` letter as agent human. Nothing is imported; the block store is not\n"
 	"touched. Refused (invalid_transition) for any head but merge_wait.\n";
 
-static int gesture(int argc, char **argv, int land)
+static void print_gesture(const struct board_result *r, const uint64_t *version, int json)
 {
-	enum { OPT_EXPECT = 1 };
-	static const struct option lo[] = { COMMON_OPTS,
-					    { "expect-version", required_argument, NULL, OPT_EXPECT },
-					    { NULL, 0, NULL, 0 } };
-	const char *verb = land ? "mission land" : "mission archive";
-	struct opts o = { 0 };
-	long long expect = -1;
-	uint64_t want, version = 0;
-	struct board_result r;
-	struct board b;
-	struct err e;
-	int ch, rc;
+	struct buf out = BUF_INIT;
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (ch == OPT_EXPECT && land) {
-			if (cli_parse_count(verb, "--expect-version", optarg, &expect) != 0)
-				return EXIT_USAGE;
-		} else if (!common_opt(ch, &o) || ch == OPT_AGENT) {
-			return cli_usage_error(verb, "unknown option");
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage_error(verb, "%s takes one MISSION_ID", land ? "land" : "archive");
-	if (utf8_arg(verb, "--brain", o.brain) != 0)
-		return EXIT_USAGE;
-	if (open_board(&o, 1, &b, &e) != 0)
-		return fail(&e, o.json);
-	want = (uint64_t)expect;
-	rc = land ? board_land(&b, argv[optind], expect >= 0 ? &want : NULL, NULL, &r, &version, &e)
-		  : board_archive(&b, argv[optind], NULL, &r, &e);
-	warn_skipped(&b);
-	board_free(&b);
-	if (rc != 0)
-		return fail(&e, o.json);
-	if (o.json) {
-		struct buf out = BUF_INIT;
-		put_result(&out, &r);
-		if (land) {
+	if (json) {
+		put_result(&out, r);
+		if (version) {
 			buf_adds(&out, ",\"store_version\":");
-			wire_put_u64(&out, version);
+			wire_put_u64(&out, *version);
 		}
-		buf_adds(&out, "}\n");
-		fputs(buf_str(&out), stdout);
-		buf_free(&out);
-	} else if (land) {
+		buf_addc(&out, '}');
+		print_json(&out);
+	} else if (version) {
 		printf("landed %s at store_version %" PRIu64 " (letter %s, seq %" PRIu64 ")\n",
-		       r.mission_id, version, r.letter_id, r.mission_seq);
+		       r->mission_id, *version, r->letter_id, r->mission_seq);
 	} else {
-		printf("archived %s (letter %s, seq %" PRIu64 ")\n", r.mission_id, r.letter_id,
-		       r.mission_seq);
+		printf("archived %s (letter %s, seq %" PRIu64 ")\n", r->mission_id, r->letter_id,
+		       r->mission_seq);
 	}
-	return EXIT_OK;
 }
 
 static int m_land(int argc, char **argv)
 {
-	return gesture(argc, argv, 1);
+	struct opts o = { 0 };
+	long long expect = -1;
+	const struct cli_opt opts[] = {
+		{ "expect-version", 0, CLI_COUNT, &expect, 0, 0, 0 },
+		OPT_BOX(o), OPT_BRAIN(o), OPT_JSON(o),
+	};
+	uint64_t want, version = 0;
+	struct board_result r;
+	struct cli_args a;
+	struct board b;
+	struct err e;
+	int rc = cli_parse("mission land", CLI_OPTS(opts), 1, 1, argc, argv, &a);
+
+	if (rc != 0)
+		return rc;
+	if (id_arg("mission land", "MISSION_ID", a.pos[0]) != 0)
+		return EXIT_USAGE;
+	if (open_board(&o, 1, &b, &e) != 0)
+		return cli_fail_json(&e, o.json);
+	want = (uint64_t)expect;
+	rc = board_land(&b, a.pos[0], expect >= 0 ? &want : NULL, NULL, &r, &version, &e);
+	warn_skipped(&b);
+	board_free(&b);
+	if (rc != 0)
+		return cli_fail_json(&e, o.json);
+	print_gesture(&r, &version, o.json);
+	return EXIT_OK;
 }
 
 static int m_archive(int argc, char **argv)
 {
-	return gesture(argc, argv, 0);
-}
+	struct opts o = { 0 };
+	const struct cli_opt opts[] = { OPT_BOX(o), OPT_BRAIN(o), OPT_JSON(o) };
+	struct board_result r;
+	struct cli_args a;
+	struct board b;
+	struct err e;
+	int rc = cli_parse("mission archive", CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
-/* ---- dispatch ------------------------------------------------------------------- */
-
-struct verb {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *help;
-	const char *summary;
-};
-
-static int dispatch(const char *group, const struct verb *verbs, size_t n, const char *intro,
-		    int argc, char **argv)
-{
-	const struct verb *v = NULL;
-
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		FILE *f = argc < 2 ? stderr : stdout;
-		fprintf(f, "usage: mecha %s VERB [options]\n\n%s\n\n", group, intro);
-		for (size_t i = 0; i < n; i++)
-			fprintf(f, "  %-9s %s\n", verbs[i].name, verbs[i].summary);
-		fprintf(f, "\nmecha %s VERB --help describes one verb.\n", group);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(argv[1], verbs[i].name) == 0)
-			v = &verbs[i];
-	if (!v) {
-		fprintf(stderr, "mecha: %s has no verb '", group);
-		text_print(stderr, argv[1], 0);
-		fprintf(stderr, "'\nTry 'mecha %s --help'.\n", group);
+	if (rc != 0)
+		return rc;
+	if (id_arg("mission archive", "MISSION_ID", a.pos[0]) != 0)
 		return EXIT_USAGE;
-	}
-	if (cli_wants_help(argc - 1, argv + 1)) {
-		fputs(v->help, stdout);
-		return EXIT_OK;
-	}
-	return v->run(argc - 1, argv + 1);
+	if (open_board(&o, 1, &b, &e) != 0)
+		return cli_fail_json(&e, o.json);
+	rc = board_archive(&b, a.pos[0], NULL, &r, &e);
+	warn_skipped(&b);
+	board_free(&b);
+	if (rc != 0)
+		return cli_fail_json(&e, o.json);
+	print_gesture(&r, NULL, o.json);
+	return EXIT_OK;
 }
 
 int cli_mission(int argc, char **argv)
 {
-	static const struct verb verbs[] = {
+	static const struct cli_verb verbs[] = {
 		{ "post", m_post, post_help, "post letters (JSON) as an agent" },
 		{ "new", m_new, new_help, "open a mission with a seq-1 judging letter" },
 		{ "heads", m_heads, heads_help, "every mission's current head" },
@@ -766,11 +657,14 @@ int cli_mission(int argc, char **argv)
 		{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)" },
 		{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)" },
 	};
+	static const struct cli_group group = {
+		"mission",
+		"The mission board: agents report their missions' state as hash-chained letters;\n"
+		"a person lands or archives.",
+		verbs, sizeof verbs / sizeof verbs[0], NULL,
+	};
 
-	return dispatch("mission", verbs, sizeof verbs / sizeof verbs[0],
-			"The mission board: agents report their missions' state as hash-chained letters;\n"
-			"a person lands or archives.",
-			argc, argv);
+	return cli_dispatch(&group, argc, argv);
 }
 
 /* ---- blocks --------------------------------------------------------------------- */
@@ -793,98 +687,54 @@ static const char blocks_list_help[] =
 	"  --box P    the box whose store this is\n"
 	"  --json     {path, store_version, blocks: [as stored]}\n";
 
-static int parse_version(const char *opt, const char *s, uint32_t *out)
+static void print_added(const char *id, uint32_t boundary, uint32_t contract, uint64_t version,
+			int json)
 {
-	long long v;
+	json_t *out;
 
-	if (cli_parse_count("blocks add", opt, s, &v) != 0)
-		return -1;
-	if (v > UINT32_MAX) {
-		cli_usage_error("blocks add", "%s is at most %u", opt, (unsigned)UINT32_MAX);
-		return -1;
+	if (!json) {
+		fputs("added block ", stdout);
+		text_print(stdout, id, 0);
+		printf(" (boundary %u, contract %u); store_version %" PRIu64 "\n", (unsigned)boundary,
+		       (unsigned)contract, version);
+		return;
 	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static int add_locked(const char *box, const char *id, const char *title, uint32_t boundary,
-		      uint32_t contract, uint64_t *version, struct err *e)
-{
-	char *path = blocks_path_for_box(box), *lock_path = blocks_lock_path(box), *dir;
-	struct blocks bs;
-	int lock = -1, rc;
-
-	dir = fs_dirname(box);
-	rc = fs_is_dir(dir, e);
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	if (rc >= 0)
-		lock = lock_acquire(lock_path, LOCK_EXCLUSIVE, e);
-	rc = lock < 0 ? -1 : blocks_load(&bs, path, e);
-	if (rc == 0) {
-		rc = blocks_add(&bs, id, title, boundary, contract, e);
-		if (rc == 0)
-			rc = blocks_save(&bs, e);
-		*version = blocks_version(&bs);
-		blocks_free(&bs);
-	}
-	lock_release(lock);
-	free(path);
-	free(lock_path);
-	return rc;
+	out = json_pack("{s:s,s:I}", "block_id", id, "store_version", (json_int_t)version);
+	if (out)
+		jsonio_print(stdout, out);
+	json_decref(out);
 }
 
 static int b_add(int argc, char **argv)
 {
-	enum { OPT_TITLE = 1, OPT_BOUNDARY, OPT_CONTRACT };
-	static const struct option lo[] = { COMMON_OPTS,
-					    { "title", required_argument, NULL, OPT_TITLE },
-					    { "boundary", required_argument, NULL, OPT_BOUNDARY },
-					    { "contract", required_argument, NULL, OPT_CONTRACT },
-					    { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
 	const char *title = NULL;
-	uint32_t boundary = 1, contract = 1;
+	long long boundary = 1, contract = 1;
+	const struct cli_opt opts[] = {
+		{ "title", 0, CLI_TEXT, &title, CLI_NONEMPTY, 0, 0 },
+		{ "boundary", 0, CLI_COUNT, &boundary, 0, 0, UINT32_MAX },
+		{ "contract", 0, CLI_COUNT, &contract, 0, 0, UINT32_MAX },
+		OPT_BOX(o), OPT_JSON(o),
+	};
 	uint64_t version = 0;
+	struct cli_args a;
 	struct err e;
 	char *box;
-	int ch, rc;
+	int rc = cli_parse("blocks add", CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (ch == OPT_TITLE)
-			title = optarg;
-		else if (ch == OPT_BOUNDARY || ch == OPT_CONTRACT) {
-			if (parse_version(ch == OPT_BOUNDARY ? "--boundary" : "--contract", optarg,
-					  ch == OPT_BOUNDARY ? &boundary : &contract) != 0)
-				return EXIT_USAGE;
-		} else if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
-			return cli_usage_error("blocks add", "unknown option");
-	}
-	if (argc - optind != 1 || !title)
+	if (rc != 0)
+		return rc;
+	if (!title)
 		return cli_usage_error("blocks add", "add takes one BLOCK_ID and --title T");
-	if (utf8_arg("blocks add", "BLOCK_ID", argv[optind]) || utf8_arg("blocks add", "--title", title))
+	if (id_arg("blocks add", "BLOCK_ID", a.pos[0]) != 0)
 		return EXIT_USAGE;
-	box = box_path(&o, &e);
-	if (!box)
-		return fail(&e, o.json);
-	rc = add_locked(box, argv[optind], title, boundary, contract, &version, &e);
+	box = o.box ? fs_expand_home(o.box) : NULL;
+	rc = blocks_add_to_box(box, a.pos[0], title, (uint32_t)boundary, (uint32_t)contract,
+			       &version, &e);
 	free(box);
 	if (rc != 0)
-		return fail(&e, o.json);
-	if (o.json) {
-		json_t *out = json_pack("{s:s,s:I}", "block_id", argv[optind], "store_version",
-					(json_int_t)version);
-		if (out)
-			jsonio_print(stdout, out);
-		json_decref(out);
-	} else {
-		fputs("added block ", stdout);
-		text_print(stdout, argv[optind], 0);
-		printf(" (boundary %u, contract %u); store_version %" PRIu64 "\n", (unsigned)boundary,
-		       (unsigned)contract, version);
-	}
+		return cli_fail_json(&e, o.json);
+	print_added(a.pos[0], (uint32_t)boundary, (uint32_t)contract, version, o.json);
 	return EXIT_OK;
 }
 
@@ -911,37 +761,31 @@ static void list_text(const struct blocks *bs)
 
 static int b_list(int argc, char **argv)
 {
-	static const struct option lo[] = { COMMON_OPTS, { NULL, 0, NULL, 0 } };
 	struct opts o = { 0 };
+	const struct cli_opt opts[] = { OPT_BOX(o), OPT_JSON(o) };
+	struct cli_args a;
 	struct blocks bs;
 	struct err e;
-	char *box, *path;
-	int ch, rc;
+	char *box;
+	json_t *out;
+	int rc = cli_parse("blocks list", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1)
-		if (!common_opt(ch, &o) || ch == OPT_AGENT || ch == OPT_BRAIN)
-			return cli_usage_error("blocks list", "unknown option");
-	if (optind < argc)
-		return cli_usage_error("blocks list", "unexpected argument '%s'", argv[optind]);
-	box = box_path(&o, &e);
-	if (!box)
-		return fail(&e, o.json);
-	path = blocks_path_for_box(box);
-	free(box);
-	rc = blocks_load(&bs, path, &e);
-	free(path);
 	if (rc != 0)
-		return fail(&e, o.json);
-	if (o.json) {
-		json_t *out = json_pack("{s:s,s:I,s:O}", "path", bs.path, "store_version",
-					(json_int_t)blocks_version(&bs), "blocks",
-					json_object_get(bs.doc, "blocks"));
+		return rc;
+	box = o.box ? fs_expand_home(o.box) : NULL;
+	rc = blocks_load_box(&bs, box, &e);
+	free(box);
+	if (rc != 0)
+		return cli_fail_json(&e, o.json);
+	if (!o.json) {
+		list_text(&bs);
+	} else {
+		out = json_pack("{s:s,s:I,s:O}", "path", bs.path, "store_version",
+				(json_int_t)blocks_version(&bs), "blocks",
+				json_object_get(bs.doc, "blocks"));
 		if (out)
 			jsonio_print(stdout, out);
 		json_decref(out);
-	} else {
-		list_text(&bs);
 	}
 	blocks_free(&bs);
 	return EXIT_OK;
@@ -949,13 +793,16 @@ static int b_list(int argc, char **argv)
 
 int cli_blocks(int argc, char **argv)
 {
-	static const struct verb verbs[] = {
+	static const struct cli_verb verbs[] = {
 		{ "add", b_add, blocks_add_help, "add a block to the store beside the box" },
 		{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts" },
 	};
+	static const struct cli_group group = {
+		"blocks",
+		"The block store a mission board checks letters against, and where landed\n"
+		"receipts are recorded.",
+		verbs, sizeof verbs / sizeof verbs[0], NULL,
+	};
 
-	return dispatch("blocks", verbs, sizeof verbs / sizeof verbs[0],
-			"The block store a mission board checks letters against, and where landed\n"
-			"receipts are recorded.",
-			argc, argv);
+	return cli_dispatch(&group, argc, argv);
 }

@@ -29,25 +29,43 @@ int cli_fail(const struct err *e)
  * "message":MSG}. A message quoting bytes that are not UTF-8 is rendered
  * safely first, so the document is always printed.
  */
+static void fail_document(const struct err *e, int one_line)
+{
+	struct buf safe = BUF_INIT;
+	const char *msg = e->msg;
+	json_t *o;
+	char *s;
+
+	if (!text_utf8_valid(msg, strlen(msg))) {
+		text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
+		msg = buf_str(&safe);
+	}
+	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(e->code), "message", msg);
+	if (o && !one_line) {
+		jsonio_print(stdout, o);
+	} else if (o) {
+		/* As jsonio_print does, a terminal gets no character outside ASCII raw. */
+		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
+				       (isatty(STDOUT_FILENO) ? JSON_ENSURE_ASCII : 0));
+		if (s)
+			printf("%s\n", s);
+		free(s);
+	}
+	json_decref(o);
+	buf_free(&safe);
+}
+
 int cli_fail_json(const struct err *e, int json)
 {
-	if (json) {
-		struct buf safe = BUF_INIT;
-		const char *msg = e->msg;
-		json_t *o;
+	if (json)
+		fail_document(e, 0);
+	return cli_fail(e);
+}
 
-		if (!text_utf8_valid(msg, strlen(msg))) {
-			text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
-			msg = buf_str(&safe);
-		}
-		o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(e->code), "message",
-			      msg);
-		if (o) {
-			jsonio_print(stdout, o);
-			json_decref(o);
-		}
-		buf_free(&safe);
-	}
+int cli_fail_json_line(const struct err *e, int json)
+{
+	if (json)
+		fail_document(e, 1);
 	return cli_fail(e);
 }
 

@@ -8,7 +8,9 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
+#include "base/lock.h"
 #include "base/rfc3339.h"
+#include "config/home.h"
 #include "mission/letter.h"
 
 #include <stdlib.h>
@@ -260,14 +262,66 @@ int blocks_import(struct blocks *b, const struct letter *head, const char *head_
 
 int blocks_save(struct blocks *b, struct err *e)
 {
-	char *dir = fs_dirname(b->path);
-	int rc = fs_is_dir(dir, e);
-
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	if (rc < 0 || jsonio_save(b->path, b->doc, e) != 0)
+	if (fs_parent_dir(b->path, e) != 0 || jsonio_save(b->path, b->doc, e) != 0)
 		return -1;
 	b->exists = 1;
 	return 0;
+}
+
+/* ---- the store beside a box ---------------------------------------------------- */
+
+static char *box_or_default(const char *box, struct err *e)
+{
+	return box ? xstrdup(box) : home_default(HOME_MISSION_BOX, e);
+}
+
+int blocks_load_box(struct blocks *b, const char *box, struct err *e)
+{
+	char *path, *box_path = box_or_default(box, e);
+	int rc;
+
+	memset(b, 0, sizeof *b);
+	if (!box_path)
+		return -1;
+	path = blocks_path_for_box(box_path);
+	rc = blocks_load(b, path, e);
+	free(path);
+	free(box_path);
+	return rc;
+}
+
+static int add_locked(const char *box, const char *id, const char *title, uint32_t boundary,
+		      uint32_t contract, uint64_t *version, struct err *e)
+{
+	char *path = blocks_path_for_box(box);
+	struct blocks bs;
+	int rc = blocks_load(&bs, path, e);
+
+	free(path);
+	if (rc != 0)
+		return -1;
+	rc = blocks_add(&bs, id, title, boundary, contract, e);
+	if (rc == 0)
+		rc = blocks_save(&bs, e);
+	*version = blocks_version(&bs);
+	blocks_free(&bs);
+	return rc;
+}
+
+int blocks_add_to_box(const char *box, const char *id, const char *title, uint32_t boundary,
+		      uint32_t contract, uint64_t *version, struct err *e)
+{
+	char *path = box_or_default(box, e), *lock_path;
+	int lock, rc;
+
+	*version = 0;
+	if (!path)
+		return -1;
+	lock_path = blocks_lock_path(path);
+	lock = fs_parent_dir(path, e) == 0 ? lock_acquire(lock_path, LOCK_EXCLUSIVE, e) : -1;
+	rc = lock < 0 ? -1 : add_locked(path, id, title, boundary, contract, version, e);
+	lock_release(lock);
+	free(lock_path);
+	free(path);
+	return rc;
 }

@@ -75,4 +75,15 @@ int blocks_import(struct blocks *b, const struct letter *head, const char *head_
 /* Replaces the store file atomically (creating its directory if needed). */
 int blocks_save(struct blocks *b, struct err *e);
 
+/*
+ * The store beside a box, for a front end: box NULL means the default box
+ * (home.h). blocks_load_box reads and never writes. blocks_add_to_box is the
+ * whole of `blocks add`: the box's directory created private when missing,
+ * blocks.lock held around load-add-save; *version gets the store's version
+ * (the new one on success).
+ */
+int blocks_load_box(struct blocks *b, const char *box, struct err *e);
+int blocks_add_to_box(const char *box, const char *id, const char *title, uint32_t boundary,
+		      uint32_t contract, uint64_t *version, struct err *e);
+
 #endif

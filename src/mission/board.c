@@ -8,9 +8,12 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/lock.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
+#include "config/config.h"
+#include "config/home.h"
 #include "mission/blocks.h"
 #include "mission/sidecar.h"
 #include "mission/wire.h"
@@ -26,6 +29,25 @@ void board_init(struct board *b, const char *box, const char *brain)
 	memset(b, 0, sizeof *b);
 	b->box = xstrdup(box);
 	b->brain = brain ? xstrdup(brain) : NULL;
+}
+
+int board_open_default(struct board *b, const char *box, const char *brain, int bind,
+		       struct err *e)
+{
+	struct config c;
+	char *path = box ? xstrdup(box) : home_default(HOME_MISSION_BOX, e);
+
+	if (!path)
+		return -1;
+	memset(&c, 0, sizeof c);
+	if (bind && !brain && config_load(&c, e) != 0) {
+		free(path);
+		return -1;
+	}
+	board_init(b, path, brain ? brain : c.missions_brain);
+	config_free(&c);
+	free(path);
+	return 0;
 }
 
 void board_free(struct board *b)
@@ -204,18 +226,6 @@ struct session {
 	struct sidecar *sc;
 };
 
-static int ensure_dir(const char *box, struct err *e)
-{
-	char *dir = fs_dirname(box);
-	int rc = fs_is_dir(dir, e);
-
-	/* Create a missing directory private; never tighten one the user made. */
-	if (rc == 0)
-		rc = fs_private_dir(dir, e);
-	free(dir);
-	return rc < 0 ? -1 : 0;
-}
-
 static void session_close(struct session *s)
 {
 	sidecar_close(s->sc);
@@ -226,7 +236,11 @@ static void session_close(struct session *s)
 	s->fd = s->lock = -1;
 }
 
-/* 0 when open; 1 when the box does not exist and create is not set; -1 on failure. */
+/*
+ * A writer's session: <box>.lock exclusively (created), the box read-write,
+ * the index file kept current. 0 when open; 1 when the box does not exist and
+ * create is not set; -1 on failure.
+ */
 static int session_open(struct board *b, struct session *s, int create, struct err *e)
 {
 	char *path;
@@ -237,7 +251,7 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	s->lock = s->fd = -1;
 	if (!create && access(b->box, F_OK) != 0 && errno == ENOENT)
 		return 1;
-	if (create && ensure_dir(b->box, e) != 0)
+	if (create && fs_parent_dir(b->box, e) != 0)
 		return -1;
 	path = xasprintf("%s.lock", b->box);
 	s->lock = lock_acquire(path, LOCK_EXCLUSIVE, e);
@@ -254,6 +268,42 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	}
 	path = xasprintf("%s.idx", b->box);
 	s->sc = sidecar_open(path, s->fd, &b->rebuilt, e);
+	free(path);
+	if (!s->sc) {
+		session_close(s);
+		return -1;
+	}
+	b->skipped = sidecar_skipped(s->sc);
+	return 0;
+}
+
+/*
+ * A reader's session, which creates and writes nothing: the lock is taken
+ * shared only when its file exists — then no post is between its append and
+ * its index update, and a current index file can be believed; without it the
+ * index is built in memory (want_index), since a writer may be changing the
+ * file. 0 when open; 1 when there is no box; -1 on failure.
+ */
+static int session_read(struct board *b, struct session *s, int want_index, struct err *e)
+{
+	struct err ignored;
+	char *path = xasprintf("%s.lock", b->box);
+	int missing;
+
+	memset(s, 0, sizeof *s);
+	s->b = b;
+	s->lock = lock_acquire_existing(path, LOCK_SHARED, &ignored);
+	free(path);
+	s->fd = mailbox_open_read(b->box, e);
+	if (s->fd < 0) {
+		missing = e->code == ERR_NOT_FOUND;
+		session_close(s);
+		return missing ? 1 : -1;
+	}
+	if (!want_index)
+		return 0;
+	path = s->lock >= 0 ? xasprintf("%s.idx", b->box) : NULL;
+	s->sc = sidecar_open_read(path, s->fd, &b->rebuilt, e);
 	free(path);
 	if (!s->sc) {
 		session_close(s);
@@ -556,6 +606,33 @@ int board_post(struct board *b, const char *agent, const struct letter *l,
 	return r;
 }
 
+/* ---- new ------------------------------------------------------------------------------ */
+
+static const char *stamp_now(const char *now, char buf[RFC3339_LEN])
+{
+	if (now)
+		return now;
+	rfc3339_now(buf);
+	return buf;
+}
+
+int board_new(struct board *b, const char *agent, const char *block_id, const char *brain_ref,
+	      enum letter_seat seat, enum letter_capability capability, const char *now,
+	      struct board_result *out, struct err *e)
+{
+	char hex[13], mid[17], buf[RFC3339_LEN];
+	struct letter l;
+	int rc;
+
+	if (hash_random_hex(hex, 12, e) != 0)
+		return -1;
+	snprintf(mid, sizeof mid, "msn_%s", hex);
+	letter_first(&l, mid, block_id, brain_ref, seat, capability, stamp_now(now, buf));
+	rc = board_post(b, agent ? agent : BOARD_HUMAN, &l, out, e);
+	letter_free(&l);
+	return rc;
+}
+
 /* ---- heads ------------------------------------------------------------------------------ */
 
 struct heads_ctx {
@@ -608,7 +685,7 @@ int board_heads(struct board *b, struct board_head **out, size_t *n, struct err 
 
 	*out = NULL;
 	*n = 0;
-	r = session_open(b, &s, 0, e);
+	r = session_read(b, &s, 1, e);
 	if (r != 0)
 		return r == 1 ? 0 : -1;
 	c.s = &s;
@@ -649,7 +726,7 @@ static int unknown_mission(struct err *e, const char *mission_id)
 int board_log(struct board *b, const char *mission_id, struct board_chain *out, struct err *e)
 {
 	struct session s;
-	int r = session_open(b, &s, 0, e);
+	int r = session_read(b, &s, 0, e);
 
 	memset(out, 0, sizeof *out);
 	if (r != 0)
@@ -662,14 +739,6 @@ int board_log(struct board *b, const char *mission_id, struct board_chain *out, 
 }
 
 /* ---- the gestures ------------------------------------------------------------------ */
-
-static const char *stamp_now(const char *now, char buf[RFC3339_LEN])
-{
-	if (now)
-		return now;
-	rfc3339_now(buf);
-	return buf;
-}
 
 /* Opens the session and reads the head (with its letter) of a mission that must exist. */
 static int gesture_head(struct board *b, struct session *s, const char *mission_id,

@@ -19,6 +19,9 @@
  * such); from it, move to the first letter naming the current one as prev, at
  * most as many hops as there are letters. superseded_count = letters - 1.
  *
+ * A read (heads, log) creates and changes nothing — no lock file, no index —
+ * so a board can be read wherever it can be read at all (see board_heads).
+ *
  * `land` and `archive` are a person's gestures: they build the next letter
  * from the head themselves (agent "human") and post it through the same path.
  * `land` also imports the head's receipt candidate into the block store; see
@@ -26,6 +29,7 @@
  *
  * Calling sequence:
  *     struct board b; board_init(&b, box_path, brain_or_NULL);
+ *         (or board_open_default(&b, box_or_NULL, brain_or_NULL, bind, &err))
  *     board_post(&b, agent, &letter, &result, &err) ... b.skipped ...
  *     board_free(&b);
  *
@@ -50,7 +54,7 @@ struct board {
 	char *box;        /* the JSONL box */
 	char *brain;      /* the brain this board is bound to; NULL = any */
 	size_t skipped;   /* unreadable lines the last operation's read met */
-	int rebuilt;      /* the last operation rebuilt the sidecar index */
+	int rebuilt;      /* the last operation rebuilt the sidecar index (a read: in memory) */
 };
 
 /* The head as the CAS and the transition rule see it. */
@@ -89,6 +93,14 @@ struct board_chain {
 };
 
 void board_init(struct board *b, const char *box, const char *brain);
+/*
+ * The board a front end means: box (NULL: the default box, home.h), bound to
+ * brain, else — when bind is set (the verbs that post) — to [missions] brain
+ * from config.toml. Fails when neither MECHA_HOME nor HOME is set, or when the
+ * config it must read does not load. Free with board_free.
+ */
+int board_open_default(struct board *b, const char *box, const char *brain, int bind,
+		       struct err *e);
 void board_free(struct board *b);
 
 /*
@@ -103,6 +115,21 @@ int board_check_transition(const struct letter *l, const struct board_head_ref *
 /* Posts l as agent (valid UTF-8, not empty). Refusals exit 3; I/O failures exit 1. */
 int board_post(struct board *b, const char *agent, const struct letter *l,
 	       struct board_result *out, struct err *e);
+
+/*
+ * Opens a mission: posts, as agent (NULL: BOARD_HUMAN), a seq-1 `judging`
+ * letter with a fresh msn_<12 hex> id for block_id and brain_ref (through
+ * board_post's guards). now: started_at and updated_at (NULL: the current time).
+ */
+int board_new(struct board *b, const char *agent, const char *block_id, const char *brain_ref,
+	      enum letter_seat seat, enum letter_capability capability, const char *now,
+	      struct board_result *out, struct err *e);
+
+/*
+ * The reads below create nothing and write nothing — no lock file, no index:
+ * they take <box>.lock shared when it exists, use <box>.idx only when it is
+ * current, and otherwise work from the box alone.
+ */
 
 /* Every mission's head, ordered by mission_id (byte order). A missing box has none. */
 int board_heads(struct board *b, struct board_head **out, size_t *n, struct err *e);

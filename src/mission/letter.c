@@ -884,6 +884,23 @@ void letter_next(struct letter *out, const struct letter *head, const char *head
 	letter_str_set(&out->updated_at, updated_at);
 }
 
+void letter_first(struct letter *out, const char *mission_id, const char *block_id,
+		  const char *brain_ref, enum letter_seat seat, enum letter_capability capability,
+		  const char *now)
+{
+	memset(out, 0, sizeof *out);
+	letter_str_set(&out->schema, LETTER_SCHEMA);
+	letter_str_set(&out->mission_id, mission_id);
+	out->mission_seq = 1;
+	letter_str_set(&out->block_id, block_id);
+	letter_str_set(&out->brain_ref, brain_ref);
+	out->seat = seat;
+	out->capability = capability;
+	out->phase = LETTER_JUDGING;
+	letter_str_set(&out->started_at, now);
+	letter_str_set(&out->updated_at, now);
+}
+
 static void evidence_free(struct letter_evidence *ev)
 {
 	str_free(&ev->command);

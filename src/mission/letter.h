@@ -198,6 +198,14 @@ int letter_validate(const struct letter *l, struct err *e);
 void letter_next(struct letter *out, const struct letter *head, const char *head_id,
 		 enum letter_phase phase, const char *updated_at);
 
+/*
+ * The first letter of a mission (out is overwritten, not freed first): seq 1,
+ * no prev_letter_id, phase judging, started_at = updated_at = now.
+ */
+void letter_first(struct letter *out, const char *mission_id, const char *block_id,
+		  const char *brain_ref, enum letter_seat seat, enum letter_capability capability,
+		  const char *now);
+
 /* A deep copy of src into dst (dst is overwritten, not freed first). */
 void letter_copy(struct letter *dst, const struct letter *src);
 void letter_free(struct letter *l);

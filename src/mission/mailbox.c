@@ -29,10 +29,9 @@ void mailbox_id(const char *line, size_t len, char out[MAILBOX_ID_LEN + 1])
 	out[MAILBOX_ID_LEN] = '\0';
 }
 
-int mailbox_open(const char *path, int create, struct err *e)
+static int open_box(const char *path, int flags, struct err *e)
 {
-	int flags = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | (create ? O_CREAT : 0);
-	int fd = open(path, flags, 0600);
+	int fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	struct stat st;
 
 	if (fd < 0) {
@@ -47,6 +46,17 @@ int mailbox_open(const char *path, int create, struct err *e)
 		return err_set(e, ERR_IO, "%s is not a regular file", path);
 	}
 	return fd;
+}
+
+int mailbox_open(const char *path, int create, struct err *e)
+{
+	return open_box(path, O_RDWR | O_APPEND | (create ? O_CREAT : 0), e);
+}
+
+int mailbox_open_read(const char *path, struct err *e)
+{
+	/* O_NONBLOCK: a FIFO in the box's place is refused, not waited on. */
+	return open_box(path, O_RDONLY | O_NONBLOCK, e);
 }
 
 /* Hands one raw line (its \n already cut) to fn unless it is blank. */

@@ -46,6 +46,8 @@ void mailbox_id(const char *line, size_t len, char out[MAILBOX_ID_LEN + 1]);
  * code "not_found".
  */
 int mailbox_open(const char *path, int create, struct err *e);
+/* Opens a box for reading only (a reader's descriptor; the same refusals). */
+int mailbox_open_read(const char *path, struct err *e);
 
 /*
  * Calls fn for each non-blank line from byte `from` on, in file order (the

@@ -78,7 +78,9 @@ struct tables {
 struct sidecar {
 	char *path;
 	struct sc_header h;
-	struct tables t; /* in the file */
+	struct tables t; /* in the file, or in mem for a reader's index built in memory */
+	void *mem;
+	int reader; /* opened by sidecar_open_read: answers questions, writes nothing */
 };
 
 static size_t file_size(uint64_t id_cap, uint64_t m_cap)
@@ -422,11 +424,14 @@ static void file_close(struct sidecar *sc)
 	sc->t.fd = -1;
 }
 
-/* Opens the index file and reads its header; 1 when it is an index of ours, 0 when not. */
-static int file_open(struct sidecar *sc, struct err *e)
+/*
+ * Opens the index file (flags: O_RDWR, or O_RDONLY for a reader) and reads its
+ * header; 1 when it is an index of ours, 0 when not.
+ */
+static int file_open(struct sidecar *sc, int flags, struct err *e)
 {
 	struct stat st;
-	int fd = open(sc->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	int fd = open(sc->path, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 
 	/* Absent, or a link planted in its place: either way a rebuild replaces it. */
 	if (fd < 0)
@@ -456,7 +461,7 @@ static int install(struct sidecar *sc, void *block, struct err *e)
 	file_close(sc);
 	if (fs_replace(sc->path, block, file_size(h->id_cap, h->m_cap), e) != 0)
 		return -1;
-	rc = file_open(sc, e);
+	rc = file_open(sc, O_RDWR, e);
 	if (rc == 0)
 		rc = err_set(e, ERR_IO, "the index %s changed while it was written", sc->path);
 	return rc < 0 ? -1 : 0;
@@ -499,8 +504,8 @@ static int rebuild_line(const struct mailbox_line *line, struct letter_envelope 
 	return 0;
 }
 
-/* One pass over the box: the whole index again, from the truth. */
-static int rebuild(struct sidecar *sc, int box_fd, struct err *e)
+/* One pass over the box: the whole index again, from the truth, in memory. */
+static void *build(int box_fd, struct tables *t, struct err *e)
 {
 	struct rebuild_ctx rc;
 	size_t skipped = 0;
@@ -512,22 +517,44 @@ static int rebuild(struct sidecar *sc, int box_fd, struct err *e)
 		rc.t.h->skipped = skipped;
 		r = stamp(rc.t.h, box_fd, e);
 	}
-	if (r == 0)
-		r = install(sc, rc.block, e);
-	free(rc.block);
+	if (r != 0) {
+		free(rc.block);
+		return NULL;
+	}
+	*t = rc.t;
+	return rc.block;
+}
+
+static int rebuild(struct sidecar *sc, int box_fd, struct err *e)
+{
+	struct tables t;
+	void *block = build(box_fd, &t, e);
+	int r;
+
+	if (!block)
+		return -1;
+	r = install(sc, block, e);
+	free(block);
 	return r;
+}
+
+static struct sidecar *sidecar_new(const char *idx_path, int *rebuilt)
+{
+	struct sidecar *sc = xcalloc(1, sizeof *sc);
+
+	sc->path = xstrdup(idx_path ? idx_path : "");
+	sc->t.fd = -1;
+	if (rebuilt)
+		*rebuilt = 0;
+	return sc;
 }
 
 struct sidecar *sidecar_open(const char *idx_path, int box_fd, int *rebuilt, struct err *e)
 {
-	struct sidecar *sc = xcalloc(1, sizeof *sc);
+	struct sidecar *sc = sidecar_new(idx_path, rebuilt);
 	int r;
 
-	sc->path = xstrdup(idx_path);
-	sc->t.fd = -1;
-	if (rebuilt)
-		*rebuilt = 0;
-	r = file_open(sc, e);
+	r = file_open(sc, O_RDWR, e);
 	if (r == 1 && describes(&sc->h, box_fd))
 		return sc;
 	if (r >= 0 && rebuilt)
@@ -538,11 +565,33 @@ struct sidecar *sidecar_open(const char *idx_path, int box_fd, int *rebuilt, str
 	return NULL;
 }
 
+struct sidecar *sidecar_open_read(const char *idx_path, int box_fd, int *rebuilt, struct err *e)
+{
+	struct sidecar *sc = sidecar_new(idx_path, rebuilt);
+	struct err ignored;
+
+	sc->reader = 1;
+	/* An index that cannot be opened or read is only a slower answer. */
+	if (idx_path && file_open(sc, O_RDONLY, &ignored) == 1 && describes(&sc->h, box_fd))
+		return sc;
+	file_close(sc);
+	if (rebuilt)
+		*rebuilt = 1;
+	sc->mem = build(box_fd, &sc->t, e);
+	if (!sc->mem) {
+		sidecar_close(sc);
+		return NULL;
+	}
+	sc->h = *sc->t.h;
+	return sc;
+}
+
 void sidecar_close(struct sidecar *sc)
 {
 	if (!sc)
 		return;
 	file_close(sc);
+	free(sc->mem);
 	free(sc->path);
 	free(sc);
 }
@@ -611,7 +660,10 @@ int sidecar_each(struct sidecar *sc, int (*fn)(const struct sidecar_mission *, v
 
 	for (uint64_t j = 0; j < sc->h.m_cap; j += 256) {
 		uint64_t n = sc->h.m_cap - j < 256 ? sc->h.m_cap - j : 256;
-		io(&sc->t, 0, chunk, n * sizeof chunk[0], m_at(&sc->t, j));
+		if (sc->t.fd < 0)
+			memcpy(chunk, sc->t.ms + j, n * sizeof chunk[0]);
+		else
+			io(&sc->t, 0, chunk, n * sizeof chunk[0], m_at(&sc->t, j));
 		if (io_failed(sc, e))
 			return -1;
 		for (uint64_t k = 0; k < n; k++) {
@@ -628,8 +680,16 @@ int sidecar_each(struct sidecar *sc, int (*fn)(const struct sidecar_mission *, v
 
 /* ---- a post ---------------------------------------------------------------- */
 
+static int reader_only(struct sidecar *sc, struct err *e)
+{
+	return sc->reader ? err_set(e, ERR_INTERNAL, "the index %s was opened to read", sc->path)
+			  : 0;
+}
+
 int sidecar_begin(struct sidecar *sc, struct err *e)
 {
+	if (reader_only(sc, e) != 0)
+		return -1;
 	if (needs_room(&sc->t)) {
 		struct tables mem, grown;
 		void *old = file_load(sc, &mem, e), *b;
@@ -651,6 +711,8 @@ int sidecar_begin(struct sidecar *sc, struct err *e)
 int sidecar_commit(struct sidecar *sc, int box_fd, const char *id, const struct letter *mission,
 		   uint64_t offset, struct err *e)
 {
+	if (reader_only(sc, e) != 0)
+		return -1;
 	record(&sc->t, id, mission, offset);
 	if (io_failed(sc, e) != 0 || stamp(&sc->h, box_fd, e) != 0)
 		return -1; /* the header on disk still says invalid: the next open rebuilds */

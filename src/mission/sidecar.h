@@ -14,7 +14,10 @@
  * box by one pass. While a post is between its append and its index update,
  * the header says "invalid", so a writer that dies there leaves an index the
  * next one rebuilds. The index is never fsync'ed: the boot check covers power
- * loss. Only callers holding <box>.lock exclusively may open it. A post reads
+ * loss. Only callers holding <box>.lock exclusively may open it to write, and
+ * only a post writes it: a reader (sidecar_open_read, under the lock shared)
+ * uses the file when it is current and otherwise builds the index in memory,
+ * so a read never creates, rebuilds or changes a file. A post reads
  * and writes only the slots it needs (pread/pwrite), never the whole file, so
  * its cost does not grow with the file either.
  *
@@ -53,6 +56,14 @@ struct sidecar_mission {
  * *rebuilt tells whether a rebuild happened (for the tests). NULL on failure.
  */
 struct sidecar *sidecar_open(const char *idx_path, int box_fd, int *rebuilt, struct err *e);
+/*
+ * For a reader: uses the index at idx_path only when it exists and describes
+ * the box exactly, else builds it in memory from the box (*rebuilt = 1) and
+ * forgets it at close. idx_path NULL: always in memory (a caller without the
+ * lock cannot trust the file, which a writer may be changing). Nothing is ever
+ * written; sidecar_begin and sidecar_commit refuse the handle.
+ */
+struct sidecar *sidecar_open_read(const char *idx_path, int box_fd, int *rebuilt, struct err *e);
 void sidecar_close(struct sidecar *sc);
 
 /* 1 when a readable line with this content id is in the box, 0 when not, -1 on an I/O error. */

@@ -485,3 +485,35 @@ void wire_put_key(struct buf *out, const char *key)
 
 /* ---- Unicode whitespace -------------------------------------------------- */
 
+
+static void put_u16(struct buf *out, unsigned u)
+{
+	buf_printf(out, "\\u%04x", u);
+}
+
+void wire_ascii(struct buf *out, const char *json, size_t len)
+{
+	size_t i = 0, n;
+	unsigned cp;
+
+	while (i < len) {
+		unsigned char c = (unsigned char)json[i];
+		if (c < 0x7f) {
+			buf_addc(out, (char)c);
+			i++;
+			continue;
+		}
+		n = c == 0x7f ? 0 : text_utf8_decode(json + i, len - i, &cp);
+		if (n == 0) {
+			cp = c == 0x7f ? 0x7f : 0xfffd; /* (the writer never leaves such a byte) */
+			n = 1;
+		}
+		if (cp > 0xffff) {
+			put_u16(out, 0xd800 + ((cp - 0x10000) >> 10));
+			put_u16(out, 0xdc00 + ((cp - 0x10000) & 0x3ff));
+		} else {
+			put_u16(out, cp);
+		}
+		i += n;
+	}
+}

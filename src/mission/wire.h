@@ -85,4 +85,12 @@ void wire_put_i64(struct buf *out, int64_t v);
 /* `"key":` — keys are ours, plain ASCII. */
 void wire_put_key(struct buf *out, const char *key);
 
+/*
+ * JSON text json[0..len) (as the writer made it) with DEL and every non-ASCII
+ * character escaped as \uXXXX (a surrogate pair above U+FFFF), appended to out:
+ * the same document, safe for a terminal, where a bidirectional override or a
+ * C1 control inside a string must not reach the screen raw.
+ */
+void wire_ascii(struct buf *out, const char *json, size_t len);
+
 #endif

@@ -5,7 +5,10 @@ a mission run from judging to landed (and to archived) by an agent and a person.
 import hashlib
 import json
 import os
+import pty
 import re
+import shutil
+import stat
 import subprocess
 import threading
 
@@ -260,6 +263,34 @@ def test_usage_mistakes_exit_2(mecha):
     mecha.run("blocks", "add", "b", check=2)
 
 
+def test_a_bare_group_prints_its_help_on_stderr_and_exits_2(mecha):
+    for group, verb in (("mission", "heads"), ("blocks", "list")):
+        p = mecha.run(group, check=2)
+        assert p.out == ""
+        assert p.err.startswith(f"usage: mecha {group} VERB") and verb in p.err
+
+
+@pytest.mark.parametrize("args", [
+    ("mission", "log", ""), ("mission", "log", "  "), ("mission", "land", ""),
+    ("mission", "archive", ""), ("blocks", "add", "", "--title", "t"),
+])
+def test_an_empty_id_is_a_usage_mistake(mecha, args):
+    p = mecha.run(*args, "--json", check=2)
+    assert p.out == ""
+    assert "must be non-empty" in p.err and len(p.err.splitlines()) == 1
+    assert not mecha.home.exists(), "a usage mistake creates nothing"
+
+
+def test_a_refusal_in_a_post_stream_is_one_json_line(mecha):
+    p = mecha.run("mission", "post", "--agent", "agent-a", "--json", "--keep-going",
+                  input=json.dumps(letter(2, "executing")) + "\n"
+                  + json.dumps(letter(1, "judging")) + "\n", check=3)
+    lines = p.out.splitlines()
+    assert len(lines) == 2
+    assert json.loads(lines[0])["error"] == "stale_head"
+    assert json.loads(lines[1])["letter_id"] == "f59633562ac0"
+
+
 def test_a_box_that_is_a_symlink_is_a_storage_failure(mecha, tmp_path):
     real = tmp_path / "real.jsonl"
     real.write_text("")
@@ -352,6 +383,262 @@ def test_an_agents_words_never_reach_the_terminal_raw(mecha):
         out = mecha.run(*args, check=0).out
         assert "\x1b" not in out and "\x07" not in out
         assert "\\e" in out
+
+
+# Every kind of control a terminal may act on: ESC (a whole CSI sequence), BEL, the C1
+# CSI, DEL and a right-to-left override.
+CONTROLS = "\x1b[2J\x07\u009b31m\x7f\u202e"
+# Any of them raw: a C0 control but the newline, DEL, a C1 control, a bidi control.
+RAW_CONTROL = re.compile(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\x8e\x8f\xaa-\xae]"
+                         rb"|\xe2\x81[\xa6-\xa9]")
+
+
+def bad(tag):
+    return f"{tag}{CONTROLS}"
+
+
+def assert_no_raw_control(p):
+    for name, data in (("stdout", p.stdout), ("stderr", p.stderr)):
+        m = RAW_CONTROL.search(data)
+        assert not m, f"raw {m.group()!r} on {name}: {data!r}"
+
+
+def evidence(tag):
+    return {"command": bad(tag + "cmd"), "cwd": bad(tag + "cwd"), "exit_status": 0,
+            "started_at": bad(tag + "s"), "ended_at": bad(tag + "e"),
+            "artifact_hash": bad(tag + "hash"), "stdout_excerpt": bad(tag + "out"),
+            "evidence_refs": [bad(tag + "ref")]}
+
+
+def planted_letters(block):
+    """A chain whose every string field carries every control, up to merge_wait."""
+    common = dict(block_id=block, brain_ref=bad("repo"), runner_id=bad("runner"),
+                  packet_ref=bad("packet"), started_at=bad("start"), updated_at=bad("upd"))
+    first = letter(1, "judging", verdict={"decision": "CHANGE", "gist": bad("gist")}, **common)
+    gate = {"command": bad("gate"), "exit_status": 0, "artifact_hash": bad("gatehash")}
+    cand = {"block_id": block, "type": "test",
+            "scope": {"boundary_version": 1, "contract_version": 1}, "evidence": evidence("ev")}
+    return first, lambda prev: letter(2, "merge_wait", prev, gate=gate, receipt_candidate=cand,
+                                      **common)
+
+
+def plant_everywhere(mecha):
+    """A board and a block store where every printed field holds controls; returns the ids."""
+    block = bad("sb_")
+    mecha.run("blocks", "add", block, "--title", bad("title"), check=0)
+    first, second = planted_letters(block)
+    agent = bad("agent")
+    r1 = json.loads(post(mecha, first, agent).out)
+    post(mecha, second(r1["letter_id"]), agent)
+    mecha.run("mission", "land", MID, check=0)
+    # Lines no validation has seen, as another tool may write them: a mission id, an
+    # envelope and a kind the board would never accept, and a line that is no letter.
+    foreign = letter(1, "judging", mission=bad("msn_"), **{"block_id": bad("fb"),
+                                                           "updated_at": bad("fu")})
+    lines = [{"kind": "mission", "agent": bad("elsewhere"), "ts": bad("ts"), "mission": foreign},
+             {"kind": bad("kind"), "agent": bad("x")}]
+    with open(box(mecha), "a") as f:
+        for line in lines:
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+        f.write(bad("garbage") + "\n")
+    # A store edited by hand: a block whose id and title nobody checked.
+    store = mecha.home / "missions" / "blocks.json"
+    doc = json.loads(store.read_text())
+    doc["blocks"].append({"block_id": bad("sb_hand"), "title": bad("hand title"),
+                          "boundary_version": 1, "contract_version": 1, "receipts": []})
+    store.write_text(json.dumps(doc, ensure_ascii=False))
+    return foreign["mission_id"]
+
+
+READS = [("mission", "heads"), ("mission", "log", MID), ("blocks", "list")]
+
+
+def test_no_field_of_a_letter_or_a_block_reaches_the_terminal_raw(mecha):
+    foreign = plant_everywhere(mecha)
+    for args in READS + [("mission", "log", foreign), ("mission", "log", bad("msn_nobody"))]:
+        p = mecha.run(*args)
+        assert p.returncode in (0, 3), p.err
+        assert_no_raw_control(p)
+    # The words are shown, made visible, not dropped.
+    heads = mecha.run("mission", "heads", check=0)
+    assert heads.out.count("\\e[2J") >= 4  # two block ids, two agents, one mission id
+    assert "unreadable line" in heads.err
+    log = mecha.run("mission", "log", MID, check=0).out
+    for tag in ("gist", "gate", "gatehash", "sb_", "upd", "agent"):
+        assert tag + "\\e[2J" in log, tag
+    blocks = mecha.run("blocks", "list", check=0).out
+    for tag in ("sb_", "title", "sb_hand", "hand title"):
+        assert tag + "\\e[2J" in blocks, tag
+
+
+def test_json_carries_the_planted_words_escaped_and_intact(mecha):
+    foreign = plant_everywhere(mecha)
+    for args in READS + [("mission", "log", foreign)]:
+        p = mecha.run(*args, "--json", check=0)
+        assert not re.search(rb"[\x00-\x09\x0b-\x1f]", p.stdout)
+        assert any(CONTROLS in x for x in strings(json.loads(p.out))), args
+    log = mecha.json("mission", "log", MID, "--json")
+    assert log["letters"][1]["letter"]["receipt_candidate"]["evidence"] == evidence("ev")
+    assert log["letters"][0]["agent"] == bad("agent")
+
+
+def strings(doc):
+    """Every string in a JSON document, keys included."""
+    if isinstance(doc, str):
+        yield doc
+    elif isinstance(doc, dict):
+        for k, v in doc.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(doc, list):
+        for v in doc:
+            yield from strings(v)
+
+
+def run_on_a_terminal(mecha, *args):
+    """Runs mecha with stdout on a pseudo-terminal; returns what the terminal got."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BIN, *map(str, args)], stdout=slave, stderr=subprocess.PIPE,
+                         env=mecha.env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child is gone and its output read
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    p.stderr.read()
+    assert p.wait(timeout=30) == 0
+    return out
+
+
+def test_json_on_a_terminal_leaves_nothing_outside_ascii_raw(mecha):
+    foreign = plant_everywhere(mecha)
+    for args in (("mission", "heads"), ("mission", "log", MID), ("mission", "log", foreign)):
+        out = run_on_a_terminal(mecha, *args, "--json")
+        assert re.fullmatch(rb"[\x20-\x7e\r\n]+", out), out
+        assert any(CONTROLS in x for x in strings(json.loads(out.decode()))), args
+
+
+# ---- a read writes nothing ------------------------------------------------------------
+
+
+def snapshot(root):
+    """Every name under root with its type, mode and bytes (root itself included)."""
+    snap = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [""] + dirnames + filenames:
+            p = os.path.join(dirpath, name) if name else dirpath
+            st = os.lstat(p)
+            data = open(p, "rb").read() if stat.S_ISREG(st.st_mode) else None
+            snap[os.path.relpath(p, root)] = (st.st_mode, data)
+    return snap
+
+
+def read_only(root, on=True):
+    """Takes write permission away (or gives it back); root ignores it, the snapshot does not."""
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for name in filenames + [""]:
+            p = os.path.join(dirpath, name) if name else dirpath
+            mode = stat.S_IMODE(os.lstat(p).st_mode)
+            os.chmod(p, mode & ~0o222 if on else mode | 0o200)
+
+
+def board_with_everything(mecha):
+    add_block(mecha)
+    to_merge_wait(mecha)
+    mecha.run("mission", "land", MID, check=0)
+    post(mecha, letter(1, "judging", mission="msn_000000000001"))
+
+
+def every_read(mecha, *box):
+    """Runs each read verb with and without --json; returns their outputs."""
+    outs = []
+    for args in READS:
+        for json_flag in ((), ("--json",)):
+            p = mecha.run(*args, *box, *json_flag, check=0)
+            outs.append(p.out.replace(str(mecha.home / "missions"), "<dir>"))
+    return outs
+
+
+@pytest.mark.parametrize("damage", ["none", "read-only", "index deleted", "lock deleted",
+                                    "index and lock deleted", "box rewritten"])
+def test_reads_change_nothing_and_answer_the_same_whatever_the_index(mecha, damage):
+    """none: the index is current and used. Taking write permission away changes the box's
+    ctime, so every other case reads with an index that is stale or gone."""
+    board_with_everything(mecha)
+    want = every_read(mecha)
+    missions = mecha.home / "missions"
+    if "index" in damage:
+        (missions / "inbox.jsonl.idx").unlink()
+    if "lock" in damage:
+        (missions / "inbox.jsonl.lock").unlink()
+    if damage == "box rewritten":
+        data = box(mecha).read_bytes()
+        box(mecha).unlink()
+        box(mecha).write_bytes(data)
+        os.chmod(box(mecha), 0o600)
+    if damage != "none":
+        read_only(mecha.home)
+    before = snapshot(mecha.home)
+    try:
+        assert every_read(mecha) == want
+        assert snapshot(mecha.home) == before
+    finally:
+        read_only(mecha.home, on=False)
+
+
+def test_a_copied_home_is_read_where_it_lies(mecha, tmp_path):
+    board_with_everything(mecha)
+    copy = tmp_path / "copy"
+    shutil.copytree(mecha.home, copy)
+    want = every_read(mecha)
+    read_only(copy)
+    before = snapshot(copy)
+    try:
+        outs = []
+        for args in READS:
+            for json_flag in ((), ("--json",)):
+                p = mecha.run(*args, *json_flag, env={"MECHA_HOME": str(copy)}, check=0)
+                outs.append(p.out.replace(str(copy / "missions"), "<dir>"))
+        assert outs == want
+        assert snapshot(copy) == before
+    finally:
+        read_only(copy, on=False)
+
+
+def test_reads_of_a_box_in_a_read_only_directory_create_nothing_beside_it(mecha, tmp_path):
+    board_with_everything(mecha)
+    elsewhere = tmp_path / "ro"
+    elsewhere.mkdir()
+    shutil.copy(box(mecha), elsewhere / "inbox.jsonl")
+    shutil.copy(mecha.home / "missions" / "blocks.json", elsewhere / "blocks.json")
+    (elsewhere / "notes.txt").write_text("not a box at all\n")
+    read_only(elsewhere)
+    before = snapshot(elsewhere)
+    try:
+        outs = every_read(mecha, "--box", elsewhere / "inbox.jsonl")
+        assert outs[0] == every_read(mecha)[0], "the same heads as the board it was copied from"
+        p = mecha.run("mission", "heads", "--box", elsewhere / "notes.txt", check=0)
+        assert p.out == "no missions\n" and "skipped 1 unreadable line" in p.err
+        mecha.run("mission", "log", MID, "--box", elsewhere / "notes.txt", check=3)
+        mecha.run("mission", "heads", "--box", elsewhere / "missing.jsonl", check=0)
+        assert snapshot(elsewhere) == before
+        assert sorted(os.listdir(elsewhere)) == ["blocks.json", "inbox.jsonl", "notes.txt"]
+    finally:
+        read_only(elsewhere, on=False)
+
+
+def test_a_read_of_a_board_that_was_never_written_creates_nothing(mecha):
+    for args in READS:
+        for json_flag in ((), ("--json",)):
+            p = mecha.run(*args, *json_flag)
+            assert p.returncode in (0, 3)
+    assert not mecha.home.exists()
 
 
 # ---- races -----------------------------------------------------------------------------

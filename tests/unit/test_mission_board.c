@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,24 +30,16 @@ struct scratch {
 
 static struct scratch current;
 
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)remove(path); /* best effort: a leftover is only litter in /tmp */
+	return 0;
+}
+
 /* Each test runs in its own process: its scratch directory goes when it exits. */
 static void scratch_remove(void)
 {
-	const char *scratch_dir = current.dir;
-	DIR *d = opendir(scratch_dir);
-	struct dirent *ent;
-
-	while (d && (ent = readdir(d)) != NULL) {
-		char *p;
-		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-			continue;
-		p = fs_join(scratch_dir, ent->d_name);
-		unlink(p);
-		free(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(scratch_dir);
+	nftw(current.dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(current.dir);
 	free(current.box);
 	free(current.idx);
@@ -1050,4 +1043,296 @@ Test(gestures, the_box_is_only_ever_appended_to)
 	free(before);
 	free(after);
 	board_free(&b);
+}
+
+/* ---- a read writes nothing ------------------------------------------------------------ */
+
+static int exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static char *lock_of(const struct scratch *s)
+{
+	return xasprintf("%s.lock", s->box);
+}
+
+Test(reads, a_read_answers_from_a_current_index_and_changes_no_file)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_chain chain;
+	struct stat before, after;
+	char *idx, *text;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	idx = slurp(s.idx);
+	cr_assert_eq(stat(s.idx, &before), 0);
+	text = heads_text(&b);
+	cr_assert_not(b.rebuilt, "a current index is used, not rebuilt");
+	cr_assert_eq(board_log(&b, "msn_aaaaaaaaaaaa", &chain, &e), 0, "%s", e.msg);
+	cr_assert_eq(chain.n, 3);
+	board_chain_free(&chain);
+	cr_assert_eq(stat(s.idx, &after), 0);
+	cr_assert_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	cr_assert_eq(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+	free(text);
+	text = slurp(s.idx);
+	cr_assert_eq(memcmp(idx, text, (size_t)before.st_size), 0);
+	free(idx);
+	free(text);
+	board_free(&b);
+}
+
+Test(reads, a_read_without_an_index_builds_it_in_memory_and_writes_none)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	char *before, *after;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	before = heads_text(&b);
+	cr_assert_eq(unlink(s.idx), 0);
+	after = heads_text(&b);
+	cr_assert(b.rebuilt);
+	cr_assert_str_eq(before, after);
+	cr_assert_not(exists(s.idx), "a read wrote the index");
+	/* Only a post, which holds the lock, writes it. */
+	post_ok(&b, "agent-a", &l);
+	cr_assert(exists(s.idx));
+	letter_free(&l);
+	free(before);
+	free(after);
+	board_free(&b);
+}
+
+Test(reads, a_read_without_the_lock_file_trusts_no_index_and_creates_no_lock)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *lock = lock_of(&s), *idx, *before, *after;
+	struct stat st;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	before = heads_text(&b);
+	cr_assert_eq(unlink(lock), 0);
+	idx = slurp(s.idx);
+	cr_assert_eq(stat(s.idx, &st), 0);
+	after = heads_text(&b);
+	cr_assert(b.rebuilt, "without the lock a writer may be mid-post: the file is not believed");
+	cr_assert_str_eq(before, after);
+	cr_assert_not(exists(lock), "a read created the lock file");
+	free(after);
+	after = slurp(s.idx);
+	cr_assert_eq(memcmp(idx, after, (size_t)st.st_size), 0);
+	free(idx);
+	free(after);
+	free(before);
+	free(lock);
+	board_free(&b);
+}
+
+Test(reads, a_read_of_a_box_that_does_not_exist_creates_nothing)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_head *h;
+	struct board_chain chain;
+	size_t n;
+	struct err e;
+	DIR *d;
+	struct dirent *ent;
+
+	board_init(&b, s.box, NULL);
+	cr_assert_eq(board_heads(&b, &h, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 0);
+	cr_assert_neq(board_log(&b, "msn_0123456789ab", &chain, &e), 0);
+	cr_assert_eq(e.code, ERR_UNKNOWN_MISSION);
+	d = opendir(s.dir);
+	while ((ent = readdir(d)) != NULL)
+		cr_assert(strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0,
+			  "a read created %s", ent->d_name);
+	closedir(d);
+	board_free(&b);
+}
+
+Test(sidecar, a_readers_handle_answers_but_refuses_to_write)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct sidecar *sc;
+	uint64_t letters;
+	int fd, rebuilt = -1;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	fd = mailbox_open_read(s.box, &e);
+	cr_assert_geq(fd, 0, "%s", e.msg);
+	sc = sidecar_open_read(s.idx, fd, &rebuilt, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(rebuilt, 0);
+	letters = sidecar_letters(sc);
+	cr_assert_eq(letters, 9);
+	cr_assert_neq(sidecar_begin(sc, &e), 0);
+	sidecar_close(sc);
+	/* Without a path (no lock held), the same answers from memory. */
+	sc = sidecar_open_read(NULL, fd, &rebuilt, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(rebuilt, 1);
+	cr_assert_eq(sidecar_letters(sc), letters);
+	cr_assert_neq(sidecar_commit(sc, fd, "0123456789ab", NULL, 0, &e), 0);
+	sidecar_close(sc);
+	close(fd);
+	board_free(&b);
+}
+
+/* ---- the board a front end opens ------------------------------------------------------- */
+
+static void home_at(const struct scratch *s, const char *config)
+{
+	char *p = fs_join(s->dir, "config.toml");
+	struct err e;
+
+	setenv("MECHA_HOME", s->dir, 1);
+	unsetenv("MECHA_OUTBOX_DIR");
+	unsetenv("MECHA_PROVIDER");
+	unsetenv("MECHA_MODEL");
+	if (config)
+		cr_assert_eq(fs_replace(p, config, strlen(config), &e), 0, "%s", e.msg);
+	free(p);
+}
+
+Test(open, the_default_board_is_the_homes_box_bound_to_the_configured_brain)
+{
+	struct scratch s = scratch();
+	char *want = fs_join(s.dir, "missions/inbox.jsonl");
+	struct board b;
+	struct err e;
+
+	home_at(&s, "[missions]\nbrain = \"repo-b\"\n");
+	cr_assert_eq(board_open_default(&b, NULL, NULL, 1, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(b.box, want);
+	cr_assert_str_eq(b.brain, "repo-b");
+	board_free(&b);
+	cr_assert_eq(board_open_default(&b, "/x/box.jsonl", "repo-c", 1, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(b.box, "/x/box.jsonl");
+	cr_assert_str_eq(b.brain, "repo-c", "a brain given wins over the config");
+	board_free(&b);
+	cr_assert_eq(board_open_default(&b, NULL, NULL, 0, &e), 0, "%s", e.msg);
+	cr_assert_null(b.brain, "a reader is bound to no brain");
+	board_free(&b);
+	free(want);
+}
+
+Test(open, a_config_that_does_not_load_fails_only_a_board_that_must_be_bound)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct err e;
+
+	home_at(&s, "[missions\n");
+	cr_assert_neq(board_open_default(&b, NULL, NULL, 1, &e), 0);
+	cr_assert_eq(board_open_default(&b, NULL, NULL, 0, &e), 0, "%s", e.msg);
+	board_free(&b);
+	cr_assert_eq(board_open_default(&b, NULL, "repo-a", 1, &e), 0, "%s", e.msg);
+	board_free(&b);
+}
+
+Test(open, a_new_mission_is_a_fresh_judging_letter_at_seq_1_posted_by_a_person)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r1, r2;
+	struct board_head h;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	cr_assert_eq(board_new(&b, NULL, "sb_alpha", "repo-a", LETTER_ORACLE, LETTER_LOOP_RUNNER,
+			       "2026-07-09T00:00:00Z", &r1, &e), 0, "%s", e.msg);
+	cr_assert_eq(r1.mission_seq, 1);
+	cr_assert_eq(r1.phase, LETTER_JUDGING);
+	cr_assert_eq(strncmp(r1.mission_id, "msn_", 4), 0);
+	cr_assert_eq(strspn(r1.mission_id + 4, "0123456789abcdef"), 12);
+	h = only_head(&b);
+	cr_assert_str_eq(h.agent, BOARD_HUMAN);
+	cr_assert_eq(h.head.seat, LETTER_ORACLE);
+	cr_assert_eq(h.head.capability, LETTER_LOOP_RUNNER);
+	cr_assert_null(h.head.prev_letter_id.s);
+	cr_assert_str_eq(h.head.started_at.s, "2026-07-09T00:00:00Z");
+	cr_assert_str_eq(h.head.updated_at.s, "2026-07-09T00:00:00Z");
+	head_free(&h);
+	cr_assert_eq(board_new(&b, "agent-a", "sb_alpha", "repo-a", LETTER_HAND,
+			       LETTER_BUILD_RUNNER, NULL, &r2, &e), 0, "%s", e.msg);
+	cr_assert_str_neq(r1.mission_id, r2.mission_id, "every new mission has an id of its own");
+	board_free(&b);
+}
+
+Test(open, a_new_mission_goes_through_the_guards)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_result r;
+	struct err e;
+
+	store_with_alpha(&s);
+	board_init(&b, s.box, "repo-a");
+	cr_assert_neq(board_new(&b, NULL, "sb_ghost", "repo-a", LETTER_HAND, LETTER_BUILD_RUNNER,
+				NULL, &r, &e), 0);
+	cr_assert_eq(e.code, ERR_UNKNOWN_BLOCK);
+	cr_assert_neq(board_new(&b, NULL, "sb_alpha", "repo-b", LETTER_HAND, LETTER_BUILD_RUNNER,
+				NULL, &r, &e), 0);
+	cr_assert_eq(e.code, ERR_BRAIN_MISMATCH);
+	cr_assert_not(exists(s.box), "a refused first letter creates no box");
+	board_free(&b);
+}
+
+/* ---- the block store beside a box ------------------------------------------------------ */
+
+Test(blocks, adding_beside_a_box_makes_its_directory_private_and_bumps_the_version)
+{
+	struct scratch s = scratch();
+	char *dir = fs_join(s.dir, "sub"), *box = fs_join(dir, "inbox.jsonl");
+	struct blocks bs;
+	struct stat st;
+	uint64_t v;
+	struct err e;
+
+	cr_assert_eq(blocks_add_to_box(box, "sb_alpha", "Alpha", 1, 1, &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v, 1);
+	cr_assert_eq(stat(dir, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700);
+	cr_assert_neq(blocks_add_to_box(box, "sb_alpha", "again", 1, 1, &v, &e), 0);
+	cr_assert_eq(e.code, ERR_BLOCK_EXISTS);
+	cr_assert_eq(v, 1);
+	cr_assert_eq(blocks_add_to_box(box, "sb_beta", "Beta", 2, 3, &v, &e), 0, "%s", e.msg);
+	cr_assert_eq(v, 2);
+	cr_assert_eq(blocks_load_box(&bs, box, &e), 0, "%s", e.msg);
+	cr_assert(bs.exists);
+	cr_assert_eq(blocks_version(&bs), 2);
+	cr_assert_not_null(blocks_find(&bs, "sb_beta", 7));
+	blocks_free(&bs);
+	free(box);
+	free(dir);
+}
+
+Test(blocks, loading_beside_a_box_that_is_not_there_creates_nothing)
+{
+	struct scratch s = scratch();
+	char *dir = fs_join(s.dir, "none"), *box = fs_join(dir, "inbox.jsonl");
+	struct blocks bs;
+	struct err e;
+
+	cr_assert_eq(blocks_load_box(&bs, box, &e), 0, "%s", e.msg);
+	cr_assert_not(bs.exists);
+	cr_assert_eq(blocks_version(&bs), 0);
+	cr_assert_not(exists(dir));
+	blocks_free(&bs);
+	free(box);
+	free(dir);
 }

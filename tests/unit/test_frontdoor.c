@@ -41,6 +41,20 @@ static struct record with_prose(void)
 	return load(prose_record);
 }
 
+/* The prose record as the drain would have written it in `state` (no door needed). */
+static struct record in_state(const char *state)
+{
+	struct buf b = BUF_INIT;
+	const char *at = strstr(prose_record, "\"drained\"");
+
+	buf_add(&b, prose_record, (size_t)(at - prose_record));
+	buf_printf(&b, "\"%s\"", state);
+	buf_adds(&b, at + strlen("\"drained\""));
+	struct record r = load(buf_str(&b));
+	buf_free(&b);
+	return r;
+}
+
 /* Sets extraction from JSON text. */
 static void extract(struct record *r, const char *json)
 {
@@ -299,7 +313,8 @@ Test(record, a_field_this_side_does_not_model_survives_a_round_trip_at_any_depth
 			       "\"something_the_drain_knows\":\"and this side does not\","
 			       "\"values\":{\"x\":{\"deep\":[1,{\"deeper\":null}]}},\"free_text\":[],"
 			       "\"extraction\":{\"topic\":\"t\",\"model_extra\":1},\"note\":null}");
-	record_set_state(&r, STATE_EXTRACTED);
+	struct err e;
+	cr_assert_eq(state_move(&r, STATE_EXTRACTED, MOVER_EXTRACT, &e), 0, "%s", e.msg);
 	char *text = record_serialize(&r);
 	struct record back = load(text);
 
@@ -510,6 +525,82 @@ Test(state, the_transition_table_is_enforced)
 		      "an unknown state is advanced by nothing");
 }
 
+/* The spec's table (spec/frontdoor.md §3), written out again by hand: the walk checks the code against it. */
+static int spec_allows(const char *from, const char *to, enum state_mover by)
+{
+#define IS(a, b) (strcmp((a), (b)) == 0)
+	int to_x = IS(to, STATE_EXTRACTED) || IS(to, STATE_EXTRACTION_FAILED);
+
+	switch (by) {
+	case MOVER_EXTRACT:
+		return IS(from, STATE_DRAINED) && to_x;
+	case MOVER_EXTRACT_RETRY:
+		return IS(from, STATE_EXTRACTION_FAILED) && to_x;
+	case MOVER_EXTRACT_FORCE:
+		return (IS(from, STATE_EXTRACTED) || IS(from, STATE_TRIAGED)) && to_x;
+	case MOVER_TRIAGE:
+		return IS(from, STATE_EXTRACTED) && (IS(to, STATE_AWAITING_ME) ||
+						     IS(to, STATE_TRIAGED) || IS(to, STATE_EXTRACTED));
+	case MOVER_DRAFT:
+		return IS(from, STATE_EXTRACTED) && IS(to, STATE_AWAITING_ME);
+	case MOVER_RECONCILE:
+		return IS(from, STATE_AWAITING_ME) && (IS(to, STATE_ANSWERED) || IS(to, STATE_EXTRACTED));
+	case MOVER_NEEDS_INFO:
+		return !IS(from, STATE_CLOSED) && IS(to, STATE_NEEDS_INFO);
+	case MOVER_CLOSE:
+		return IS(to, STATE_CLOSED);
+	}
+#undef IS
+	return 0;
+}
+
+/* Every (from, to, mover) triple, plus a state this build does not know at either end. */
+Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allows)
+{
+	const char *states[16];
+	size_t ns = 0, moved = 0, refused = 0;
+
+	for (size_t i = 0; state_all[i]; i++)
+		states[ns++] = state_all[i];
+	states[ns++] = "pondering";
+	cr_assert_eq(state_nmovers, 8, "a mover was added or removed: update the walk");
+	for (size_t f = 0; f < ns; f++)
+		for (size_t t = 0; t < ns; t++)
+			for (size_t m = 0; m < state_nmovers; m++) {
+				enum state_mover by = state_movers[m];
+				struct record r = in_state(states[f]);
+				char *before = record_serialize(&r), *after;
+				struct err e;
+				int want = f < ns - 1 && t < ns - 1 && spec_allows(states[f], states[t], by);
+				int allowed = state_allows(states[f], states[t], by);
+				int rc = state_move(&r, states[t], by, &e);
+
+				cr_assert_eq(allowed, want, "%s → %s by %s: the table says %d, the spec %d",
+					     states[f], states[t], state_mover_name(by), allowed, want);
+				after = record_serialize(&r);
+				if (want) {
+					cr_assert_eq(rc, 0, "%s → %s by %s refused: %s", states[f],
+						     states[t], state_mover_name(by), e.msg);
+					cr_assert_str_eq(record_state(&r), states[t]);
+					moved++;
+				} else {
+					cr_assert_eq(rc, -1, "%s → %s by %s was allowed", states[f],
+						     states[t], state_mover_name(by));
+					cr_assert_eq(e.code, f == ns - 1 ? ERR_UNKNOWN_STATE
+									 : ERR_INVALID_TRANSITION,
+						     "%s → %s by %s: %s", states[f], states[t],
+						     state_mover_name(by), err_code_name(e.code));
+					cr_assert_str_eq(after, before, "a refusal changed the record");
+					refused++;
+				}
+				free(before);
+				free(after);
+				record_free(&r);
+			}
+	cr_assert_eq(moved + refused, ns * ns * state_nmovers);
+	cr_assert_gt(moved, 0);
+}
+
 /* Reconcile's decision, over a table of draft statuses (the outbox's side is
  * exercised end to end in tests/cli/test_reconcile.py). */
 struct drafts {
@@ -530,12 +621,11 @@ static int table_lookup(const char *id, char status[16], char **reason, void *ct
 
 static const char *decide(struct drafts *d, const char *state, const char *const *ids, char **note)
 {
-	struct record r = with_prose();
+	struct record r = in_state(state);
 	struct reconcile_lookup l = { table_lookup, d };
 	const char *to;
 	struct err e;
 
-	record_set_state(&r, state);
 	for (int i = 0; ids[i]; i++)
 		record_add_outbox(&r, ids[i]);
 	int rc = reconcile_decide(&r, &l, &to, note, &e);

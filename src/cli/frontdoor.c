@@ -1,11 +1,14 @@
 /*
  * frontdoor — the verbs a person uses on the request store: list, show, next,
  * needs-info, close (and the dispatch for the verbs of other files: extract,
- * triage, sweep, reconcile).
+ * triage, reconcile). Each parses, calls the library and prints; the rules
+ * (which moves the state table allows, that a close needs a reason) are in
+ * src/frontdoor/.
  *
  * `show` is the one place the prose is printed, and it is printed for a person,
- * through text.h, with every control character made visible. `next` prints
- * exactly what brief_build allows and nothing else.
+ * through text.h, with every control character made visible — as is every
+ * other string that came from a file: field names, states, notes, statuses.
+ * `next` prints exactly what brief_build allows and nothing else.
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"

@@ -9,10 +9,13 @@
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/extract.h"
+#include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "provider/provider.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -662,4 +665,103 @@ Test(reconcile, the_rules_of_a_draft_set)
 	cr_assert_str_eq(decide(&d, STATE_AWAITING_ME, b, &note), STATE_EXTRACTED);
 	cr_assert_str_eq(note, "the draft was rejected");
 	free(note);
+}
+
+/* ---- the person's moves and extract's selection are library rules ---------- */
+
+/* A record without prose in `state`; values is its JSON object, valid its validity. */
+static void put_record(struct store *s, long long seq, const char *state, int valid,
+		       const char *values)
+{
+	struct buf b = BUF_INIT;
+	struct err e;
+	struct record r;
+
+	buf_printf(&b, "{\"seq\":%lld,\"type_id\":\"meeting\",\"state\":\"%s\",\"created_at\":\"a\","
+		   "\"drained_at\":\"b\",\"valid\":%s,\"values\":%s,\"free_text\":[]}",
+		   seq, state, valid ? "true" : "false", values);
+	r = load(buf_str(&b));
+	cr_assert_eq(store_put(s, &r, &e), 0, "%s", e.msg);
+	record_free(&r);
+	buf_free(&b);
+}
+
+Test(moves, a_close_needs_a_reason_that_says_something_and_then_records_it)
+{
+	char *dir = tmp_store();
+	struct moves_result res;
+	struct store s;
+	struct record back;
+	struct err e;
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0, "%s", e.msg);
+	put_record(&s, 1, STATE_EXTRACTED, 1, "{}");
+	cr_assert_eq(moves_close(&s, 1, " \t ", &res, &e), -1);
+	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
+	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
+	cr_assert_eq(moves_close(&s, 1, NULL, &res, &e), -1);
+	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
+	cr_assert_str_eq(record_state(&back), STATE_EXTRACTED, "a refused close changed the state");
+	record_free(&back);
+	cr_assert_eq(moves_close(&s, 1, "spam", &res, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(res.from, STATE_EXTRACTED);
+	cr_assert_str_eq(res.to, STATE_CLOSED);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
+	cr_assert_str_eq(record_note(&back), "spam");
+	record_free(&back);
+	cr_assert_eq(moves_needs_info(&s, 1, "x", &res, &e), -1, "a closed request stays closed");
+	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
+	store_close(&s);
+	free(dir);
+}
+
+static long long first_seq(const struct extract_batch *b, size_t i)
+{
+	return i < b->n ? b->jobs[i].seq : -1;
+}
+
+Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
+{
+	char *dir = tmp_store();
+	struct provider_conf rules = { .name = "rules", .kind = "rules" };
+	struct extract_batch b = { 0 };
+	struct store s;
+	struct err e;
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0, "%s", e.msg);
+	s.warn = NULL;
+	put_record(&s, 1, STATE_DRAINED, 1, "{}");
+	put_record(&s, 2, STATE_DRAINED, 0, "{}");
+	put_record(&s, 3, STATE_DRAINED, 1, "{\"_booking_id\":\"b1\"}");
+	put_record(&s, 4, STATE_EXTRACTED, 1, "{}");
+	put_record(&s, 5, STATE_CLOSED, 1, "{}");
+	put_record(&s, 6, STATE_EXTRACTION_FAILED, 1, "{}");
+	cr_assert_eq(extract_select_all(&s, 0, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 1);
+	cr_assert_eq(first_seq(&b, 0), 1);
+	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT);
+	cr_assert_not_null(b.jobs[0].result, "a record with no prose needs no call");
+	extract_batch_free(&b);
+	cr_assert_eq(extract_select_all(&s, 1, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 2);
+	cr_assert_eq(first_seq(&b, 1), 6);
+	cr_assert_eq(b.jobs[1].by, MOVER_EXTRACT_RETRY);
+	extract_batch_free(&b);
+
+	struct { long long seq; int force; enum err_code code; } refused[] = {
+		{ 2, 1, ERR_INVALID_REQUEST }, { 3, 1, ERR_BOOKING }, { 4, 0, ERR_INVALID_TRANSITION },
+		{ 5, 1, ERR_INVALID_TRANSITION }, { 9, 0, ERR_NOT_FOUND },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		cr_assert_eq(extract_select_one(&s, refused[i].seq, refused[i].force, &rules, &b, &e), -1);
+		cr_assert_eq(e.code, refused[i].code, "request %lld: %s", refused[i].seq, e.msg);
+		cr_assert_eq(b.n, 0, "a refusal selected something");
+	}
+	cr_assert_eq(extract_select_one(&s, 4, 1, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT_FORCE);
+	cr_assert_eq(extract_land(&s, &b.jobs[0], &e), EXTRACT_LANDED, "%s", e.msg);
+	extract_batch_free(&b);
+	store_close(&s);
+	free(dir);
 }

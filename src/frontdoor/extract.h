@@ -15,9 +15,14 @@
  * caller drives them with a provider batch): extract_job_start gives the first
  * prompt, extract_job_answer consumes each response and says what happens next.
  *
+ * Which records a run takes is decided here too, by asking the state table
+ * (extract_select_all, extract_select_one), and a result lands through
+ * state_move with the mover the selection chose — so `extract` never reopens
+ * a record a person closed, parked or answered.
+ *
  * Ownership: extract_prompt returns a malloc'd string; a job owns its prompt,
- * its result (a NEW jansson reference, handed over by extract_job_take) and its
- * error text; extract_job_free releases whatever is left.
+ * its result (a NEW jansson reference) and its error text; extract_job_free
+ * releases whatever is left, and extract_batch_free every job of a batch.
  */
 #ifndef MECHA_FRONTDOOR_EXTRACT_H
 #define MECHA_FRONTDOOR_EXTRACT_H

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/text.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,11 +42,44 @@ static int mkdir_one(const char *path, struct err *e)
 	return 0;
 }
 
+/* chmod 0700 unless it is already; *was gets the old bits when they changed. */
+static int tighten(const char *path, int *was, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return err_errno(e, "%s", path);
+	if ((st.st_mode & 07777) == 0700)
+		return 0;
+	if (chmod(path, 0700) != 0)
+		return err_errno(e, "making %s private", path);
+	*was = (int)(st.st_mode & 07777);
+	return 0;
+}
+
 int fs_private_dir(const char *path, struct err *e)
+{
+	int was;
+
+	return fs_private_dir_tighten(path, &was, e);
+}
+
+void fs_tell_tightened(FILE *f, const char *path, int was)
+{
+	if (!f || was < 0)
+		return;
+	fputs("mecha: tightened ", f);
+	text_print(f, path, 0);
+	fprintf(f, " from %04o to 0700\n", (unsigned)was);
+}
+
+int fs_private_dir_tighten(const char *path, int *was, struct err *e)
 {
 	char *copy = xstrdup(path);
 	size_t n = strlen(copy);
 	int rc = 0;
+
+	*was = -1;
 
 	while (n > 1 && copy[n - 1] == '/')
 		copy[--n] = '\0';
@@ -59,8 +93,8 @@ int fs_private_dir(const char *path, struct err *e)
 	}
 	if (rc == 0)
 		rc = mkdir_one(copy, e);
-	if (rc == 0 && chmod(copy, 0700) != 0)
-		rc = err_errno(e, "making %s private", copy);
+	if (rc == 0)
+		rc = tighten(copy, was, e);
 	free(copy);
 	return rc;
 }

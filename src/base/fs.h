@@ -14,6 +14,7 @@
 #define MECHA_BASE_FS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 struct err;
@@ -26,6 +27,14 @@ struct err;
  * tightens an existing directory to 0700. Only the leaf is tightened.
  */
 int fs_private_dir(const char *path, struct err *e);
+/*
+ * fs_private_dir, telling the caller whether an existing leaf was loosened:
+ * *was gets its old permission bits when they had to be changed, -1 when
+ * nothing was (it was 0700 already, or it was just created).
+ */
+int fs_private_dir_tighten(const char *path, int *was, struct err *e);
+/* "mecha: tightened PATH from 0755 to 0700" on f when was >= 0 (f may be NULL). */
+void fs_tell_tightened(FILE *f, const char *path, int was);
 
 /* 1 when path is an existing directory, 0 when absent; -1 on any other error. */
 int fs_is_dir(const char *path, struct err *e);

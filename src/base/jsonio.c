@@ -65,17 +65,44 @@ int jsonio_save(const char *path, const json_t *v, struct err *e)
 	return rc;
 }
 
+/*
+ * jansson escapes the C0 controls but writes DEL and the C1 controls (U+0080
+ * to U+009F, CSI among them) as they are. Outside strings a dump is ASCII
+ * punctuation, so every such byte is inside a string and its \u escape is the
+ * same JSON value.
+ */
+static void put_escaped(FILE *f, const char *s)
+{
+	const char *run = s, *p;
+
+	while ((p = strpbrk(run, "\x7f\xc2"))) {
+		unsigned char next = (unsigned char)p[1];
+		int c1 = (unsigned char)*p == 0xc2 && next >= 0x80 && next <= 0x9f;
+
+		if (*p != 0x7f && !c1) {
+			fwrite(run, 1, (size_t)(p - run) + 1, f);
+			run = p + 1;
+			continue;
+		}
+		fwrite(run, 1, (size_t)(p - run), f);
+		fprintf(f, "\\u%04x", c1 ? (unsigned)next : 0x7fu);
+		run = p + (c1 ? 2 : 1);
+	}
+	fputs(run, f);
+}
+
 void jsonio_print(FILE *f, const json_t *v)
 {
 	/*
 	 * On a terminal every non-ASCII character is escaped: JSON keeps control
 	 * characters escaped anyway, but a bidirectional override inside a string
-	 * would otherwise reach the screen raw. A pipe gets plain UTF-8.
+	 * would otherwise reach the screen raw. A pipe gets plain UTF-8, with the
+	 * controls jansson leaves raw escaped all the same.
 	 */
 	char *s = isatty(fileno(f)) ? dump(v, DUMP_FLAGS | JSON_INDENT(2) | JSON_ENSURE_ASCII)
 				    : jsonio_pretty(v);
 
-	fputs(s, f);
+	put_escaped(f, s);
 	fputc('\n', f);
 	free(s);
 }

@@ -1,25 +1,30 @@
 /*
  * frontdoor — the verbs a person uses on the request store: list, show, next,
  * needs-info, close (and the dispatch for the verbs of other files: extract,
- * triage, sweep, reconcile).
+ * triage, reconcile). Each parses, calls the library and prints; the rules
+ * (which moves the state table allows, that a close needs a reason) are in
+ * src/frontdoor/.
  *
  * `show` is the one place the prose is printed, and it is printed for a person,
- * through text.h, with every control character made visible. `next` prints
- * exactly what brief_build allows and nothing else.
+ * through text.h, with every control character made visible — as is every
+ * other string that came from a file: field names, states, notes, statuses.
+ * `next` prints exactly what brief_build allows and nothing else.
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
+#include "cli/verb.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "base/verdict.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,25 +44,21 @@ static const char *paint(const char *code)
 
 /* ---- shared helpers --------------------------------------------------------- */
 
-int frontdoor_parse_seq(const char *verb, const char *s, long long *seq)
+static int frontdoor_parse_seq(const char *verb, const char *s, long long *seq)
 {
 	return cli_parse_count(verb, "SEQ", s, seq);
 }
 
-static int utf8_arg(const char *verb, const char *opt, const char *s)
+/* s rendered safely, then padded with spaces to width bytes (as printf's %-Ns would). */
+static void print_padded(const char *s, int width)
 {
-	if (s && !text_utf8_valid(s, strlen(s))) {
-		cli_usage_error(verb, "%s must be UTF-8 text", opt);
-		return -1;
-	}
-	return 0;
-}
+	struct buf b = BUF_INIT;
 
-/* Parses the options every verb shares: --json, --help handled by the caller. */
-static void reset_getopt(void)
-{
-	optind = 0;
-	opterr = 1;
+	text_safe(&b, s ? s : "", s ? strlen(s) : 0, 0);
+	fputs(buf_str(&b), stdout);
+	for (int n = (int)b.len; n < width; n++)
+		putchar(' ');
+	buf_free(&b);
 }
 
 /* ---- list ------------------------------------------------------------------- */
@@ -90,6 +91,18 @@ static const char *state_color(const char *state)
 	return "";
 }
 
+static void list_row(json_t *rows, const struct record *r, const char *topic, int flagged)
+{
+	const char *note = record_note(r);
+
+	json_array_append_new(
+		rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o}", "seq", (json_int_t)r->seq, "type",
+				r->type_id, "state", record_state(r), "valid", record_valid(r),
+				"topic", topic ? json_string(topic) : json_null(),
+				"reads_like_instructions", flagged, "note",
+				note ? json_string(note) : json_null()));
+}
+
 static int list_one(struct record *r, void *arg, struct err *e)
 {
 	struct list_ctx *c = arg;
@@ -97,52 +110,43 @@ static int list_one(struct record *r, void *arg, struct err *e)
 	json_t *x = record_extraction(r);
 	const char *topic = x ? jsonio_str(x, "topic") : NULL;
 	int flagged = x && json_is_true(json_object_get(x, "reads_like_instructions"));
-	const char *note = record_note(r);
 
 	if (c->state && strcmp(state, c->state) != 0)
-		return 0;
+		return VERDICT_NEXT;
 	c->shown++;
 	if (c->rows) {
-		json_array_append_new(
-			c->rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o}", "seq", (json_int_t)r->seq,
-					   "type", r->type_id, "state", state, "valid", record_valid(r),
-					   "topic", topic ? json_string(topic) : json_null(),
-					   "reads_like_instructions", flagged, "note",
-					   note ? json_string(note) : json_null()));
-		return 0;
+		list_row(c->rows, r, topic, flagged);
+		return VERDICT_NEXT;
 	}
-	printf("%6lld  %-12s %s%-18s%s ", r->seq, r->type_id, state_color(state), state,
-	       paint(RESET));
+	printf("%6lld  ", r->seq);
+	print_padded(r->type_id, 12);
+	printf(" %s", state_color(state));
+	print_padded(state, 18);
+	printf("%s ", paint(RESET));
 	text_print(stdout, topic ? topic : "", 0);
 	if (!record_valid(r))
 		printf("  %sINVALID%s", paint(RED), paint(RESET));
 	if (flagged)
 		printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
 	putchar('\n');
-	return 0;
+	return VERDICT_NEXT;
 }
 
 static int fd_list(int argc, char **argv)
 {
-	static const struct option opts[] = { { "state", required_argument, NULL, 's' },
-					      { "json", no_argument, NULL, 'j' },
-					      { NULL, 0, NULL, 0 } };
 	struct list_ctx c = { 0 };
+	int json = 0;
+	const struct cli_opt opts[] = {
+		{ "state", 0, CLI_STR, &c.state, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+	};
+	struct cli_args a;
 	struct store s;
 	struct err e;
-	int json = 0, ch, rc;
+	int rc = cli_parse("frontdoor list", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 's')
-			c.state = optarg;
-		else if (ch == 'j')
-			json = 1;
-		else
-			return cli_usage_error("frontdoor list", "unknown option");
-	}
-	if (optind < argc)
-		return cli_usage_error("frontdoor list", "unexpected argument '%s'", argv[optind]);
+	if (rc != 0)
+		return rc;
 	if (c.state && !state_known(c.state))
 		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
 	if (store_open_default(&s, STORE_READ, &e) != 0)
@@ -185,7 +189,9 @@ static void show_json_value(const char *label, const json_t *v)
 {
 	char *s = jsonio_compact(v);
 
-	printf("    %-20s ", label);
+	printf("    ");
+	print_padded(label, 20);
+	putchar(' ');
 	text_print(stdout, s, 0);
 	putchar('\n');
 	free(s);
@@ -281,9 +287,13 @@ static void show_extraction(const struct record *r)
 	if (json_array_size(held) > 0)
 		printf("\n%sheld back from the run%s\n", paint(BOLD), paint(RESET));
 	json_array_foreach(held, i, h) {
-		printf("  %-16s ", jsonio_str(h, "field"));
+		printf("  ");
+		print_padded(jsonio_str(h, "field"), 16);
+		putchar(' ');
 		text_print(stdout, jsonio_str_or(h, "value", ""), 0);
-		printf("  %s(%s)%s\n", paint(YELLOW), jsonio_str(h, "reason"), paint(RESET));
+		printf("  %s(", paint(YELLOW));
+		text_print(stdout, jsonio_str_or(h, "reason", ""), 0);
+		printf(")%s\n", paint(RESET));
 	}
 	json_decref(held);
 }
@@ -321,50 +331,57 @@ static void show_attachments_and_drafts(const struct record *r)
 		char status[16];
 		printf("  ");
 		text_print(stdout, json_string_value(id), 0);
-		printf("  %s\n", reconcile_draft_status(&drafts, json_string_value(id), status));
+		printf("  ");
+		text_print(stdout, reconcile_draft_status(&drafts, json_string_value(id), status), 0);
+		putchar('\n');
 	}
 	reconcile_outbox_close(&drafts);
 }
 
+static void show_json(const struct record *r)
+{
+	json_t *o = json_pack("{s:O,s:o,s:n}", "record", r->doc, "held_back", brief_held_back(r),
+			      "unreadable");
+
+	jsonio_print(stdout, o);
+	json_decref(o);
+}
+
+/* --json of an unreadable record: the shape of a show, saying why. */
+static void show_unreadable_json(const struct err *e)
+{
+	json_t *o = json_pack("{s:n,s:[],s:s}", "record", "held_back", "unreadable", e->msg);
+
+	jsonio_print(stdout, o);
+	json_decref(o);
+}
+
 static int fd_show(int argc, char **argv)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-					      { NULL, 0, NULL, 0 } };
+	int json = 0;
+	const struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 } };
+	struct cli_args a;
 	struct record r;
 	struct store s;
 	struct err e;
 	long long seq;
-	int json = 0, ch, rc;
+	int rc = cli_parse("frontdoor show", CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'j')
-			json = 1;
-		else
-			return cli_usage_error("frontdoor show", "unknown option");
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("frontdoor show", "show takes one SEQ");
-	if (frontdoor_parse_seq("frontdoor show", argv[optind], &seq) != 0)
+	if (rc != 0)
+		return rc;
+	if (frontdoor_parse_seq("frontdoor show", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
 	if (store_open_default(&s, STORE_READ, &e) != 0)
 		return cli_fail(&e);
 	rc = store_get(&s, seq, &r, &e);
 	store_close(&s);
 	if (rc != 0) {
-		if (json && e.code == ERR_UNREADABLE) {
-			json_t *o = json_pack("{s:n,s:[],s:s}", "record", "held_back", "unreadable",
-					      e.msg);
-			jsonio_print(stdout, o);
-			json_decref(o);
-		}
+		if (json && e.code == ERR_UNREADABLE)
+			show_unreadable_json(&e);
 		return cli_fail(&e);
 	}
 	if (json) {
-		json_t *o = json_pack("{s:O,s:o,s:n}", "record", r.doc, "held_back",
-				      brief_held_back(&r), "unreadable");
-		jsonio_print(stdout, o);
-		json_decref(o);
+		show_json(&r);
 	} else {
 		show_header(&r);
 		show_fields(&r);
@@ -386,24 +403,15 @@ static const char next_help[] =
 
 static int fd_next(int argc, char **argv)
 {
-	static const struct option opts[] = { { "limit", required_argument, NULL, 'l' },
-					      { NULL, 0, NULL, 0 } };
 	long long limit = NEXT_DEFAULT_LIMIT;
+	const struct cli_opt opts[] = { { "limit", 0, CLI_COUNT, &limit, 0, 0, 0 } };
+	struct cli_args a;
 	json_t *briefs;
 	struct err e;
-	int ch;
+	int rc = cli_parse("frontdoor next", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'l') {
-			if (cli_parse_count("frontdoor next", "--limit", optarg, &limit) != 0)
-				return EXIT_USAGE;
-		} else {
-			return cli_usage_error("frontdoor next", "unknown option");
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("frontdoor next", "unexpected argument '%s'", argv[optind]);
+	if (rc != 0)
+		return rc;
 	if (next_briefs(limit, &frontdoor_report, &briefs, &e) != 0)
 		return cli_fail(&e);
 	jsonio_print(stdout, briefs);
@@ -424,118 +432,57 @@ static const char close_help[] =
 	"Ends a request. The reason is required: a request that went away without a\n"
 	"recorded reason is indistinguishable from one that was dropped.\n";
 
-struct move {
-	const char *to;
-	const char *note; /* NULL removes the note */
-	enum state_mover by;
-	char from[64];
-};
-
-static int move_one(struct record *r, void *arg, struct err *e)
+static void frontdoor_print_transition(long long seq, const char *from, const char *to)
 {
-	struct move *m = arg;
-	const char *from = record_state(r);
-
-	snprintf(m->from, sizeof m->from, "%s", from);
-	if (!state_known(from))
-		return err_set(e, ERR_UNKNOWN_STATE,
-				  "request %lld is in state '%s', which this mecha does not know; "
-				  "%s changed nothing",
-				  r->seq, from, state_mover_name(m->by));
-	if (!state_allows(from, m->to, m->by))
-		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; %s does not move a %s request "
-				  "(nothing changed)",
-				  r->seq, from, state_mover_name(m->by), from);
-	record_set_state(r, m->to);
-	record_set_note(r, m->note);
-	return 1;
+	printf("%6lld  ", seq);
+	text_print(stdout, from, 0);
+	printf(" → ");
+	text_print(stdout, to, 0);
+	putchar('\n');
 }
 
-int frontdoor_print_transition(long long seq, const char *from, const char *to)
+/* Parses "VERB SEQ [--OPT TEXT]" and makes the move. */
+static int person_move(const char *verb, const char *opt,
+		       int (*fn)(struct store *, long long, const char *, struct moves_result *,
+				 struct err *),
+		       int argc, char **argv)
 {
-	printf("%6lld  %s → %s\n", seq, from, to);
-	return 0;
-}
-
-static int apply_move(long long seq, struct move *m)
-{
+	const char *text = NULL;
+	const struct cli_opt opts[] = { { opt, 0, CLI_TEXT, &text, 0, 0, 0 } };
+	struct moves_result res;
+	struct cli_args a;
 	struct store s;
 	struct err e;
-	int rc;
+	long long seq;
+	int rc = cli_parse(verb, CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
+	if (rc != 0)
+		return rc;
+	if (frontdoor_parse_seq(verb, a.pos[0], &seq) != 0)
+		return EXIT_USAGE;
 	if (store_open_default(&s, STORE_CREATE, &e) != 0)
 		return cli_fail(&e);
-	rc = store_update(&s, seq, move_one, m, &e);
+	rc = fn(&s, seq, text, &res, &e);
 	store_close(&s);
 	if (rc != 0)
 		return cli_fail(&e);
-	frontdoor_print_transition(seq, m->from, m->to);
+	frontdoor_print_transition(res.seq, res.from, res.to);
 	return EXIT_OK;
 }
 
 static int fd_needs_info(int argc, char **argv)
 {
-	static const struct option opts[] = { { "note", required_argument, NULL, 'n' },
-					      { NULL, 0, NULL, 0 } };
-	struct move m = { STATE_NEEDS_INFO, NULL, MOVER_NEEDS_INFO, "" };
-	long long seq;
-	int ch;
-
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'n')
-			m.note = optarg;
-		else
-			return cli_usage_error("frontdoor needs-info", "unknown option");
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("frontdoor needs-info", "needs-info takes one SEQ");
-	if (frontdoor_parse_seq("frontdoor needs-info", argv[optind], &seq) != 0 ||
-	    utf8_arg("frontdoor needs-info", "--note", m.note) != 0)
-		return EXIT_USAGE;
-	return apply_move(seq, &m);
+	return person_move("frontdoor needs-info", "note", moves_needs_info, argc, argv);
 }
 
 static int fd_close(int argc, char **argv)
 {
-	static const struct option opts[] = { { "reason", required_argument, NULL, 'r' },
-					      { NULL, 0, NULL, 0 } };
-	struct move m = { STATE_CLOSED, NULL, MOVER_CLOSE, "" };
-	long long seq;
-	struct err e;
-	int ch;
-
-	reset_getopt();
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'r')
-			m.note = optarg;
-		else
-			return cli_usage_error("frontdoor close", "unknown option");
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("frontdoor close", "close takes one SEQ");
-	if (frontdoor_parse_seq("frontdoor close", argv[optind], &seq) != 0 ||
-	    utf8_arg("frontdoor close", "--reason", m.note) != 0)
-		return EXIT_USAGE;
-	if (text_blank(m.note)) {
-		err_set(&e, ERR_REASON_REQUIRED,
-			   "close needs --reason TEXT: a request that went away without a recorded "
-			   "reason is indistinguishable from one that was dropped (nothing changed)");
-		return cli_fail(&e);
-	}
-	return apply_move(seq, &m);
+	return person_move("frontdoor close", "reason", moves_close, argc, argv);
 }
 
 /* ---- dispatch --------------------------------------------------------------- */
 
-struct verb {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *help;
-	const char *summary;
-};
-
-static const struct verb verbs[] = {
+static const struct cli_verb verbs[] = {
 	{ "list", fd_list, list_help, "what has arrived, and each request's state" },
 	{ "show", fd_show, show_help, "one request in full, including what the stranger wrote" },
 	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
@@ -549,43 +496,16 @@ static const struct verb verbs[] = {
 	  "settle requests whose drafts were released or rejected" },
 };
 
-static void group_help(FILE *f)
-{
-	fputs("usage: mecha frontdoor [VERB] [options]   (no verb: list)\n\n"
-	      "Requests strangers submitted. The privileged run sees the extraction, never the prose.\n\n",
-	      f);
-	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-		fprintf(f, "  %-11s %s\n", verbs[i].name, verbs[i].summary);
-	fputs("\nmecha frontdoor VERB --help describes one verb.\n", f);
-}
+static const struct cli_group group = {
+	"frontdoor",
+	"Requests strangers submitted. The privileged run sees the extraction, never the prose.",
+	verbs,
+	sizeof verbs / sizeof verbs[0],
+	"list",
+};
 
 int cli_frontdoor(int argc, char **argv)
 {
-	const struct verb *v = &verbs[0];
-	int shift = 1;
-
 	color = text_color_ok(stdout);
-	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-			  strcmp(argv[1], "help") == 0)) {
-		group_help(stdout);
-		return EXIT_OK;
-	}
-	if (argc >= 2 && argv[1][0] != '-') {
-		v = NULL;
-		for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-			if (strcmp(argv[1], verbs[i].name) == 0)
-				v = &verbs[i];
-		if (!v) {
-			fprintf(stderr, "mecha: frontdoor has no verb '%s'\n", argv[1]);
-			group_help(stderr);
-			return EXIT_USAGE;
-		}
-	} else {
-		shift = 0; /* `mecha frontdoor --state x` is list */
-	}
-	if (cli_wants_help(argc - shift, argv + shift)) {
-		fputs(v->help, stdout);
-		return EXIT_OK;
-	}
-	return v->run(argc - shift, argv + shift);
+	return cli_dispatch(&group, argc, argv);
 }

@@ -1,25 +1,15 @@
 /*
- * frontdoor (cli) — what the front door's verb files share: seq parsing,
- * transition lines, the reconcile that runs before list and next, and the
- * status of a draft for `show`.
+ * frontdoor (cli) — what the front door's verb files share: each verb's entry
+ * point and help, and how the reconciling pass that runs before list, next
+ * and triage is reported.
  *
- * Ownership: returned strings are static; json_t out-params are NEW references.
+ * Ownership: everything here is static.
  */
 #ifndef MECHA_CLI_FRONTDOOR_H
 #define MECHA_CLI_FRONTDOOR_H
 
-#include <jansson.h>
-
 #include "frontdoor/reconcile.h"
 
-struct err;
-struct record;
-struct store;
-
-/* A SEQ argument: a whole number; prints a usage error and returns -1 otherwise. */
-int frontdoor_parse_seq(const char *verb, const char *s, long long *seq);
-/* "    12  extracted → closed" on stdout. */
-int frontdoor_print_transition(long long seq, const char *from, const char *to);
 int frontdoor_reconcile_verb(int argc, char **argv);
 extern const char frontdoor_reconcile_help[];
 

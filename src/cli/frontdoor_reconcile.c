@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
+#include "cli/verb.h"
 
 #include "base/err.h"
 #include "base/jsonio.h"
@@ -12,7 +13,6 @@
 #include "frontdoor/reconcile.h"
 
 #include <stdio.h>
-#include <string.h>
 
 const char frontdoor_reconcile_help[] =
 	"usage: mecha frontdoor reconcile [--json]\n\n"
@@ -48,13 +48,16 @@ int frontdoor_reconcile_verb(int argc, char **argv)
 {
 	struct reconcile_report r = frontdoor_report;
 	json_t *moves = NULL;
+	int json = 0;
+	const struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 } };
+	struct cli_args a;
 	struct err e;
-	int rc;
+	int rc = cli_parse("frontdoor reconcile", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	if (argc == 2 && strcmp(argv[1], "--json") == 0)
+	if (rc != 0)
+		return rc;
+	if (json)
 		moves = json_array();
-	else if (argc > 1)
-		return cli_usage_error("frontdoor reconcile", "reconcile takes only --json");
 	r.ctx = moves;
 	rc = reconcile_home(&r, &e);
 	if (rc == 0 && moves)

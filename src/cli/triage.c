@@ -1,31 +1,20 @@
 /*
- * triage (cli) — `mecha frontdoor triage`: the privileged pass over the
- * extracted requests, one fresh conversation each.
- *
- * It refuses to run unless drafts have somewhere to go: without the outbox
- * route a mail the model makes would be a mail sent, and a stranger's inbox is
- * not where anyone wants to find out that [outbox] tools was unset.
+ * triage (cli) — `mecha frontdoor triage`: parses, runs triage_run, and
+ * prints each request's outcome (or a JSON array of them). The refusals that
+ * keep a run from starting, and which requests it takes, are the library's
+ * (frontdoor/triage.h).
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
-#include "frontdoor/model.h"
+#include "cli/verb.h"
 
-#include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "config/config.h"
-#include "config/home.h"
-#include "frontdoor/brief.h"
 #include "frontdoor/state.h"
-#include "frontdoor/store.h"
 #include "frontdoor/triage.h"
-#include "outbox/store.h"
 
-#include <getopt.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
+#include <stdio.h>
 
 const char frontdoor_triage_help[] =
 	"usage: mecha frontdoor triage [--seq N] [--limit N] [--max-turns N] [--json]\n\n"
@@ -40,50 +29,11 @@ const char frontdoor_triage_help[] =
 	"  --max-turns N   model turns per request before the run is stopped (default 8)\n"
 	"  --json          the outcomes as a JSON array\n";
 
-struct pick {
-	long long *seqs;
-	size_t n;
-	long long limit;
+struct tally {
+	size_t counts[4];
+	size_t seen;
+	json_t *rows; /* with --json */
 };
-
-static int pick_one(struct record *r, void *arg, struct err *e)
-{
-	struct pick *p = arg;
-	json_t *b;
-
-	if (strcmp(record_state(r), STATE_EXTRACTED) != 0 || !(b = brief_build(r)))
-		return 0;
-	json_decref(b);
-	p->seqs = xrealloc(p->seqs, (p->n + 1) * sizeof *p->seqs);
-	p->seqs[p->n++] = r->seq;
-	return (long long)p->n >= p->limit ? 1 : 0;
-}
-
-/* The refusals that keep an unrouted or modelless run from starting. */
-static int preflight(const struct config *cfg, const struct provider_conf *conf,
-		     struct outbox_store *ob, struct err *e)
-{
-	if (provider_is_rules(conf))
-		return err_set(e, ERR_NO_MODEL,
-				  "triage needs a model that can use tools, and the configured "
-				  "provider is the rules extractor: set default_provider in config.toml");
-	if (!config_outbox_routes(cfg, "mail_send"))
-		return err_set(e, ERR_UNROUTED,
-				  "triage refuses to run: [outbox] tools in config.toml does not name "
-				  "mail_send, so drafts would have nowhere to go");
-	if (outbox_store_open(ob, cfg->outbox_dir, OUTBOX_WRITE, e) != 0) {
-		char why[sizeof e->msg];
-		snprintf(why, sizeof why, "%s", e->msg);
-		return err_set(e, ERR_UNROUTED, "triage refuses to run: the outbox cannot be "
-				  "opened for writing (%s)", why);
-	}
-	if (access(cfg->outbox_dir, W_OK) != 0) {
-		outbox_store_close(ob);
-		return err_set(e, ERR_UNROUTED, "triage refuses to run: the outbox %s is not writable",
-				  cfg->outbox_dir);
-	}
-	return 0;
-}
 
 static const char *outcome_name(enum triage_outcome o)
 {
@@ -100,15 +50,8 @@ static const char *outcome_name(enum triage_outcome o)
 	return "?";
 }
 
-static void report(const struct triage_result *r, json_t *rows)
+static void print_line(const struct triage_result *r)
 {
-	if (rows) {
-		json_array_append_new(rows, json_pack("{s:I,s:s,s:s,s:i,s:s?}", "seq",
-						      (json_int_t)r->seq, "outcome",
-						      outcome_name(r->outcome), "session", r->session,
-						      "drafts", (int)r->drafts, "note", r->note));
-		return;
-	}
 	printf("%6lld  ", r->seq);
 	switch (r->outcome) {
 	case TRIAGE_DRAFTED:
@@ -127,104 +70,67 @@ static void report(const struct triage_result *r, json_t *rows)
 	putchar('\n');
 }
 
-static int run_all(struct triage_env *env, struct pick *p, int json, struct err *e)
+static void on_result(const struct triage_result *r, void *ctx)
 {
-	json_t *rows = json ? json_array() : NULL;
-	size_t counts[4] = { 0 };
+	struct tally *t = ctx;
 
-	for (size_t i = 0; i < p->n; i++) {
-		struct triage_result r;
-		if (triage_one(env, p->seqs[i], &r, e) != 0) {
-			fprintf(stderr, "mecha: request %lld: %s\n", p->seqs[i], e->msg);
-			continue;
-		}
-		counts[r.outcome]++;
-		report(&r, rows);
-		fflush(stdout);
-		triage_result_free(&r);
-	}
-	if (json) {
-		jsonio_print(stdout, rows);
-		json_decref(rows);
-	} else if (p->n == 0) {
+	t->seen++;
+	t->counts[r->outcome]++;
+	if (t->rows)
+		json_array_append_new(t->rows, json_pack("{s:I,s:s,s:s,s:i,s:s?}", "seq",
+							 (json_int_t)r->seq, "outcome",
+							 outcome_name(r->outcome), "session",
+							 r->session, "drafts", (int)r->drafts,
+							 "note", r->note));
+	else
+		print_line(r);
+	fflush(stdout);
+}
+
+static void on_error(long long seq, const struct err *why, void *ctx)
+{
+	((struct tally *)ctx)->seen++;
+	fprintf(stderr, "mecha: request %lld: ", seq);
+	text_print(stderr, why->msg, 0);
+	fputc('\n', stderr);
+}
+
+static void finish(const struct tally *t)
+{
+	if (t->rows)
+		jsonio_print(stdout, t->rows);
+	else if (t->seen == 0)
 		puts("nothing to triage");
-	} else {
+	else
 		printf("%zu awaiting you, %zu with nothing drafted, %zu failed\n",
-		       counts[TRIAGE_DRAFTED], counts[TRIAGE_NOTHING], counts[TRIAGE_FAILED]);
-	}
-	return 0;
+		       t->counts[TRIAGE_DRAFTED], t->counts[TRIAGE_NOTHING], t->counts[TRIAGE_FAILED]);
 }
 
 int frontdoor_triage_verb(int argc, char **argv)
 {
-	static const struct option opts[] = { { "seq", required_argument, NULL, 's' },
-					      { "limit", required_argument, NULL, 'l' },
-					      { "max-turns", required_argument, NULL, 't' },
-					      { "json", no_argument, NULL, 'j' },
-					      { NULL, 0, NULL, 0 } };
-	struct pick p = { NULL, 0, 5 };
-	struct triage_env env = { 0 };
-	struct provider_conf conf;
-	struct outbox_store ob;
-	struct config cfg;
-	struct store s;
+	struct triage_opts o = { .seq = -1, .limit = 5 };
+	struct tally t = { { 0 }, 0, NULL };
+	struct triage_report rep = { on_result, on_error, &frontdoor_report, &t };
+	long long turns = TRIAGE_MAX_TURNS;
+	int json = 0;
+	const struct cli_opt opts[] = {
+		{ "seq", 0, CLI_COUNT, &o.seq, 0, 0, 0 },
+		{ "limit", 0, CLI_COUNT, &o.limit, 0, 0, 0 },
+		{ "max-turns", 0, CLI_COUNT, &turns, 0, 1, 100 },
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+	};
+	struct cli_args a;
 	struct err e;
-	long long seq = -1, turns = TRIAGE_MAX_TURNS;
-	int json = 0, ch, rc = -1;
-	char *sessions = NULL;
+	int rc = cli_parse("frontdoor triage", CLI_OPTS(opts), 0, 0, argc, argv, &a);
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if ((ch == 's' && frontdoor_parse_seq("frontdoor triage", optarg, &seq) != 0) ||
-		    (ch == 'l' && cli_parse_count("frontdoor triage", "--limit", optarg, &p.limit) != 0) ||
-		    (ch == 't' && cli_parse_count("frontdoor triage", "--max-turns", optarg, &turns) != 0))
-			return EXIT_USAGE;
-		if (ch == 'j')
-			json = 1;
-		else if (ch == '?')
-			return cli_usage_error("frontdoor triage", "unknown option");
-	}
-	if (optind < argc)
-		return cli_usage_error("frontdoor triage", "unexpected argument '%s'", argv[optind]);
-	if (turns < 1 || turns > 100)
-		return cli_usage_error("frontdoor triage", "--max-turns takes 1 to 100");
-	if (config_load(&cfg, &e) != 0)
-		return cli_fail(&e);
-	if (model_conf(&cfg, &conf, &e) != 0) {
-		config_free(&cfg);
-		return cli_fail(&e);
-	}
-	if (preflight(&cfg, &conf, &ob, &e) != 0)
-		goto out_conf;
-	sessions = home_default(HOME_SESSIONS, &e);
-	if (!sessions || store_open_default(&s, STORE_CREATE, &e) != 0)
-		goto out_outbox;
-	if (seq >= 0) {
-		struct record r;
-		rc = store_get(&s, seq, &r, &e);
-		if (rc == 0) {
-			if (strcmp(record_state(&r), STATE_EXTRACTED) != 0)
-				rc = err_set(&e, ERR_INVALID_TRANSITION, "request %lld is %s; triage takes "
-						"extracted requests only (nothing changed)", seq,
-						record_state(&r));
-			else
-				pick_one(&r, &p, &e);
-			record_free(&r);
-		}
-	} else {
-		rc = p.limit > 0 ? reconcile_each(&s, pick_one, &p, &frontdoor_report, &e) : 0;
-	}
-	if (rc == 0) {
-		env = (struct triage_env){ &s, &ob, &conf, cfg.calendar_path, sessions, (int)turns };
-		rc = run_all(&env, &p, json, &e);
-	}
-	store_close(&s);
-out_outbox:
-	outbox_store_close(&ob);
-out_conf:
-	free(sessions);
-	free(p.seqs);
-	model_conf_release(&conf);
-	config_free(&cfg);
+	if (rc != 0)
+		return rc;
+	o.max_turns = (int)turns;
+	if (json)
+		t.rows = json_array();
+	rc = triage_run(&o, &rep, &e);
+	if (rc == 0)
+		finish(&t);
+	json_decref(t.rows);
 	return rc == 0 ? EXIT_OK : cli_fail(&e);
 }

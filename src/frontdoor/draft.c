@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/verdict.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -56,10 +57,12 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	if (st->session_id && !jsonio_str(r->doc, "triage_session"))
 		record_set_string(r, "triage_session", st->session_id);
 	if (st->move == DRAFT_TO_AWAITING && strcmp(state, STATE_EXTRACTED) == 0) {
-		record_set_state(r, STATE_AWAITING_ME);
+		/* Checked above, so the move cannot be refused after the draft was staged. */
+		if (state_move(r, STATE_AWAITING_ME, MOVER_DRAFT, e) != 0)
+			return -1;
 		record_set_note(r, NULL);
 	}
-	return 1;
+	return VERDICT_WRITE;
 }
 
 static int stage(struct store *s, struct staging *st, long long seq, struct err *e)

@@ -8,10 +8,12 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/verdict.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "provider/provider.h"
+#include "provider/rules.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +232,124 @@ void extract_job_free(struct extract_job *j)
 	memset(j, 0, sizeof *j);
 }
 
+void extract_job_rules(struct extract_job *j, const struct record *r)
+{
+	struct prose_field *prose;
+	size_t n = record_prose(r, &prose);
+	struct rules_field *f = xcalloc(n + 1, sizeof *f);
+
+	for (size_t i = 0; i < n; i++) {
+		f[i].name = prose[i].name;
+		f[i].text = prose[i].text;
+		f[i].len = prose[i].len;
+	}
+	json_decref(j->result);
+	j->result = rules_extract(r->type_id, f, n);
+	free(f);
+	free(prose);
+}
+
+/* ---- which records ----------------------------------------------------------- */
+
+struct selecting {
+	struct extract_batch *b;
+	const struct provider_conf *conf;
+	int retry_failed;
+};
+
+static void add_job(struct selecting *sel, const struct record *r, enum state_mover by)
+{
+	struct extract_batch *b = sel->b;
+	struct extract_job *j;
+
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 16;
+		b->jobs = xrealloc(b->jobs, b->cap * sizeof *b->jobs);
+	}
+	j = &b->jobs[b->n++];
+	if (extract_job_start(j, r) == EXTRACT_CALL && provider_is_rules(sel->conf))
+		extract_job_rules(j, r);
+	j->by = by;
+}
+
+/* Only a valid record that is not the sweep's is ever extracted. */
+static int extractable(const struct record *r)
+{
+	return record_valid(r) && !extract_is_booking(r);
+}
+
+static int select_each(struct record *r, void *arg, struct err *e)
+{
+	struct selecting *sel = arg;
+	const char *st = record_state(r);
+
+	(void)e;
+	if (!extractable(r))
+		return VERDICT_NEXT;
+	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT))
+		add_job(sel, r, MOVER_EXTRACT);
+	else if (sel->retry_failed && state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_RETRY))
+		add_job(sel, r, MOVER_EXTRACT_RETRY);
+	return VERDICT_NEXT;
+}
+
+int extract_select_all(struct store *s, int retry_failed, const struct provider_conf *conf,
+		       struct extract_batch *b, struct err *e)
+{
+	struct selecting sel = { b, conf, retry_failed };
+
+	return store_each(s, select_each, &sel, e);
+}
+
+/* The mover that may extract r again on request, or -1 with the refusal in e. */
+static int mover_for_one(const struct record *r, int force, struct err *e)
+{
+	const char *st = record_state(r);
+
+	if (!record_valid(r))
+		return err_set(e, ERR_INVALID_REQUEST, "request %lld did not validate at drain time; "
+			       "it is never extracted and waits for you", r->seq);
+	if (extract_is_booking(r))
+		return err_set(e, ERR_BOOKING, "request %lld is a booking; the sweep settles it", r->seq);
+	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT))
+		return MOVER_EXTRACT;
+	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_RETRY))
+		return MOVER_EXTRACT_RETRY;
+	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_FORCE) && force)
+		return MOVER_EXTRACT_FORCE;
+	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_FORCE))
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is already %s; add --force to "
+			       "extract it again (nothing changed)", r->seq, st);
+	return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; extract does not move a %s "
+		       "request (nothing changed)", r->seq, st, st);
+}
+
+int extract_select_one(struct store *s, long long seq, int force, const struct provider_conf *conf,
+		       struct extract_batch *b, struct err *e)
+{
+	struct selecting sel = { b, conf, 0 };
+	struct record r;
+	int by;
+
+	if (store_get(s, seq, &r, e) != 0)
+		return -1;
+	by = mover_for_one(&r, force, e);
+	if (by >= 0)
+		add_job(&sel, &r, (enum state_mover)by);
+	record_free(&r);
+	return by < 0 ? -1 : 0;
+}
+
+void extract_batch_free(struct extract_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		extract_job_free(&b->jobs[i]);
+	free(b->jobs);
+	memset(b, 0, sizeof *b);
+}
+
+/* ---- landing ------------------------------------------------------------------ */
+
 struct landing {
 	const struct extract_job *j;
 	int dropped;
@@ -242,17 +362,17 @@ static int land_one(struct record *r, void *arg, struct err *e)
 
 	if (strcmp(record_state(r), j->state_seen) != 0) {
 		l->dropped = 1; /* a person acted while the call was in flight */
-		return 0;
+		return VERDICT_LEAVE;
 	}
+	if (state_move(r, j->result ? STATE_EXTRACTED : STATE_EXTRACTION_FAILED, j->by, e) != 0)
+		return -1;
 	if (j->result) {
 		record_set_extraction(r, json_deep_copy(j->result));
 		record_set_string(r, "extraction_error", NULL);
-		record_set_state(r, STATE_EXTRACTED);
 	} else {
 		record_set_string(r, "extraction_error", j->error ? j->error : "extraction failed");
-		record_set_state(r, STATE_EXTRACTION_FAILED);
 	}
-	return 1;
+	return VERDICT_WRITE;
 }
 
 int extract_land(struct store *s, const struct extract_job *j, struct err *e)

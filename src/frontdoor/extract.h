@@ -15,9 +15,14 @@
  * caller drives them with a provider batch): extract_job_start gives the first
  * prompt, extract_job_answer consumes each response and says what happens next.
  *
+ * Which records a run takes is decided here too, by asking the state table
+ * (extract_select_all, extract_select_one), and a result lands through
+ * state_move with the mover the selection chose — so `extract` never reopens
+ * a record a person closed, parked or answered.
+ *
  * Ownership: extract_prompt returns a malloc'd string; a job owns its prompt,
- * its result (a NEW jansson reference, handed over by extract_job_take) and its
- * error text; extract_job_free releases whatever is left.
+ * its result (a NEW jansson reference) and its error text; extract_job_free
+ * releases whatever is left, and extract_batch_free every job of a batch.
  */
 #ifndef MECHA_FRONTDOOR_EXTRACT_H
 #define MECHA_FRONTDOOR_EXTRACT_H
@@ -25,8 +30,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "frontdoor/state.h"
+
 struct err;
 struct record;
+struct provider_conf;
 struct provider_response;
 struct store;
 
@@ -57,6 +65,7 @@ enum extract_next {
 struct extract_job {
 	long long seq;
 	char state_seen[32];   /* the state when selected: a person's change since wins */
+	enum state_mover by;   /* who lands it: extract, its retry, or its --force */
 	char *base_prompt;
 	char *prompt;          /* what to send next */
 	int calls;             /* made so far */
@@ -74,6 +83,42 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 				     const struct err *transport);
 void extract_job_free(struct extract_job *j);
 
+/*
+ * The rules extractor's answer to a job, read in-process from r's prose (no
+ * model, no network): job->result is set and the job is done.
+ */
+void extract_job_rules(struct extract_job *j, const struct record *r);
+
+/* ---- which records (spec/frontdoor.md §5) ----------------------------------- */
+
+/*
+ * The jobs a run takes, in seq order. With the rules extractor (conf says so)
+ * each job is answered while it is selected, since the prose is at hand.
+ */
+struct extract_batch {
+	struct extract_job *jobs;
+	size_t n, cap;
+};
+
+/*
+ * Every valid record the table lets extract move: drained ones, and with
+ * retry_failed the extraction_failed ones too; bookings and cancellations
+ * belong to the sweep and are passed over.
+ */
+int extract_select_all(struct store *s, int retry_failed, const struct provider_conf *conf,
+		       struct extract_batch *b, struct err *e);
+/*
+ * Request seq alone: drained or extraction_failed, or with force an extracted
+ * or triaged one. Refusals (nothing is selected): ERR_INVALID_REQUEST (it did
+ * not validate), ERR_BOOKING (the sweep's), ERR_INVALID_TRANSITION (any other
+ * state, or extracted/triaged without force); ERR_NOT_FOUND when there is none.
+ */
+int extract_select_one(struct store *s, long long seq, int force, const struct provider_conf *conf,
+		       struct extract_batch *b, struct err *e);
+void extract_batch_free(struct extract_batch *b);
+
+/* ---- landing ------------------------------------------------------------------ */
+
 enum extract_landing {
 	EXTRACT_LANDED,  /* written */
 	EXTRACT_DROPPED, /* a person moved the record meanwhile; their change stands */
@@ -81,9 +126,40 @@ enum extract_landing {
 
 /*
  * Writes a job's outcome under the store lock after re-reading the record:
- * extracted with the result, or extraction_failed with the error. Returns
- * EXTRACT_LANDED or EXTRACT_DROPPED, or -1 on failure.
+ * extracted with the result, or extraction_failed with the error, moved by
+ * the job's mover through state_move. Returns EXTRACT_LANDED or
+ * EXTRACT_DROPPED, or -1 on failure.
  */
 int extract_land(struct store *s, const struct extract_job *j, struct err *e);
+
+/* ---- a whole run ---------------------------------------------------------------- */
+
+struct extract_opts {
+	long long seq;    /* one request, or -1 for every one the table allows */
+	int force;        /* with seq: re-extract an extracted or triaged one */
+	int retry_failed; /* without seq: also the extraction_failed ones */
+	unsigned jobs;    /* calls in flight at once */
+};
+
+/*
+ * What a run tells its front end: how many jobs it selected (before any call),
+ * then each outcome as it lands — landed is EXTRACT_LANDED or EXTRACT_DROPPED,
+ * or -1 when it could not be written (why says why). A landed job holds either
+ * its result or its error.
+ */
+struct extract_report {
+	void (*on_start)(size_t total, void *ctx);
+	void (*on_landed)(const struct extract_job *j, int landed, const struct err *why,
+			  void *ctx);
+	void *ctx;
+};
+
+/*
+ * `mecha frontdoor extract`: the configured provider (or the rules
+ * extractor) over the selected records of HOME_M/requests, up to o->jobs
+ * calls in flight, each result landed as it comes. Fails before any call on a
+ * configuration error or a refusal of extract_select_one.
+ */
+int extract_run(const struct extract_opts *o, const struct extract_report *r, struct err *e);
 
 #endif

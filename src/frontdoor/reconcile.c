@@ -84,15 +84,18 @@ static int apply_one(struct record *r, void *arg, struct err *e)
 	int rc = reconcile_decide(r, a->l, &to, &note, e);
 
 	if (rc <= 0)
-		return rc;
-	record_set_state(r, to);
+		return rc < 0 ? -1 : VERDICT_LEAVE;
+	if (state_move(r, to, MOVER_RECONCILE, e) != 0) {
+		free(note);
+		return -1;
+	}
 	record_set_note(r, note);
 	free(note);
 	a->m->seq = r->seq;
 	a->m->from = STATE_AWAITING_ME;
 	a->m->to = to;
 	a->moved = 1;
-	return 1;
+	return VERDICT_WRITE;
 }
 
 int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,

@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,15 +330,11 @@ size_t record_prose(const struct record *r, struct prose_field **out)
 
 void record_set_string(struct record *r, const char *key, const char *value)
 {
+	assert(strcmp(key, "state") != 0); /* state_move is the one door */
 	if (value)
 		json_object_set_new(r->doc, key, json_string(value));
 	else
 		json_object_del(r->doc, key);
-}
-
-void record_set_state(struct record *r, const char *state)
-{
-	record_set_string(r, "state", state);
 }
 
 void record_set_note(struct record *r, const char *note)

@@ -79,8 +79,11 @@ int record_is_attachment_field(const struct record *r, const char *name);
  */
 size_t record_prose(const struct record *r, struct prose_field **out);
 
-/* Setters. A NULL value removes an optional key. */
-void record_set_state(struct record *r, const char *state);
+/*
+ * Setters. A NULL value removes an optional key. The state has no setter:
+ * state_move (state.h) is the only way it changes, and record_set_string
+ * refuses "state" (an assertion: it is a bug in the caller).
+ */
 void record_set_note(struct record *r, const char *note);
 void record_set_string(struct record *r, const char *key, const char *value);
 /* Sets (steals the reference to) or, with NULL, removes `extraction`. */

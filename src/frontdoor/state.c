@@ -1,14 +1,25 @@
 /*
- * state — the transition table of spec/frontdoor.md §3, and nothing else.
+ * state — the transition table of spec/frontdoor.md §3, and the only writer
+ * of a record's state.
  */
 #include "frontdoor/state.h"
 
+#include "base/err.h"
+#include "frontdoor/record.h"
+
+#include <jansson.h>
 #include <string.h>
 
 const char *const state_all[] = {
 	STATE_DRAINED,  STATE_EXTRACTED, STATE_EXTRACTION_FAILED, STATE_TRIAGED, STATE_AWAITING_ME,
 	STATE_NEEDS_INFO, STATE_ANSWERED, STATE_BOOKED,       STATE_CLOSED,  NULL,
 };
+
+const enum state_mover state_movers[] = {
+	MOVER_EXTRACT, MOVER_EXTRACT_RETRY, MOVER_EXTRACT_FORCE, MOVER_TRIAGE,
+	MOVER_DRAFT,   MOVER_RECONCILE,     MOVER_NEEDS_INFO,    MOVER_CLOSE,
+};
+const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
 
 static int is(const char *a, const char *b)
 {
@@ -42,15 +53,14 @@ int state_allows(const char *from, const char *to, enum state_mover by)
 	case MOVER_TRIAGE:
 		return is(from, STATE_EXTRACTED) &&
 		       (is(to, STATE_AWAITING_ME) || is(to, STATE_TRIAGED) || is(to, STATE_EXTRACTED));
+	case MOVER_DRAFT:
+		return is(from, STATE_EXTRACTED) && is(to, STATE_AWAITING_ME);
 	case MOVER_RECONCILE:
 		return is(from, STATE_AWAITING_ME) && (is(to, STATE_ANSWERED) || is(to, STATE_EXTRACTED));
 	case MOVER_NEEDS_INFO:
 		return !is(from, STATE_CLOSED) && is(to, STATE_NEEDS_INFO);
 	case MOVER_CLOSE:
 		return is(to, STATE_CLOSED);
-	case MOVER_SWEEP:
-		return ((is(from, STATE_DRAINED) || is(from, STATE_EXTRACTED)) && is(to, STATE_BOOKED)) ||
-		       (!is(from, STATE_CLOSED) && is(to, STATE_CLOSED));
 	}
 	return 0;
 }
@@ -64,14 +74,37 @@ const char *state_mover_name(enum state_mover by)
 		return "extract";
 	case MOVER_TRIAGE:
 		return "triage";
+	case MOVER_DRAFT:
+		return "draft_reply";
 	case MOVER_RECONCILE:
 		return "reconcile";
 	case MOVER_NEEDS_INFO:
 		return "needs-info";
 	case MOVER_CLOSE:
 		return "close";
-	case MOVER_SWEEP:
-		return "sweep";
 	}
 	return "?";
+}
+
+/* The one write of "state" in the program; record.h has no setter for it. */
+static void state_set(struct record *r, const char *to)
+{
+	json_object_set_new(r->doc, "state", json_string(to));
+}
+
+int state_move(struct record *r, const char *to, enum state_mover by, struct err *e)
+{
+	const char *from = record_state(r);
+
+	if (!state_known(from))
+		return err_set(e, ERR_UNKNOWN_STATE,
+			       "request %lld is in state '%s', which this mecha does not know; "
+			       "%s changed nothing",
+			       r->seq, from, state_mover_name(by));
+	if (!state_allows(from, to, by))
+		return err_set(e, ERR_INVALID_TRANSITION,
+			       "request %lld is %s; %s does not move a %s request (nothing changed)",
+			       r->seq, from, state_mover_name(by), from);
+	state_set(r, to);
+	return 0;
 }

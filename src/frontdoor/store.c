@@ -24,11 +24,14 @@
 
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e)
 {
+	int was = -1;
+
 	s->dir = xstrdup(dir);
 	s->dirfd = -1;
 	s->warn = stderr;
-	if (mode == STORE_CREATE && fs_private_dir(dir, e) != 0)
+	if (mode == STORE_CREATE && fs_private_dir_tighten(dir, &was, e) != 0)
 		goto fail;
+	fs_tell_tightened(s->warn, dir, was);
 	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dirfd < 0 && !(mode == STORE_READ && errno == ENOENT)) {
 		err_errno(e, "opening the request store %s", dir);
@@ -117,56 +120,50 @@ static void warn_unreadable(struct store *s, const char *name, const struct err 
 /*
  * The type ids present in the store, cached in <dir>/.types so that finding
  * one seq is a few stats instead of a scan of every name. It is a hint, never
- * the truth: a miss falls back to the scan, which refreshes it, and every name
- * read from it is checked like a type_id before it becomes part of a path.
+ * the truth: a miss falls back to the scan, and every name read from it is
+ * checked like a type_id before it becomes part of a path. A read never
+ * writes it (a read creates and changes nothing): a writer adds the type of
+ * the record it wrote, under the store lock it already holds.
  */
 #define TYPES_FILE ".types"
 #define TYPES_MAX 64
 
-struct typeset {
-	char id[TYPES_MAX][RECORD_TYPE_ID_MAX + 1];
-	size_t n;
-	int overflow;
-};
-
-static void typeset_add(struct typeset *t, const char *file_name)
+/* 1 when the cache text lists type_id on a line of its own. */
+static int types_has(const char *types, size_t len, const char *type_id)
 {
-	const char *dash = strchr(file_name + 1, '-'), *dot = strrchr(file_name, '.');
-	size_t len;
+	size_t n = strlen(type_id);
 
-	if (!dash || !dot || dot <= dash + 1)
-		return;
-	len = (size_t)(dot - dash - 1);
-	for (size_t i = 0; i < t->n; i++)
-		if (strlen(t->id[i]) == len && memcmp(t->id[i], dash + 1, len) == 0)
-			return;
-	if (t->n == TYPES_MAX || len > RECORD_TYPE_ID_MAX) {
-		t->overflow = 1;
-		return;
+	for (const char *p = types, *end = types + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (l == n && memcmp(p, type_id, n) == 0)
+			return 1;
+		p += l + 1;
 	}
-	memcpy(t->id[t->n], dash + 1, len);
-	t->id[t->n][len] = '\0';
-	t->n++;
+	return 0;
 }
 
-/* Rewrites the cache when the scan found a different set; failures are ignored (a hint). */
-static void types_save(struct store *s, const struct typeset *t)
+/* Adds type_id to the cache unless it is there. Hold the lock. Failures are ignored (a hint). */
+static void types_note(struct store *s, const char *type_id)
 {
 	struct buf b = BUF_INIT;
-	char *old = NULL, *path;
-	size_t len;
+	char *old = NULL, *line, *save = NULL, *path;
+	size_t len = 0, n = 0;
 	struct err ignored;
 
-	if (t->overflow)
+	if (fs_read_at(s->dirfd, TYPES_FILE, &old, &len, &ignored) == 0 &&
+	    types_has(old, len, type_id)) {
+		free(old);
 		return;
-	for (size_t i = 0; i < t->n; i++)
-		buf_printf(&b, "%s\n", t->id[i]);
-	if (fs_read_at(s->dirfd, TYPES_FILE, &old, &len, &ignored) != 0 || len != b.len ||
-	    memcmp(old, buf_str(&b), len) != 0) {
-		path = fs_join(s->dir, TYPES_FILE);
-		fs_replace(path, buf_str(&b), b.len, &ignored);
-		free(path);
 	}
+	/* Only well-formed lines survive a rewrite: a hostile cache is not copied forward. */
+	for (line = old ? strtok_r(old, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		if (record_type_id_ok(line) && n++ < TYPES_MAX - 1)
+			buf_printf(&b, "%s\n", line);
+	buf_printf(&b, "%s\n", type_id);
+	path = fs_join(s->dir, TYPES_FILE);
+	fs_replace(path, buf_str(&b), b.len, &ignored);
+	free(path);
 	free(old);
 	buf_free(&b);
 }
@@ -195,7 +192,6 @@ static int find_by_types(struct store *s, long long seq, char name[RECORD_FILE_N
 /* Reads the names of the record files, sorted by seq. */
 static int list_names(struct store *s, struct entry **out, size_t *count, struct err *e)
 {
-	struct typeset types = { .n = 0 };
 	struct entry *v = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *d;
@@ -217,7 +213,6 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 		long long seq;
 		if (d->d_name[0] == '.' || name_seq(d->d_name, &seq) != 0)
 			continue;
-		typeset_add(&types, d->d_name);
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			v = xrealloc(v, cap * sizeof *v);
@@ -227,7 +222,6 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 		n++;
 	}
 	closedir(dir);
-	types_save(s, &types);
 	if (n > 1)
 		qsort(v, n, sizeof *v, by_seq);
 	*out = v;
@@ -398,23 +392,45 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 	return 0;
 }
 
+/*
+ * The cache missed: one pass over the names, looking for seq's prefix. Of two
+ * files with the same seq the first name in byte order wins, as in a listing.
+ */
+static int find_by_scan(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX],
+			struct err *e)
+{
+	char prefix[32];
+	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", seq);
+	struct dirent *d;
+	long long got;
+	int fd, found = 0;
+	DIR *dir;
+
+	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || !(dir = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return err_errno(e, "reading %s", s->dir);
+	}
+	while ((d = readdir(dir)))
+		if (strncmp(d->d_name, prefix, plen) == 0 && name_seq(d->d_name, &got) == 0 &&
+		    got == seq && (!found || strcmp(d->d_name, name) < 0)) {
+			snprintf(name, RECORD_FILE_NAME_MAX, "%s", d->d_name);
+			found = 1;
+		}
+	closedir(dir);
+	return found;
+}
+
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e)
 {
-	struct entry *names;
-	size_t n;
-	int found = 0;
+	int found;
 
 	if (s->dirfd >= 0 && find_by_types(s, seq, name))
 		return 0;
-	/* The cache missed: the full scan, which also refreshes it. */
-	if (list_names(s, &names, &n, e) != 0)
+	found = s->dirfd >= 0 ? find_by_scan(s, seq, name, e) : 0;
+	if (found < 0)
 		return -1;
-	for (size_t i = 0; i < n && !found; i++)
-		if (names[i].seq == seq) {
-			snprintf(name, RECORD_FILE_NAME_MAX, "%s", names[i].name);
-			found = 1;
-		}
-	free_names(names, n);
 	if (!found)
 		return err_set(e, ERR_NOT_FOUND, "no request with seq %lld", seq);
 	return 0;
@@ -446,6 +462,8 @@ static int write_record(struct store *s, const struct record *r, struct err *e)
 	rc = fs_replace(path, text, strlen(text), e);
 	free(text);
 	free(path);
+	if (rc == 0)
+		types_note(s, r->type_id);
 	return rc;
 }
 

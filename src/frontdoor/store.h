@@ -33,9 +33,15 @@ struct store {
 
 enum store_mode {
 	STORE_READ,   /* a missing directory is an empty store; nothing is created */
-	STORE_CREATE, /* the directory is created 0700, or tightened to 0700 */
+	STORE_CREATE, /* the directory is created 0700, or tightened to 0700 (said on warn) */
 };
 
+/*
+ * A read (STORE_READ, and every function here that does not take the lock)
+ * creates and changes nothing: no directory, no lock file, no cache. The
+ * type cache (.types) is written only by store_update and store_put, under
+ * the lock they already hold, and a read works without it.
+ */
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e);
 /* HOME_M/requests. */
 int store_open_default(struct store *s, enum store_mode mode, struct err *e);

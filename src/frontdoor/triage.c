@@ -12,6 +12,7 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
+#include "base/verdict.h"
 #include "frontdoor/brief.h"
 #include "calendar/calendar.h"
 #include "frontdoor/draft.h"
@@ -341,6 +342,20 @@ struct landing {
 	const char *final;
 };
 
+static const char *landing_state(enum triage_outcome o)
+{
+	switch (o) {
+	case TRIAGE_DRAFTED:
+		return STATE_AWAITING_ME;
+	case TRIAGE_NOTHING:
+		return STATE_TRIAGED;
+	case TRIAGE_FAILED:
+	case TRIAGE_LEFT:
+		break;
+	}
+	return STATE_EXTRACTED;
+}
+
 static int land_one(struct record *r, void *arg, struct err *e)
 {
 	struct landing *l = arg;
@@ -348,19 +363,19 @@ static int land_one(struct record *r, void *arg, struct err *e)
 
 	if (strcmp(record_state(r), STATE_EXTRACTED) != 0) {
 		res->outcome = TRIAGE_LEFT;
-		return 0;
+		return VERDICT_LEAVE;
 	}
+	/* A failed run stays extracted (a move the table allows triage to make). */
+	if (state_move(r, landing_state(res->outcome), MOVER_TRIAGE, e) != 0)
+		return -1;
 	record_set_string(r, "triage_session", res->session);
-	if (res->outcome == TRIAGE_DRAFTED) {
-		record_set_state(r, STATE_AWAITING_ME);
+	if (res->outcome == TRIAGE_DRAFTED)
 		record_set_note(r, NULL);
-	} else if (res->outcome == TRIAGE_NOTHING) {
-		record_set_state(r, STATE_TRIAGED);
+	else if (res->outcome == TRIAGE_NOTHING)
 		record_set_note(r, l->final && *l->final ? l->final : NULL);
-	} else {
+	else
 		record_set_note(r, l->final);
-	}
-	return 1;
+	return VERDICT_WRITE;
 }
 
 static void new_session(char out[64])

@@ -24,9 +24,11 @@
 
 #include "provider/provider.h"
 
+struct config;
 struct err;
 struct store;
 struct outbox_store;
+struct reconcile_report;
 
 #define TRIAGE_MAX_TURNS 8
 #define TRIAGE_MAX_TOKENS 4096
@@ -66,5 +68,57 @@ char *triage_prompt(const json_t *brief);
 int triage_one(const struct triage_env *env, long long seq, struct triage_result *out,
 	       struct err *e);
 void triage_result_free(struct triage_result *r);
+
+/* ---- a whole run (triage_run.c) ------------------------------------------------ */
+
+/*
+ * The refusals that keep an unrouted or modelless run from starting
+ * (spec/frontdoor.md §7): ERR_NO_MODEL when conf is the rules extractor,
+ * ERR_UNROUTED when [outbox] tools does not name mail_send or the outbox
+ * cannot be opened for writing. On success ob is open (OUTBOX_WRITE) and the
+ * caller closes it.
+ */
+int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
+		     struct outbox_store *ob, struct err *e);
+
+/* The requests a run takes, in seq order. */
+struct triage_pick {
+	long long *seqs; /* malloc'd; triage_pick_free */
+	size_t n;
+};
+
+/*
+ * seq >= 0: that request, which must be extracted (ERR_INVALID_TRANSITION
+ * otherwise) — and is taken only when it has a brief. seq < 0: up to limit
+ * extracted requests with a brief, read through the reconciling pass (report
+ * may be NULL).
+ */
+int triage_select(struct store *s, long long seq, long long limit,
+		  const struct reconcile_report *report, struct triage_pick *out, struct err *e);
+void triage_pick_free(struct triage_pick *p);
+
+struct triage_opts {
+	long long seq;   /* one request, or -1 */
+	long long limit; /* without seq: at most this many */
+	int max_turns;
+};
+
+/*
+ * What a run tells its front end: each request's outcome as it is known, and
+ * each request whose run could not start (why says why; the run goes on).
+ */
+struct triage_report {
+	void (*on_result)(const struct triage_result *r, void *ctx);
+	void (*on_error)(long long seq, const struct err *why, void *ctx);
+	const struct reconcile_report *reconcile; /* the moves of the reconciling pass */
+	void *ctx;
+};
+
+/*
+ * `mecha frontdoor triage`: the configuration, the preflight, the selection
+ * and one triage_one per selected request. Fails (before any model call) on a
+ * configuration error, a preflight refusal or a refusal of triage_select.
+ */
+int triage_run(const struct triage_opts *o, const struct triage_report *r, struct err *e);
 
 #endif

@@ -27,8 +27,10 @@ int outbox_store_open(struct outbox_store *s, const char *dir, enum outbox_mode 
 	s->lock_fd = -1;
 	s->mode = mode;
 	if (mode == OUTBOX_WRITE) {
-		if (fs_private_dir(dir, e) != 0)
+		int was;
+		if (fs_private_dir_tighten(dir, &was, e) != 0)
 			return -1;
+		fs_tell_tightened(stderr, dir, was);
 		s->exists = 1;
 	} else {
 		int d = fs_is_dir(dir, e);

@@ -9,10 +9,13 @@
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/extract.h"
+#include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "provider/provider.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +42,20 @@ static struct record load(const char *text)
 static struct record with_prose(void)
 {
 	return load(prose_record);
+}
+
+/* The prose record as the drain would have written it in `state` (no door needed). */
+static struct record in_state(const char *state)
+{
+	struct buf b = BUF_INIT;
+	const char *at = strstr(prose_record, "\"drained\"");
+
+	buf_add(&b, prose_record, (size_t)(at - prose_record));
+	buf_printf(&b, "\"%s\"", state);
+	buf_adds(&b, at + strlen("\"drained\""));
+	struct record r = load(buf_str(&b));
+	buf_free(&b);
+	return r;
 }
 
 /* Sets extraction from JSON text. */
@@ -299,7 +316,8 @@ Test(record, a_field_this_side_does_not_model_survives_a_round_trip_at_any_depth
 			       "\"something_the_drain_knows\":\"and this side does not\","
 			       "\"values\":{\"x\":{\"deep\":[1,{\"deeper\":null}]}},\"free_text\":[],"
 			       "\"extraction\":{\"topic\":\"t\",\"model_extra\":1},\"note\":null}");
-	record_set_state(&r, STATE_EXTRACTED);
+	struct err e;
+	cr_assert_eq(state_move(&r, STATE_EXTRACTED, MOVER_EXTRACT, &e), 0, "%s", e.msg);
 	char *text = record_serialize(&r);
 	struct record back = load(text);
 
@@ -462,7 +480,7 @@ Test(store, a_missing_store_reads_as_empty_and_is_not_created)
 	free(dir);
 }
 
-Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache)
+Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache_and_only_a_write_refreshes_it)
 {
 	char *dir = tmp_store();
 	struct store s;
@@ -478,16 +496,21 @@ Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache)
 	cr_assert_eq(fs_replace(types, "letter\n../../etc\n", 18, &e), 0);
 	cr_assert_eq(store_find(&s, 1, name, &e), 0, "%s", e.msg);
 	cr_assert_str_eq(name, "0000000001-meeting.json");
-	/* The fallback scan refreshed the cache. */
+	/* A read leaves the cache as it found it, however wrong. */
 	char *data;
 	size_t len;
 	cr_assert_eq(fs_read(types, &data, &len, &e), 0);
-	cr_assert_str_eq(data, "meeting\n");
+	cr_assert_str_eq(data, "letter\n../../etc\n");
 	free(data);
 	cr_assert_eq(store_get(&s, 1, &back, &e), 0, "%s", e.msg);
-	record_free(&back);
 	cr_assert_eq(store_find(&s, 2, name, &e), -1);
 	cr_assert_eq(e.code, ERR_NOT_FOUND);
+	/* A write (under the lock) records its type and drops the line that is a path. */
+	cr_assert_eq(store_put(&s, &back, &e), 0, "%s", e.msg);
+	record_free(&back);
+	cr_assert_eq(fs_read(types, &data, &len, &e), 0);
+	cr_assert_str_eq(data, "letter\nmeeting\n");
+	free(data);
 	free(types);
 	store_close(&s);
 	free(dir);
@@ -510,6 +533,82 @@ Test(state, the_transition_table_is_enforced)
 		      "an unknown state is advanced by nothing");
 }
 
+/* The spec's table (spec/frontdoor.md §3), written out again by hand: the walk checks the code against it. */
+static int spec_allows(const char *from, const char *to, enum state_mover by)
+{
+#define IS(a, b) (strcmp((a), (b)) == 0)
+	int to_x = IS(to, STATE_EXTRACTED) || IS(to, STATE_EXTRACTION_FAILED);
+
+	switch (by) {
+	case MOVER_EXTRACT:
+		return IS(from, STATE_DRAINED) && to_x;
+	case MOVER_EXTRACT_RETRY:
+		return IS(from, STATE_EXTRACTION_FAILED) && to_x;
+	case MOVER_EXTRACT_FORCE:
+		return (IS(from, STATE_EXTRACTED) || IS(from, STATE_TRIAGED)) && to_x;
+	case MOVER_TRIAGE:
+		return IS(from, STATE_EXTRACTED) && (IS(to, STATE_AWAITING_ME) ||
+						     IS(to, STATE_TRIAGED) || IS(to, STATE_EXTRACTED));
+	case MOVER_DRAFT:
+		return IS(from, STATE_EXTRACTED) && IS(to, STATE_AWAITING_ME);
+	case MOVER_RECONCILE:
+		return IS(from, STATE_AWAITING_ME) && (IS(to, STATE_ANSWERED) || IS(to, STATE_EXTRACTED));
+	case MOVER_NEEDS_INFO:
+		return !IS(from, STATE_CLOSED) && IS(to, STATE_NEEDS_INFO);
+	case MOVER_CLOSE:
+		return IS(to, STATE_CLOSED);
+	}
+#undef IS
+	return 0;
+}
+
+/* Every (from, to, mover) triple, plus a state this build does not know at either end. */
+Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allows)
+{
+	const char *states[16];
+	size_t ns = 0, moved = 0, refused = 0;
+
+	for (size_t i = 0; state_all[i]; i++)
+		states[ns++] = state_all[i];
+	states[ns++] = "pondering";
+	cr_assert_eq(state_nmovers, 8, "a mover was added or removed: update the walk");
+	for (size_t f = 0; f < ns; f++)
+		for (size_t t = 0; t < ns; t++)
+			for (size_t m = 0; m < state_nmovers; m++) {
+				enum state_mover by = state_movers[m];
+				struct record r = in_state(states[f]);
+				char *before = record_serialize(&r), *after;
+				struct err e;
+				int want = f < ns - 1 && t < ns - 1 && spec_allows(states[f], states[t], by);
+				int allowed = state_allows(states[f], states[t], by);
+				int rc = state_move(&r, states[t], by, &e);
+
+				cr_assert_eq(allowed, want, "%s → %s by %s: the table says %d, the spec %d",
+					     states[f], states[t], state_mover_name(by), allowed, want);
+				after = record_serialize(&r);
+				if (want) {
+					cr_assert_eq(rc, 0, "%s → %s by %s refused: %s", states[f],
+						     states[t], state_mover_name(by), e.msg);
+					cr_assert_str_eq(record_state(&r), states[t]);
+					moved++;
+				} else {
+					cr_assert_eq(rc, -1, "%s → %s by %s was allowed", states[f],
+						     states[t], state_mover_name(by));
+					cr_assert_eq(e.code, f == ns - 1 ? ERR_UNKNOWN_STATE
+									 : ERR_INVALID_TRANSITION,
+						     "%s → %s by %s: %s", states[f], states[t],
+						     state_mover_name(by), err_code_name(e.code));
+					cr_assert_str_eq(after, before, "a refusal changed the record");
+					refused++;
+				}
+				free(before);
+				free(after);
+				record_free(&r);
+			}
+	cr_assert_eq(moved + refused, ns * ns * state_nmovers);
+	cr_assert_gt(moved, 0);
+}
+
 /* Reconcile's decision, over a table of draft statuses (the outbox's side is
  * exercised end to end in tests/cli/test_reconcile.py). */
 struct drafts {
@@ -530,12 +629,11 @@ static int table_lookup(const char *id, char status[16], char **reason, void *ct
 
 static const char *decide(struct drafts *d, const char *state, const char *const *ids, char **note)
 {
-	struct record r = with_prose();
+	struct record r = in_state(state);
 	struct reconcile_lookup l = { table_lookup, d };
 	const char *to;
 	struct err e;
 
-	record_set_state(&r, state);
 	for (int i = 0; ids[i]; i++)
 		record_add_outbox(&r, ids[i]);
 	int rc = reconcile_decide(&r, &l, &to, note, &e);
@@ -567,4 +665,103 @@ Test(reconcile, the_rules_of_a_draft_set)
 	cr_assert_str_eq(decide(&d, STATE_AWAITING_ME, b, &note), STATE_EXTRACTED);
 	cr_assert_str_eq(note, "the draft was rejected");
 	free(note);
+}
+
+/* ---- the person's moves and extract's selection are library rules ---------- */
+
+/* A record without prose in `state`; values is its JSON object, valid its validity. */
+static void put_record(struct store *s, long long seq, const char *state, int valid,
+		       const char *values)
+{
+	struct buf b = BUF_INIT;
+	struct err e;
+	struct record r;
+
+	buf_printf(&b, "{\"seq\":%lld,\"type_id\":\"meeting\",\"state\":\"%s\",\"created_at\":\"a\","
+		   "\"drained_at\":\"b\",\"valid\":%s,\"values\":%s,\"free_text\":[]}",
+		   seq, state, valid ? "true" : "false", values);
+	r = load(buf_str(&b));
+	cr_assert_eq(store_put(s, &r, &e), 0, "%s", e.msg);
+	record_free(&r);
+	buf_free(&b);
+}
+
+Test(moves, a_close_needs_a_reason_that_says_something_and_then_records_it)
+{
+	char *dir = tmp_store();
+	struct moves_result res;
+	struct store s;
+	struct record back;
+	struct err e;
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0, "%s", e.msg);
+	put_record(&s, 1, STATE_EXTRACTED, 1, "{}");
+	cr_assert_eq(moves_close(&s, 1, " \t ", &res, &e), -1);
+	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
+	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
+	cr_assert_eq(moves_close(&s, 1, NULL, &res, &e), -1);
+	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
+	cr_assert_str_eq(record_state(&back), STATE_EXTRACTED, "a refused close changed the state");
+	record_free(&back);
+	cr_assert_eq(moves_close(&s, 1, "spam", &res, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(res.from, STATE_EXTRACTED);
+	cr_assert_str_eq(res.to, STATE_CLOSED);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
+	cr_assert_str_eq(record_note(&back), "spam");
+	record_free(&back);
+	cr_assert_eq(moves_needs_info(&s, 1, "x", &res, &e), -1, "a closed request stays closed");
+	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
+	store_close(&s);
+	free(dir);
+}
+
+static long long first_seq(const struct extract_batch *b, size_t i)
+{
+	return i < b->n ? b->jobs[i].seq : -1;
+}
+
+Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
+{
+	char *dir = tmp_store();
+	struct provider_conf rules = { .name = "rules", .kind = "rules" };
+	struct extract_batch b = { 0 };
+	struct store s;
+	struct err e;
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0, "%s", e.msg);
+	s.warn = NULL;
+	put_record(&s, 1, STATE_DRAINED, 1, "{}");
+	put_record(&s, 2, STATE_DRAINED, 0, "{}");
+	put_record(&s, 3, STATE_DRAINED, 1, "{\"_booking_id\":\"b1\"}");
+	put_record(&s, 4, STATE_EXTRACTED, 1, "{}");
+	put_record(&s, 5, STATE_CLOSED, 1, "{}");
+	put_record(&s, 6, STATE_EXTRACTION_FAILED, 1, "{}");
+	cr_assert_eq(extract_select_all(&s, 0, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 1);
+	cr_assert_eq(first_seq(&b, 0), 1);
+	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT);
+	cr_assert_not_null(b.jobs[0].result, "a record with no prose needs no call");
+	extract_batch_free(&b);
+	cr_assert_eq(extract_select_all(&s, 1, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 2);
+	cr_assert_eq(first_seq(&b, 1), 6);
+	cr_assert_eq(b.jobs[1].by, MOVER_EXTRACT_RETRY);
+	extract_batch_free(&b);
+
+	struct { long long seq; int force; enum err_code code; } refused[] = {
+		{ 2, 1, ERR_INVALID_REQUEST }, { 3, 1, ERR_BOOKING }, { 4, 0, ERR_INVALID_TRANSITION },
+		{ 5, 1, ERR_INVALID_TRANSITION }, { 9, 0, ERR_NOT_FOUND },
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		cr_assert_eq(extract_select_one(&s, refused[i].seq, refused[i].force, &rules, &b, &e), -1);
+		cr_assert_eq(e.code, refused[i].code, "request %lld: %s", refused[i].seq, e.msg);
+		cr_assert_eq(b.n, 0, "a refusal selected something");
+	}
+	cr_assert_eq(extract_select_one(&s, 4, 1, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT_FORCE);
+	cr_assert_eq(extract_land(&s, &b.jobs[0], &e), EXTRACT_LANDED, "%s", e.msg);
+	extract_batch_free(&b);
+	store_close(&s);
+	free(dir);
 }

@@ -103,8 +103,11 @@ static int take(const char *verb, const struct cli_opt *o, const char *v)
 		else
 			*(const char **)o->out = v;
 		return rc ? -1 : 0;
-	case CLI_COUNT:
-		if (cli_parse_count(verb, o->name, v, &x) != 0)
+	case CLI_COUNT: {
+		char opt[80];
+
+		snprintf(opt, sizeof opt, "--%s", o->name);
+		if (cli_parse_count(verb, opt, v, &x) != 0)
 			return -1;
 		if (o->max > 0 && (x < o->min || x > o->max)) {
 			cli_usage_error(verb, "--%s takes %lld to %lld", o->name, o->min, o->max);
@@ -112,6 +115,7 @@ static int take(const char *verb, const struct cli_opt *o, const char *v)
 		}
 		*(long long *)o->out = x;
 		return 0;
+	}
 	}
 	return 0;
 }

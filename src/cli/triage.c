@@ -20,6 +20,7 @@
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/triage.h"
+#include "outbox/sink.h"
 #include "outbox/store.h"
 
 #include <getopt.h>
@@ -67,10 +68,10 @@ static int preflight(const struct config *cfg, const struct provider_conf *conf,
 		return err_set(e, ERR_NO_MODEL,
 				  "triage needs a model that can use tools, and the configured "
 				  "provider is the rules extractor: set default_provider in config.toml");
-	if (!config_outbox_routes(cfg, "mail_send"))
-		return err_set(e, ERR_UNROUTED,
-				  "triage refuses to run: [outbox] tools in config.toml does not name "
-				  "mail_send, so drafts would have nowhere to go");
+	if (!sink_routed(cfg, SINK_MAIL, e)) {
+		err_prefix(e, "triage refuses to run");
+		return -1;
+	}
 	if (outbox_store_open(ob, cfg->outbox_dir, OUTBOX_WRITE, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -215,7 +216,7 @@ int frontdoor_triage_verb(int argc, char **argv)
 		rc = p.limit > 0 ? reconcile_each(&s, pick_one, &p, &frontdoor_report, &e) : 0;
 	}
 	if (rc == 0) {
-		env = (struct triage_env){ &s, &ob, &conf, cfg.calendar_path, sessions, (int)turns };
+		env = (struct triage_env){ &s, &ob, &conf, &cfg, sessions, (int)turns };
 		rc = run_all(&env, &p, json, &e);
 	}
 	store_close(&s);

@@ -97,7 +97,12 @@ const struct outbox_item *outbox_list_find(const struct outbox_list *l, const ch
  */
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e);
 
-/* Stages a new pending item; *out (when not NULL) receives it. */
+/*
+ * Stages a new pending item; *out (when not NULL) receives it. The one door
+ * for every stager: the kind must be message or publish and the sink table
+ * must know the tool and accept its arguments (codes "bad_arguments",
+ * "unknown_tool": exit 2, nothing staged).
+ */
 int outbox_store_stage(struct outbox_store *s, const struct outbox_draft *d,
 		       struct outbox_item *out, struct err *e);
 

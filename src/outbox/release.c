@@ -164,18 +164,22 @@ static int check_all(struct outbox_store *s, char *const *ids, size_t n, unsigne
 	return 0;
 }
 
+int release_check_reason(const char *reason, struct err *e)
+{
+	if (!text_blank(reason))
+		return 0;
+	return err_set(e, ERR_REASON_REQUIRED, "a rejection needs a reason (--reason TEXT): it is "
+		       "what the next draft is written from");
+}
+
 int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
 		   unsigned flags, struct err *e)
 {
 	struct outbox_item *items;
 	int rc = 0;
 
-	if (text_blank(reason)) {
-		err_set(e, ERR_USAGE, "a rejection needs a reason (--reason TEXT): it is what the next "
-			  "draft is written from");
-		e->code = ERR_REASON_REQUIRED;
+	if (release_check_reason(reason, e) != 0)
 		return -1;
-	}
 	items = xcalloc(n ? n : 1, sizeof *items);
 	if (outbox_store_lock(s, e) != 0) {
 		free(items);

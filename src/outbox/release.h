@@ -57,4 +57,7 @@ int release_mark_sent(struct outbox_store *s, const char *id, struct err *e);
 int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
 		   unsigned flags, struct err *e);
 
+/* 0 when reason says something; else -1 with "reason_required" (exit 2). */
+int release_check_reason(const char *reason, struct err *e);
+
 #endif

@@ -314,7 +314,9 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 	int rc = 0;
 
 	*id = NULL;
-	if (!*prefix || !outbox_item_id_ok(prefix) || !s->exists)
+	if (!*prefix)
+		return err_set(e, ERR_USAGE, "an empty id names no outbox item");
+	if (!outbox_item_id_ok(prefix) || !s->exists)
 		return err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
 	if (exists_at(s->dir, prefix)) {
 		*id = xstrdup(prefix);

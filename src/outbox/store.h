@@ -93,7 +93,8 @@ const struct outbox_item *outbox_list_find(const struct outbox_list *l, const ch
 /*
  * The id of the one item whose id is, or starts with, prefix (an exact match
  * wins). *id is malloc'd. Codes: "not_found"; "ambiguous" (a usage error
- * naming a few candidates).
+ * naming a few candidates); "usage" for an empty prefix, which would name
+ * every item.
  */
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e);
 

@@ -469,11 +469,6 @@ static void list_print(const struct outbox_list *l, const struct selection *sel,
 	}
 }
 
-/* The selection options every verb that names drafts shares. */
-#define SELECT_OPTS(o)                                               \
-	{ "kind", 0, CLI_TEXT, &(o).sel.kind, 0, 0, 0 },             \
-	{ "via", 0, CLI_TEXT, &(o).sel.via, 0, 0, 0 }
-
 struct opts {
 	struct selection sel;
 	int json, yes, force, mark_sent;
@@ -496,7 +491,11 @@ static const char list_help[] =
 static int verb_list(int argc, char **argv)
 {
 	struct opts o = { 0 };
-	const struct cli_opt opts[] = { SELECT_OPTS(o), { "json", 0, CLI_FLAG, &o.json, 0, 0, 0 } };
+	const struct cli_opt opts[] = {
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &o.json, 0, 0, 0 },
+	};
 	struct cli_outbox c;
 	struct outbox_list l;
 	struct cli_args a;
@@ -727,7 +726,8 @@ static int verb_approve(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	const struct cli_opt opts[] = {
-		SELECT_OPTS(o),
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
 		{ "all", 0, CLI_FLAG, &o.sel.all, 0, 0, 0 },
 		{ "yes", 'y', CLI_FLAG, &o.yes, 0, 0, 0 },
 		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
@@ -794,7 +794,8 @@ static int verb_reject(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	const struct cli_opt opts[] = {
-		SELECT_OPTS(o),
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
 		{ "all", 0, CLI_FLAG, &o.sel.all, 0, 0, 0 },
 		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
 		{ "reason", 0, CLI_TEXT, &o.reason, 0, 0, 0 },

@@ -80,6 +80,7 @@ enum {
 	X(IN_FLIGHT, "in_flight", EXIT_REFUSED, "a send of the draft is (or was) in flight")      \
 	X(HUMAN_GESTURE, "human_gesture", EXIT_REFUSED, "only a person may do that")              \
 	X(BAD_WINDOW, "bad_window", EXIT_REFUSED, "a calendar window is empty or too long")       \
+	X(SLOT_BUSY, "slot_busy", EXIT_REFUSED, "the calendar is busy in the proposed slot")      \
 	X(ABSOLUTE_PATH, "absolute_path", EXIT_REFUSED, "a letter names a path where a name belongs") \
 	X(INCOMPLETE_EVIDENCE, "incomplete_evidence", EXIT_REFUSED,                              \
 	  "a letter's evidence is missing a part")                                                \

@@ -8,10 +8,13 @@
  * corrupting the stream a client is parsing.
  */
 #include "cli/cli.h"
+#include "cli/verb.h"
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "config/home.h"
 #include "mcp/server.h"
+#include "mcp/tools.h"
 
 #include <fcntl.h>
 #include <jansson.h>
@@ -22,21 +25,53 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char mcp_help[] =
+static const char mcp_intro[] =
 	"usage: mecha mcp\n\n"
 	"Runs the Model Context Protocol server (revision " MCP_PROTOCOL_LATEST ") on standard\n"
 	"input and output: JSON-RPC 2.0, one message per line, nothing but protocol on\n"
 	"stdout, diagnostics on stderr. It stops at end of input. An MCP client starts it;\n"
 	"you do not run it by hand.\n\n"
-	"The tools are the agent-safe half of mecha, and only that:\n"
-	"  frontdoor_next      {limit?}              briefs of requests awaiting an answer\n"
-	"  draft_reply         {seq, subject, body}  stage a reply to the request's reply_to\n"
-	"  calendar_free_busy  {from, to}            busy intervals, nothing else\n"
-	"  mission_post        {agent_id, letter}    post a mission letter (never archived)\n"
-	"  mission_heads       {}                    every mission's head\n"
-	"  mission_log         {mission_id}          one mission's chain\n"
+	"The tools are the agent-safe half of mecha, and only that:\n";
+
+static const char mcp_outro[] =
 	"No tool shows a requester's prose, sends anything, closes, approves, rejects,\n"
 	"lands or archives: those stay with you, at this terminal.\n\n";
+
+/* "{seq, subject, body}" from a tool's inputSchema; an optional argument ends in '?'. */
+static void arg_list(struct buf *b, const json_t *schema)
+{
+	const json_t *required = json_object_get(schema, "required");
+	const char *key;
+	json_t *v, *r;
+	size_t i, n = 0;
+
+	buf_addc(b, '{');
+	json_object_foreach(json_object_get(schema, "properties"), key, v) {
+		int needed = 0;
+
+		json_array_foreach(required, i, r)
+			needed |= strcmp(json_string_value(r), key) == 0;
+		buf_printf(b, "%s%s%s", n++ ? ", " : "", key, needed ? "" : "?");
+	}
+	buf_addc(b, '}');
+}
+
+/* The tools exactly as tools/list gives them to a client. */
+static void print_tools(FILE *f)
+{
+	json_t *tools = tools_list(), *t;
+	size_t i;
+
+	json_array_foreach(tools, i, t) {
+		struct buf args = BUF_INIT;
+
+		arg_list(&args, json_object_get(t, "inputSchema"));
+		fprintf(f, "  %-19s %-21s %s\n", json_string_value(json_object_get(t, "name")),
+			buf_str(&args), json_string_value(json_object_get(t, "title")));
+		buf_free(&args);
+	}
+	json_decref(tools);
+}
 
 /* The running binary's absolute path, so the configuration works without PATH. */
 static void own_path(char *out, size_t size)
@@ -113,12 +148,17 @@ static int serve(void)
 
 int cli_mcp(int argc, char **argv)
 {
+	struct cli_args a;
+	int rc;
+
 	if (cli_wants_help(argc, argv) || (argc >= 2 && strcmp(argv[1], "help") == 0)) {
-		fputs(mcp_help, stdout);
+		fputs(mcp_intro, stdout);
+		print_tools(stdout);
+		fputs(mcp_outro, stdout);
 		print_client_config(stdout);
 		return EXIT_OK;
 	}
-	if (argc > 1)
-		return cli_usage_error("mcp", "unexpected argument '%s'", argv[1]);
+	if ((rc = cli_parse("mcp", NULL, 0, 0, 0, argc, argv, &a)) != 0)
+		return rc;
 	return serve();
 }

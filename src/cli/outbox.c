@@ -9,15 +9,14 @@
  */
 #include "cli/cli.h"
 #include "cli/outbox.h"
+#include "cli/verb.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "outbox/mail.h"
 #include "outbox/release.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +82,17 @@ static int confirm(const char *question)
 static void print_safe(FILE *f, const char *s)
 {
 	text_print(f, s ? s : "", 0);
+}
+
+/* s rendered safely, then padded to width bytes as printf's %-*s would. */
+static void print_padded(FILE *f, const char *s, int width)
+{
+	struct buf b = BUF_INIT;
+
+	s = s ? s : "";
+	text_safe(&b, s, strlen(s), 0);
+	fprintf(f, "%-*s", width, buf_str(&b));
+	buf_free(&b);
 }
 
 /* A JSON value in one line, rendered safely (strings as they are, others compact). */
@@ -335,7 +345,7 @@ void cli_outbox_print_item(FILE *f, const struct outbox_item *it, int color)
 struct selection {
 	int all;
 	const char *kind, *via;
-	char **ids; /* the prefixes as given */
+	char **ids; /* the prefixes as given (pointing into argv) */
 	size_t n;
 };
 
@@ -408,8 +418,11 @@ static void list_line(const struct outbox_item *it, int color)
 	int pending = outbox_item_pending(it);
 
 	print_safe(stdout, it->id);
-	printf("  %s%-8s%s  %-7s  ", pending ? YELLOW(color) : DIM(color), it->status,
-	       RESET(color), it->kind);
+	printf("  %s", pending ? YELLOW(color) : DIM(color));
+	print_padded(stdout, it->status, 8);
+	printf("%s  ", RESET(color));
+	print_padded(stdout, it->kind, 7);
+	fputs("  ", stdout);
 	print_safe(stdout, it->summary[0] ? it->summary : it->tool);
 	if (it->taint_untrusted || it->taint_private)
 		printf("  %s[tainted]%s", RED(color), RESET(color));
@@ -456,6 +469,18 @@ static void list_print(const struct outbox_list *l, const struct selection *sel,
 	}
 }
 
+struct opts {
+	struct selection sel;
+	int json, yes, force, mark_sent;
+	const char *reason;
+};
+
+static void take_ids(struct opts *o, const struct cli_args *a)
+{
+	o->sel.ids = a->pos;
+	o->sel.n = (size_t)a->n;
+}
+
 static const char list_help[] =
 	"usage: mecha outbox [list] [--kind K] [--via S] [--json]\n\n"
 	"Every draft, pending first, then the resolved ones.\n\n"
@@ -463,69 +488,22 @@ static const char list_help[] =
 	"  --via S    only drafts whose tool contains S (mail, calendar)\n"
 	"  --json     the items as stored, as one JSON array\n";
 
-static const struct option filter_opts[] = {
-	{ "kind", required_argument, NULL, 'k' }, { "via", required_argument, NULL, 'v' },
-	{ "json", no_argument, NULL, 'j' },       { "all", no_argument, NULL, 'a' },
-	{ "yes", no_argument, NULL, 'y' },        { "force", no_argument, NULL, 'f' },
-	{ "reason", required_argument, NULL, 'r' }, { "mark-sent", no_argument, NULL, 'm' },
-	{ "help", no_argument, NULL, 'h' },       { NULL, 0, NULL, 0 },
-};
-
-struct opts {
-	struct selection sel;
-	int json, yes, force, mark_sent, has_reason;
-	const char *reason;
-};
-
-/* Parses the options `allowed` (their short letters) of a verb; positional args are ids. */
-static int parse_opts(const char *verb, const char *allowed, int argc, char **argv,
-		      struct opts *o)
-{
-	int ch;
-
-	memset(o, 0, sizeof *o);
-	optind = 0;
-	opterr = 0;
-	/* GNU getopt moves the ids after the options, so they may be mixed. */
-	while ((ch = getopt_long(argc, argv, ":yh", filter_opts, NULL)) != -1) {
-		if (ch == '?' || ch == ':' || !strchr(allowed, ch))
-			return cli_usage_error(verb, "%s '%s'",
-					       ch == ':' ? "missing a value after" : "unknown option",
-					       argv[optind - 1]);
-		switch (ch) {
-		case 'k': o->sel.kind = optarg; break;
-		case 'v': o->sel.via = optarg; break;
-		case 'j': o->json = 1; break;
-		case 'a': o->sel.all = 1; break;
-		case 'y': o->yes = 1; break;
-		case 'f': o->force = 1; break;
-		case 'm': o->mark_sent = 1; break;
-		case 'r': o->reason = optarg; o->has_reason = 1; break;
-		}
-	}
-	for (; optind < argc; optind++) {
-		o->sel.ids = xrealloc(o->sel.ids, (o->sel.n + 1) * sizeof *o->sel.ids);
-		o->sel.ids[o->sel.n++] = argv[optind];
-	}
-	return 0;
-}
-
 static int verb_list(int argc, char **argv)
 {
+	struct opts o = { 0 };
+	const struct cli_opt opts[] = {
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &o.json, 0, 0, 0 },
+	};
 	struct cli_outbox c;
 	struct outbox_list l;
-	struct opts o;
+	struct cli_args a;
 	struct err e;
 	int rc;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(list_help, stdout), EXIT_OK;
-	if ((rc = parse_opts("outbox list", "kvj", argc, argv, &o)) != 0)
+	if ((rc = cli_parse("outbox list", CLI_OPTS(opts), 0, 0, argc, argv, &a)) != 0)
 		return rc;
-	if (o.sel.n) {
-		free(o.sel.ids);
-		return cli_usage_error("outbox list", "list takes no ids (see 'mecha outbox show')");
-	}
 	if (cli_outbox_open(&c, OUTBOX_READ, &e) != 0)
 		return cli_fail_json(&e, o.json);
 	if (outbox_store_list(&c.store, &l, stderr, &e) != 0) {
@@ -548,41 +526,33 @@ static const char show_help[] =
 
 static int verb_show(int argc, char **argv)
 {
+	int json = 0;
+	const struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 } };
 	struct cli_outbox c;
 	struct outbox_item it;
-	struct opts o;
+	struct cli_args a;
 	struct err e;
 	char *id = NULL;
 	int rc;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(show_help, stdout), EXIT_OK;
-	if ((rc = parse_opts("outbox show", "j", argc, argv, &o)) != 0)
+	if ((rc = cli_parse("outbox show", CLI_OPTS(opts), 1, 1, argc, argv, &a)) != 0)
 		return rc;
-	if (o.sel.n != 1) {
-		free(o.sel.ids);
-		return cli_usage_error("outbox show", "show takes exactly one id");
-	}
 	if (cli_outbox_open(&c, OUTBOX_READ, &e) != 0)
-		goto fail;
-	if (outbox_store_lookup(&c.store, o.sel.ids[0], &id, &e) != 0 ||
+		return cli_fail_json(&e, json);
+	if (outbox_store_lookup(&c.store, a.pos[0], &id, &e) != 0 ||
 	    outbox_store_read(&c.store, id, &it, &e) != 0) {
+		free(id);
 		cli_outbox_close(&c);
-		goto fail;
+		return cli_fail_json(&e, json);
 	}
-	if (o.json)
+	if (json)
 		jsonio_print(stdout, it.doc);
 	else
 		cli_outbox_print_item(stdout, &it, c.color);
 	outbox_item_free(&it);
 	cli_outbox_close(&c);
 	free(id);
-	free(o.sel.ids);
 	return EXIT_OK;
-fail:
-	free(id);
-	free(o.sel.ids);
-	return cli_fail_json(&e, o.json);
 }
 
 /* ---- stage ------------------------------------------------------------------------- */
@@ -590,7 +560,9 @@ fail:
 static const char stage_help[] =
 	"usage: mecha outbox stage --tool T [--kind K] [--session S] [--workspace W]\n"
 	"                          [--private] [--untrusted] --args JSON\n\n"
-	"Stages a draft for a person to release or reject, and prints its id.\n\n"
+	"Stages a draft for a person to release or reject, and prints its id. A tool\n"
+	"mecha has no sink for, or arguments its sink could not send, are refused (exit 2)\n"
+	"and nothing is staged.\n\n"
 	"  --tool T        what a release runs: mail_send, calendar_invite\n"
 	"  --kind K        message (default) or publish\n"
 	"  --session S     the session that drafted it\n"
@@ -599,88 +571,55 @@ static const char stage_help[] =
 	"  --untrusted     taint: its author read untrusted input\n"
 	"  --args JSON     the arguments; for mail_send {\"to\", \"cc\", \"subject\", \"body_text\"}\n";
 
-struct stage_opts {
-	struct outbox_draft d;
-	const char *args;
-};
-
-static int stage_parse(int argc, char **argv, struct stage_opts *s)
+static int stage_draft(struct outbox_draft *d, const char *args_text)
 {
-	static const struct option opts[] = {
-		{ "tool", required_argument, NULL, 't' },  { "kind", required_argument, NULL, 'k' },
-		{ "session", required_argument, NULL, 's' },
-		{ "workspace", required_argument, NULL, 'w' },
-		{ "private", no_argument, NULL, 'p' },     { "untrusted", no_argument, NULL, 'u' },
-		{ "args", required_argument, NULL, 'a' },  { NULL, 0, NULL, 0 },
-	};
-	int ch;
-
-	memset(s, 0, sizeof *s);
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		switch (ch) {
-		case 't': s->d.tool = optarg; break;
-		case 'k': s->d.kind = optarg; break;
-		case 's': s->d.session_id = optarg; break;
-		case 'w': s->d.workspace = optarg; break;
-		case 'p': s->d.taint_private = 1; break;
-		case 'u': s->d.taint_untrusted = 1; break;
-		case 'a': s->args = optarg; break;
-		default:
-			return cli_usage_error("outbox stage", "%s '%s'",
-					       ch == ':' ? "missing a value after" : "unknown option",
-					       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("outbox stage", "unexpected argument '%s'", argv[optind]);
-	if (!s->d.tool || !*s->d.tool || !s->args)
-		return cli_usage_error("outbox stage", "stage needs --tool and --args");
-	if (s->d.kind && strcmp(s->d.kind, OUTBOX_KIND_MESSAGE) != 0 &&
-	    strcmp(s->d.kind, OUTBOX_KIND_PUBLISH) != 0)
-		return cli_usage_error("outbox stage", "--kind is message or publish, not '%s'",
-				       s->d.kind);
-	return 0;
-}
-
-static int is_mail_tool(const char *tool)
-{
-	return strcmp(tool, "mail_send") == 0 || strcmp(tool, "mail__mail_send") == 0;
-}
-
-static int verb_stage(int argc, char **argv)
-{
-	struct stage_opts s;
 	struct cli_outbox c;
 	struct outbox_item it;
 	struct err e;
-	json_t *args;
+	json_t *args = jsonio_parse(args_text, strlen(args_text), "--args", &e);
 	int rc;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(stage_help, stdout), EXIT_OK;
-	if ((rc = stage_parse(argc, argv, &s)) != 0)
-		return rc;
-	args = jsonio_parse(s.args, strlen(s.args), "--args", &e);
-	if (!args || (is_mail_tool(s.d.tool) && mail_check_args(args, &e) != 0)) {
-		json_decref(args);
+	if (!args) {
 		cli_fail(&e);
-		return EXIT_USAGE;
+		return EXIT_USAGE; /* what was typed is not JSON: the command line is wrong */
 	}
-	s.d.args = args;
+	d->args = args;
 	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
 		json_decref(args);
 		return cli_fail(&e);
 	}
-	rc = outbox_store_stage(&c.store, &s.d, &it, &e);
+	rc = outbox_store_stage(&c.store, d, &it, &e);
 	json_decref(args);
 	cli_outbox_close(&c);
 	if (rc != 0)
 		return cli_fail(&e);
-	puts(it.id);
+	print_safe(stdout, it.id);
+	putchar('\n');
 	outbox_item_free(&it);
 	return EXIT_OK;
+}
+
+static int verb_stage(int argc, char **argv)
+{
+	struct outbox_draft d = { 0 };
+	const char *args = NULL;
+	const struct cli_opt opts[] = {
+		{ "tool", 0, CLI_TEXT, &d.tool, CLI_NONEMPTY, 0, 0 },
+		{ "kind", 0, CLI_TEXT, &d.kind, 0, 0, 0 },
+		{ "session", 0, CLI_TEXT, &d.session_id, 0, 0, 0 },
+		{ "workspace", 0, CLI_TEXT, &d.workspace, 0, 0, 0 },
+		{ "private", 0, CLI_FLAG, &d.taint_private, 0, 0, 0 },
+		{ "untrusted", 0, CLI_FLAG, &d.taint_untrusted, 0, 0, 0 },
+		{ "args", 0, CLI_STR, &args, 0, 0, 0 },
+	};
+	struct cli_args a;
+	int rc;
+
+	if ((rc = cli_parse("outbox stage", CLI_OPTS(opts), 0, 0, argc, argv, &a)) != 0)
+		return rc;
+	if (!d.tool || !args)
+		return cli_usage_error("outbox stage", "stage needs --tool and --args");
+	return stage_draft(&d, args);
 }
 
 /* ---- approve / send ------------------------------------------------------------------ */
@@ -762,41 +701,52 @@ static int check_selection(const char *verb, const struct opts *o)
 	return 0;
 }
 
-static int verb_approve(int argc, char **argv)
+static int approve_selected(struct cli_outbox *c, const struct opts *o)
 {
-	struct cli_outbox c;
 	struct outbox_list l;
-	struct opts o;
 	struct err e;
-	int rc;
+	int rc = EXIT_OK;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(approve_help, stdout), EXIT_OK;
-	if ((rc = parse_opts("outbox approve", "kvayfm", argc, argv, &o)) != 0 ||
-	    (rc = check_selection("outbox approve", &o)) != 0)
-		goto out_ids;
-	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
-		rc = cli_fail(&e);
-		goto out_ids;
-	}
-	if (select_items(&c, &o.sel, &l, &e) != 0) {
-		rc = cli_fail(&e);
-		goto out_close;
-	}
+	if (select_items(c, &o->sel, &l, &e) != 0)
+		return cli_fail(&e);
 	if (l.n == 0) {
 		puts("Nothing to send.");
-	} else if (!ask_to_send(&l, &o)) {
+	} else if (!ask_to_send(&l, o)) {
 		err_set(&e, ERR_DECLINED, "nothing was sent");
 		rc = cli_fail(&e);
 	} else {
 		for (size_t i = 0; i < l.n; i++)
-			rc = worst(rc, send_one(&c, &l.items[i], &o));
+			rc = worst(rc, send_one(c, &l.items[i], o));
 	}
 	outbox_list_free(&l);
-out_close:
+	return rc;
+}
+
+static int verb_approve(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const struct cli_opt opts[] = {
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
+		{ "all", 0, CLI_FLAG, &o.sel.all, 0, 0, 0 },
+		{ "yes", 'y', CLI_FLAG, &o.yes, 0, 0, 0 },
+		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
+		{ "mark-sent", 0, CLI_FLAG, &o.mark_sent, 0, 0, 0 },
+	};
+	struct cli_outbox c;
+	struct cli_args a;
+	struct err e;
+	int rc;
+
+	if ((rc = cli_parse("outbox approve", CLI_OPTS(opts), 0, -1, argc, argv, &a)) != 0)
+		return rc;
+	take_ids(&o, &a);
+	if ((rc = check_selection("outbox approve", &o)) != 0)
+		return rc;
+	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0)
+		return cli_fail(&e);
+	rc = approve_selected(&c, &o);
 	cli_outbox_close(&c);
-out_ids:
-	free(o.sel.ids);
 	return rc;
 }
 
@@ -811,39 +761,21 @@ static const char reject_help[] =
 	"  --all        every pending draft (narrowed by --kind and --via)\n"
 	"  --force      also reject a draft whose send was interrupted\n";
 
-static int verb_reject(int argc, char **argv)
+static int reject_selected(struct cli_outbox *c, const struct opts *o)
 {
-	struct cli_outbox c;
 	struct outbox_list l;
-	struct opts o;
 	struct err e;
 	char **ids;
-	int rc;
+	int rc = EXIT_OK;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(reject_help, stdout), EXIT_OK;
-	if ((rc = parse_opts("outbox reject", "kvafr", argc, argv, &o)) != 0 ||
-	    (rc = check_selection("outbox reject", &o)) != 0)
-		goto out_ids;
-	if (!o.reason || !*o.reason) {
-		rc = cli_usage_error("outbox reject", "a rejection needs --reason: it is what the "
-				     "next draft is written from");
-		goto out_ids;
-	}
-	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0) {
-		rc = cli_fail(&e);
-		goto out_ids;
-	}
-	if (select_items(&c, &o.sel, &l, &e) != 0) {
-		rc = cli_fail(&e);
-		goto out_close;
-	}
+	if (select_items(c, &o->sel, &l, &e) != 0)
+		return cli_fail(&e);
 	ids = xcalloc(l.n ? l.n : 1, sizeof *ids);
 	for (size_t i = 0; i < l.n; i++)
 		ids[i] = (char *)l.items[i].id;
 	if (l.n == 0) {
 		puts("Nothing to reject.");
-	} else if (release_reject(&c.store, ids, l.n, o.reason, o.force ? RELEASE_FORCE : 0,
+	} else if (release_reject(&c->store, ids, l.n, o->reason, o->force ? RELEASE_FORCE : 0,
 				  &e) != 0) {
 		rc = cli_fail(&e);
 	} else {
@@ -855,46 +787,62 @@ static int verb_reject(int argc, char **argv)
 	}
 	free(ids);
 	outbox_list_free(&l);
-out_close:
+	return rc;
+}
+
+static int verb_reject(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	const struct cli_opt opts[] = {
+		{ "kind", 0, CLI_TEXT, &o.sel.kind, 0, 0, 0 },
+		{ "via", 0, CLI_TEXT, &o.sel.via, 0, 0, 0 },
+		{ "all", 0, CLI_FLAG, &o.sel.all, 0, 0, 0 },
+		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
+		{ "reason", 0, CLI_TEXT, &o.reason, 0, 0, 0 },
+	};
+	struct cli_outbox c;
+	struct cli_args a;
+	struct err e;
+	int rc;
+
+	if ((rc = cli_parse("outbox reject", CLI_OPTS(opts), 0, -1, argc, argv, &a)) != 0)
+		return rc;
+	take_ids(&o, &a);
+	if ((rc = check_selection("outbox reject", &o)) != 0)
+		return rc;
+	/* Before anything is read: a missing reason is the same mistake whatever is named. */
+	if (release_check_reason(o.reason, &e) != 0)
+		return cli_fail(&e);
+	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0)
+		return cli_fail(&e);
+	rc = reject_selected(&c, &o);
 	cli_outbox_close(&c);
-out_ids:
-	free(o.sel.ids);
 	return rc;
 }
 
 /* ---- the group ----------------------------------------------------------------------- */
 
-static const char group_help[] =
-	"usage: mecha outbox [verb] [options]\n\n"
-	"Drafts an agent staged, which only a person releases or rejects.\n\n"
-	"  list      every draft, pending first (the default verb)\n"
-	"  show      one draft in full\n"
-	"  stage     stage a draft (scripts, tests)\n"
-	"  approve   release drafts: deliver them, exactly once (also: send)\n"
-	"  reject    reject drafts, with a reason\n"
-	"  edit      change a pending draft in $VISUAL or $EDITOR\n"
-	"  review    go through the pending drafts one at a time\n\n"
-	"Each verb takes --help. See mecha(1) and docs/outbox.md.\n";
+static const struct cli_verb verbs[] = {
+	{ "list", verb_list, list_help, "every draft, pending first" },
+	{ "show", verb_show, show_help, "one draft in full" },
+	{ "stage", verb_stage, stage_help, "stage a draft (scripts, tests)" },
+	{ "approve", verb_approve, approve_help,
+	  "release drafts: deliver them, exactly once (also: send)" },
+	{ "send", verb_approve, approve_help, NULL },
+	{ "reject", verb_reject, reject_help, "reject drafts, with a reason" },
+	{ "edit", cli_outbox_edit, outbox_edit_help, "change a pending draft in $VISUAL or $EDITOR" },
+	{ "review", cli_outbox_review, outbox_review_help,
+	  "go through the pending drafts one at a time" },
+};
+
+static const struct cli_group group = {
+	"outbox",
+	"Drafts an agent staged, which only a person releases or rejects.\n"
+	"See mecha(1) and docs/outbox.md.",
+	verbs, sizeof verbs / sizeof verbs[0], "list",
+};
 
 int cli_outbox(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(int, char **);
-	} verbs[] = {
-		{ "list", verb_list },       { "show", verb_show },
-		{ "stage", verb_stage },     { "approve", verb_approve },
-		{ "send", verb_approve },    { "reject", verb_reject },
-		{ "edit", cli_outbox_edit }, { "review", cli_outbox_review },
-	};
-
-	if (argc < 2 || argv[1][0] == '-') {
-		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-			return fputs(group_help, stdout), EXIT_OK;
-		return verb_list(argc, argv);
-	}
-	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
-		if (strcmp(argv[1], verbs[i].name) == 0)
-			return verbs[i].run(argc - 1, argv + 1);
-	return cli_usage_error("outbox", "unknown verb '%s'", argv[1]);
+	return cli_dispatch(&group, argc, argv);
 }

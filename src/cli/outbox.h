@@ -35,7 +35,10 @@ char *cli_outbox_read_line(void);
 /* `mecha outbox edit` and the [e]dit of review: 0 saved or unchanged, -1 with e. */
 int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e);
 
+/* The verbs outbox_review.c holds, and their --help texts. */
 int cli_outbox_edit(int argc, char **argv);
 int cli_outbox_review(int argc, char **argv);
+extern const char outbox_edit_help[];
+extern const char outbox_review_help[];
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "cli/cli.h"
 #include "cli/outbox.h"
+#include "cli/verb.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -257,7 +258,7 @@ int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e)
 	return rc;
 }
 
-static const char edit_help[] =
+const char outbox_edit_help[] =
 	"usage: mecha outbox edit ID\n\n"
 	"Opens a pending draft in $VISUAL (else $EDITOR, else vi) from a private file. A\n"
 	"mail draft shows as a Subject: line, a blank line and the body; any other draft\n"
@@ -267,17 +268,16 @@ static const char edit_help[] =
 int cli_outbox_edit(int argc, char **argv)
 {
 	struct cli_outbox c;
+	struct cli_args a;
 	struct err e;
 	char *id;
-	int rc = EXIT_OK;
+	int rc;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(edit_help, stdout), EXIT_OK;
-	if (argc != 2 || argv[1][0] == '-')
-		return cli_usage_error("outbox edit", "edit takes exactly one id");
+	if ((rc = cli_parse("outbox edit", NULL, 0, 1, 1, argc, argv, &a)) != 0)
+		return rc;
 	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0)
 		return cli_fail(&e);
-	if (outbox_store_lookup(&c.store, argv[1], &id, &e) != 0) {
+	if (outbox_store_lookup(&c.store, a.pos[0], &id, &e) != 0) {
 		cli_outbox_close(&c);
 		return cli_fail(&e);
 	}
@@ -296,11 +296,6 @@ struct tally {
 	int quit;
 };
 
-static int blank(const char *s)
-{
-	return s[strspn(s, " \t")] == '\0';
-}
-
 /* Asks for the reason until there is one (a blank line asks again; EOF stops). */
 static void reject_with_reason(struct cli_outbox *c, const char *id, struct tally *t)
 {
@@ -316,14 +311,16 @@ static void reject_with_reason(struct cli_outbox *c, const char *id, struct tall
 			t->quit = 1;
 			return;
 		}
-		if (!blank(reason))
+		if (!text_blank(reason))
 			break;
 		puts("A rejection needs a reason: it is what the next draft is written from.");
 	}
 	if (release_reject(&c->store, ids, 1, reason, 0, &e) != 0) {
 		cli_fail(&e);
 	} else {
-		printf("rejected %s\n", id);
+		fputs("rejected ", stdout);
+		text_print(stdout, id, 0);
+		putchar('\n');
 		t->rejected++;
 	}
 	free(reason);
@@ -339,7 +336,9 @@ static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
 			t->status = EXIT_FAIL;
 		return;
 	}
-	printf("sent %s\n", id);
+	fputs("sent ", stdout);
+	text_print(stdout, id, 0);
+	putchar('\n');
 	t->sent++;
 }
 
@@ -383,7 +382,7 @@ static int review_one(struct cli_outbox *c, const char *id, size_t i, size_t n, 
 	}
 }
 
-static const char review_help[] =
+const char outbox_review_help[] =
 	"usage: mecha outbox review\n\n"
 	"Goes through the pending drafts one at a time, oldest first, and asks:\n"
 	"[s]end [e]dit [r]eject [k]eep [q]uit. Answers are read from standard input,\n"
@@ -394,13 +393,13 @@ int cli_outbox_review(int argc, char **argv)
 	struct cli_outbox c;
 	struct outbox_list l;
 	struct tally t = { 0, 0, 0, EXIT_OK, 0 };
+	struct cli_args a;
 	struct err e;
 	size_t n = 0;
+	int rc;
 
-	if (cli_wants_help(argc, argv))
-		return fputs(review_help, stdout), EXIT_OK;
-	if (argc != 1)
-		return cli_usage_error("outbox review", "review takes no arguments");
+	if ((rc = cli_parse("outbox review", NULL, 0, 0, 0, argc, argv, &a)) != 0)
+		return rc;
 	if (cli_outbox_open(&c, OUTBOX_WRITE, &e) != 0)
 		return cli_fail(&e);
 	if (outbox_store_list(&c.store, &l, stderr, &e) != 0) {

@@ -10,6 +10,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "outbox/sink.h"
 #include "outbox/store.h"
 
 #include <stdio.h>
@@ -17,12 +18,23 @@
 
 struct staging {
 	struct outbox_store *ob;
-	const char *tool;
+	enum sink_kind kind;
 	json_t *args; /* without "to": filled from the record */
 	const char *session_id;
 	enum draft_move move;
 	char *id_out;
 };
+
+/* The sink says what one address is: a list, or something that reads as an option, is not. */
+static int refuse_recipient(enum sink_kind kind, long long seq, const char *to, struct err *e)
+{
+	struct err why;
+
+	if (sink_check_recipient(kind, to, &why) == 0)
+		return 0;
+	return err_set(e, ERR_NO_REPLY_TO, "request %lld has no single address a reply may go to "
+		       "(%s): nothing was drafted", seq, why.msg);
+}
 
 static int stage_one(struct record *r, void *arg, struct err *e)
 {
@@ -43,8 +55,10 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 				  "request %lld has no reply_to address, so there is nobody a reply "
 				  "could go to: nothing was drafted",
 				  r->seq);
+	if (refuse_recipient(st->kind, r->seq, to, e) != 0)
+		return -1;
 	json_object_set_new(st->args, "to", json_string(to));
-	d.tool = st->tool;
+	d.tool = sink_tool(st->kind);
 	d.kind = OUTBOX_KIND_MESSAGE;
 	d.args = st->args;
 	d.session_id = st->session_id;
@@ -76,7 +90,7 @@ static int stage(struct store *s, struct staging *st, long long seq, struct err 
 int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_reply *d,
 		char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, "mail_send", NULL, d->session_id, d->move, id_out };
+	struct staging st = { ob, SINK_MAIL, NULL, d->session_id, d->move, id_out };
 
 	if (!d->subject || !d->body)
 		return err_set(e, ERR_BAD_ARGUMENTS, "a reply needs a subject and a body");
@@ -90,7 +104,7 @@ int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_rep
 int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_invite *d,
 		 char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, "calendar_invite", NULL, d->session_id, d->move, id_out };
+	struct staging st = { ob, SINK_INVITE, NULL, d->session_id, d->move, id_out };
 
 	if (!d->start || !d->end || !d->title)
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invite needs a start, an end and a title");

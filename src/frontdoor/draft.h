@@ -3,7 +3,10 @@
  * privileged run to the outside world.
  *
  * The recipient is never the caller's to choose: a draft is addressed to the
- * record's reply_to and nobody else, and a record without one gets no draft.
+ * record's reply_to and nobody else, and a record without one gets no draft —
+ * nor one whose reply_to is not a single address the sink will send to (a
+ * list, something that reads as a command-line option): code "no_reply_to".
+ * The draft's arguments then pass the sink's check at staging (outbox/sink.h).
  * The draft lands in the outbox as a pending item a person must release; its
  * id is recorded on the request under the store lock, so a draft that was
  * staged is never lost from its request, even if the run that staged it fails

@@ -13,9 +13,8 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "base/verdict.h"
+#include "frontdoor/agent.h"
 #include "frontdoor/brief.h"
-#include "calendar/calendar.h"
-#include "frontdoor/draft.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -100,174 +99,53 @@ static void transcript_add(struct transcript *t, const char *kind, json_t *data)
 
 struct run {
 	const struct triage_env *env;
-	long long seq;
-	const char *session;
+	struct agent_ctx tools; /* bound to the run's request: seq is not the model's to give */
 	struct transcript t;
-	size_t drafts;
 };
 
-static json_t *schema(const char *required_json)
+/* The model is offered the triage rows of the one agent tool table. */
+static void add_tools(struct provider_request *req, const struct agent_ctx *c)
 {
-	json_error_t je;
+	for (size_t i = 0; i < agent_ntools; i++) {
+		const struct agent_tool *t = &agent_tools[i];
+		json_t *schema;
 
-	return json_loads(required_json, 0, &je);
-}
-
-static void add_tools(struct provider_request *req)
-{
-	json_t *s;
-
-	s = schema("{\"type\":\"object\",\"additionalProperties\":false,"
-		   "\"required\":[\"from\",\"to\"],\"properties\":{"
-		   "\"from\":{\"type\":\"string\",\"description\":\"RFC 3339 start of the window\"},"
-		   "\"to\":{\"type\":\"string\",\"description\":\"RFC 3339 end of the window\"}}}");
-	provider_request_tool(req, "calendar_free_busy",
-			      "When the person is busy between two times: a list of busy intervals "
-			      "(RFC 3339, UTC), nothing else of the calendar.",
-			      s);
-	json_decref(s);
-	s = schema("{\"type\":\"object\",\"additionalProperties\":false,"
-		   "\"required\":[\"subject\",\"body\"],\"properties\":{"
-		   "\"subject\":{\"type\":\"string\"},\"body\":{\"type\":\"string\"}}}");
-	provider_request_tool(req, "draft_reply",
-			      "Drafts a reply to the requester (always to reply_to). The person "
-			      "reviews it before anything is sent.",
-			      s);
-	json_decref(s);
-	s = schema("{\"type\":\"object\",\"additionalProperties\":false,"
-		   "\"required\":[\"start\",\"end\",\"title\"],\"properties\":{"
-		   "\"start\":{\"type\":\"string\",\"description\":\"RFC 3339\"},"
-		   "\"end\":{\"type\":\"string\",\"description\":\"RFC 3339\"},"
-		   "\"title\":{\"type\":\"string\"}}}");
-	provider_request_tool(req, "propose_meeting",
-			      "Drafts an invitation to the requester for a slot that is free in the "
-			      "calendar. The person reviews it before anything is sent.",
-			      s);
-	json_decref(s);
-}
-
-/* The arguments must be exactly the named string keys: a `to` is never accepted. */
-static const char *check_args(const json_t *args, const char *const *keys, char *why, size_t cap)
-{
-	const char *k;
-	json_t *v;
-
-	if (!json_is_object(args)) {
-		snprintf(why, cap, "the arguments are not a JSON object");
-		return why;
+		if (!(t->offered & AGENT_TRIAGE))
+			continue;
+		schema = agent_tool_schema(t, c);
+		provider_request_tool(req, t->about.name, t->about.description, schema);
+		json_decref(schema);
 	}
-	json_object_foreach((json_t *)args, k, v) {
-		int known = 0;
-		for (size_t i = 0; keys[i]; i++)
-			known |= strcmp(k, keys[i]) == 0;
-		if (!known) {
-			snprintf(why, cap, "unknown argument \"%.64s\": this tool takes only the arguments "
-				 "its schema names (a reply always goes to reply_to)", k);
-			return why;
-		}
-	}
-	for (size_t i = 0; keys[i]; i++)
-		if (!json_is_string(json_object_get(args, keys[i]))) {
-			snprintf(why, cap, "\"%s\" is required and must be a string", keys[i]);
-			return why;
-		}
-	return NULL;
 }
 
-static char *tool_free_busy(struct run *run, const json_t *args, int *is_error)
+/* The refusal as the model reads it: valid UTF-8, whatever bytes it quotes. */
+static char *refusal_text(const struct err *e)
 {
-	static const char *const keys[] = { "from", "to", NULL };
-	char why[256];
-	time_t from, to;
-	struct calendar_interval *v;
-	size_t n;
-	struct err e;
+	struct buf b = BUF_INIT;
 
-	*is_error = 1;
-	if (check_args(args, keys, why, sizeof why))
-		return xstrdup(why);
-	if (rfc3339_parse(jsonio_str(args, "from"), &from) || rfc3339_parse(jsonio_str(args, "to"), &to))
-		return xstrdup("from and to must be RFC 3339 times, like 2026-08-06T09:00:00Z");
-	if (calendar_busy(run->env->calendar_path, from, to, &v, &n, &e) != 0)
-		return xstrdup(e.msg);
-	json_t *busy = calendar_intervals_json(v, n);
-	json_t *out = json_pack("{s:o}", "busy", busy);
-	char *s = jsonio_compact(out);
-	json_decref(out);
-	free(v);
-	*is_error = 0;
-	return s;
-}
-
-static char *staged(struct run *run, const char *id)
-{
-	run->drafts++;
-	return xasprintf("{\"staged\":\"%s\",\"note\":\"a person reviews it before anything is sent\"}",
-			 id);
-}
-
-static char *tool_draft_reply(struct run *run, const json_t *args, int *is_error)
-{
-	static const char *const keys[] = { "subject", "body", NULL };
-	char why[256], id[OUTBOX_ID_MAX + 1];
-	struct draft_reply d = { run->seq, run->session, NULL, NULL, DRAFT_STAY };
-	struct err e;
-
-	*is_error = 1;
-	if (check_args(args, keys, why, sizeof why))
-		return xstrdup(why);
-	d.subject = jsonio_str(args, "subject");
-	d.body = jsonio_str(args, "body");
-	if (draft_reply(run->env->store, run->env->outbox, &d, id, &e) != 0)
-		return xstrdup(e.msg);
-	*is_error = 0;
-	return staged(run, id);
-}
-
-static char *tool_propose_meeting(struct run *run, const json_t *args, int *is_error)
-{
-	static const char *const keys[] = { "start", "end", "title", NULL };
-	char why[256], id[OUTBOX_ID_MAX + 1], a[RFC3339_LEN], b[RFC3339_LEN];
-	struct draft_invite d = { run->seq, run->session, a, b, NULL, DRAFT_STAY };
-	time_t start, end;
-	struct err e;
-	int free_slot;
-
-	*is_error = 1;
-	if (check_args(args, keys, why, sizeof why))
-		return xstrdup(why);
-	if (rfc3339_parse(jsonio_str(args, "start"), &start) ||
-	    rfc3339_parse(jsonio_str(args, "end"), &end) || end <= start)
-		return xstrdup("start and end must be RFC 3339 times, the end after the start");
-	free_slot = calendar_is_free(run->env->calendar_path, start, end, &e);
-	if (free_slot < 0)
-		return xstrdup(e.msg);
-	if (!free_slot)
-		return xstrdup("that slot is busy in the calendar: nothing was drafted");
-	rfc3339_format(start, a);
-	rfc3339_format(end, b);
-	d.title = jsonio_str(args, "title");
-	if (draft_invite(run->env->store, run->env->outbox, &d, id, &e) != 0)
-		return xstrdup(e.msg);
-	*is_error = 0;
-	return staged(run, id);
+	text_safe(&b, e->msg, strlen(e->msg), TEXT_KEEP_NEWLINES);
+	return buf_steal(&b);
 }
 
 static char *call_tool(struct run *run, const struct provider_tool_call *c, int *is_error)
 {
-	*is_error = 1;
+	const struct agent_tool *t;
+	json_t *v = NULL;
+	char *out;
+	struct err e;
+
+	err_clear(&e);
 	if (!c->arguments)
-		return xasprintf("the arguments could not be read: %s",
-				 c->arguments_error ? c->arguments_error : "not a JSON object");
-	if (strcmp(c->name, "calendar_free_busy") == 0)
-		return tool_free_busy(run, c->arguments, is_error);
-	if (strcmp(c->name, "draft_reply") == 0)
-		return tool_draft_reply(run, c->arguments, is_error);
-	if (strcmp(c->name, "propose_meeting") == 0)
-		return tool_propose_meeting(run, c->arguments, is_error);
-	return xasprintf("there is no tool called \"%.64s\"; the tools are calendar_free_busy, "
-			 "draft_reply and propose_meeting",
-			 c->name);
+		err_set(&e, ERR_BAD_ARGUMENTS, "the arguments could not be read: %s",
+			c->arguments_error ? c->arguments_error : "not a JSON object");
+	else if ((t = agent_tool_find(c->name ? c->name : "", AGENT_TRIAGE, &e)))
+		v = agent_tool_call(t, &run->tools, c->arguments, &e);
+	*is_error = !v;
+	if (!v)
+		return refusal_text(&e);
+	out = jsonio_compact(v);
+	json_decref(v);
+	return out;
 }
 
 /* ---- the loop ------------------------------------------------------------------ */
@@ -295,7 +173,7 @@ static enum triage_outcome converse(struct run *run, const char *prompt, char **
 	*final = NULL;
 	provider_request_init(&req, TRIAGE_MAX_TOKENS);
 	provider_request_user(&req, prompt);
-	add_tools(&req);
+	add_tools(&req, &run->tools);
 	for (turn = 0; turn < run->env->max_turns; turn++) {
 		if (provider_complete(run->env->conf, &req, &resp, &e) != 0) {
 			transcript_add(&run->t, "error", json_string(e.msg));
@@ -313,7 +191,7 @@ static enum triage_outcome converse(struct run *run, const char *prompt, char **
 		}
 		if (resp.ncalls == 0) {
 			*final = xstrndup(resp.text, text_utf8_clip(resp.text, resp.text_len, NOTE_MAX));
-			outcome = run->drafts ? TRIAGE_DRAFTED : TRIAGE_NOTHING;
+			outcome = run->tools.drafts ? TRIAGE_DRAFTED : TRIAGE_NOTHING;
 			provider_response_free(&resp);
 			goto out;
 		}
@@ -394,7 +272,7 @@ static void new_session(char out[64])
 int triage_one(const struct triage_env *env, long long seq, struct triage_result *out,
 	       struct err *e)
 {
-	struct run run = { env, seq, NULL, { -1 }, 0 };
+	struct run run = { env, { env->cfg, env->store, env->outbox, NULL, seq, 0 }, { -1 } };
 	struct landing l = { out, NULL };
 	struct record r;
 	json_t *brief;
@@ -412,7 +290,7 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 				  "may tell a run",
 				  seq);
 	new_session(out->session);
-	run.session = out->session;
+	run.tools.session_id = out->session;
 	if (transcript_open(&run.t, env->sessions_dir, out->session, e) != 0) {
 		json_decref(brief);
 		return -1;
@@ -423,7 +301,7 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 	transcript_add(&run.t, "user", json_string(prompt));
 	out->outcome = converse(&run, prompt, &final);
 	free(prompt);
-	out->drafts = run.drafts;
+	out->drafts = run.tools.drafts;
 	l.final = final;
 	if (store_update(env->store, seq, land_one, &l, e) != 0) {
 		free(final);
@@ -436,7 +314,7 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 				 : out->outcome == TRIAGE_NOTHING ? "triaged"
 				 : out->outcome == TRIAGE_LEFT    ? "left: a person moved the request"
 								  : "failed",
-				 "drafts", (int)run.drafts));
+				 "drafts", (int)run.tools.drafts));
 	close(run.t.fd);
 	out->note = final;
 	return 0;

@@ -2,11 +2,12 @@
  * triage — the privileged pass: a model with tools, told only the brief.
  *
  * One fresh conversation per request (a fresh taint): a single user message
- * holding the brief and the framing, and three tools that cannot send anything
- * — calendar_free_busy (busy intervals only), draft_reply (a message staged
- * for the record's reply_to, whose recipient the model cannot choose) and
- * propose_meeting (an invite staged for reply_to, refused unless the slot is
- * free). Every turn is written to HOME_M/sessions/<session>.jsonl.
+ * holding the brief and the framing, and the triage rows of the agent tool
+ * table (agent.h), which cannot send anything — calendar_free_busy (busy
+ * intervals only), draft_reply (a message staged for the record's reply_to,
+ * whose recipient the model cannot choose) and propose_meeting (an invite
+ * staged for reply_to, refused unless the slot is free). Every turn is
+ * written to HOME_M/sessions/<session>.jsonl.
  *
  * After the run, under the store lock, the record is re-read: a record a
  * person moved meanwhile is left alone. Otherwise it becomes awaiting_me (a
@@ -37,7 +38,7 @@ struct triage_env {
 	struct store *store;
 	struct outbox_store *outbox;
 	const struct provider_conf *conf;
-	const char *calendar_path; /* NULL: calendar tools answer that none is configured */
+	const struct config *cfg;  /* the calendar path and the outbox routes */
 	const char *sessions_dir;  /* HOME_M/sessions */
 	int max_turns;
 };

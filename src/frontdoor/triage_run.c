@@ -17,6 +17,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "outbox/sink.h"
 #include "outbox/store.h"
 
 #include <stdio.h>
@@ -31,10 +32,10 @@ int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
 		return err_set(e, ERR_NO_MODEL,
 			       "triage needs a model that can use tools, and the configured "
 			       "provider is the rules extractor: set default_provider in config.toml");
-	if (!config_outbox_routes(cfg, "mail_send"))
-		return err_set(e, ERR_UNROUTED,
-			       "triage refuses to run: [outbox] tools in config.toml does not name "
-			       "mail_send, so drafts would have nowhere to go");
+	if (!sink_routed(cfg, SINK_MAIL, e)) {
+		err_prefix(e, "triage refuses to run");
+		return -1;
+	}
 	if (outbox_store_open(ob, cfg->outbox_dir, OUTBOX_WRITE, e) != 0) {
 		char why[sizeof e->msg];
 		snprintf(why, sizeof why, "%s", e->msg);
@@ -141,7 +142,7 @@ static int run_with(const struct config *cfg, const struct provider_conf *conf,
 	}
 	rc = triage_select(&s, o->seq, o->limit, rep ? rep->reconcile : NULL, &p, e);
 	if (rc == 0) {
-		struct triage_env env = { &s, ob, conf, cfg->calendar_path, sessions, o->max_turns };
+		struct triage_env env = { &s, ob, conf, cfg, sessions, o->max_turns };
 		run_each(&env, &p, rep);
 	}
 	triage_pick_free(&p);

@@ -8,11 +8,13 @@
  * mission_log). No tool shows a stranger's prose, and none closes, approves,
  * rejects, lands or archives: those are a person's, at a terminal.
  *
- * The rule: one table describes each tool's arguments, and both the
- * inputSchema that tools/list publishes and the check every call passes are
- * made from it, so what an agent is told and what is enforced cannot drift
- * apart. An argument the schema does not name (a `to` for draft_reply) is
- * refused before anything runs.
+ * The rule: one table describes each tool's arguments (base/args.h), and
+ * both the inputSchema that tools/list publishes and the check every call
+ * passes are made from it, so what an agent is told and what is enforced
+ * cannot drift apart. An argument the schema does not name (a `to` for
+ * draft_reply) is refused before anything runs. The front door's three are
+ * the MCP rows of the agent tool table a triage run's model is given too
+ * (frontdoor/agent.h); the mission board's three are rows kept here.
  *
  * A tool that says no — a bad argument, a rule, a failure underneath —
  * answers with a result whose isError is true and whose text is the reason;

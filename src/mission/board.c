@@ -575,6 +575,21 @@ static int precheck_empty(struct board *b, const struct letter *l, struct err *e
 	return rc;
 }
 
+int board_post_agent(struct board *b, const char *agent, const struct letter *l,
+		     struct board_result *out, struct err *e)
+{
+	if (agent && strcmp(agent, BOARD_HUMAN) == 0)
+		return err_set(e, ERR_HUMAN_GESTURE,
+			       "the agent id '%s' is reserved for a person's gestures: nothing "
+			       "was appended",
+			       BOARD_HUMAN);
+	if (l->phase == LETTER_ARCHIVED)
+		return err_set(e, ERR_HUMAN_GESTURE,
+			       "human_gesture: `archived` is a person's gesture (mecha mission "
+			       "archive), never an agent's — nothing was appended");
+	return board_post(b, agent, l, out, e);
+}
+
 int board_post(struct board *b, const char *agent, const struct letter *l,
 	       struct board_result *out, struct err *e)
 {

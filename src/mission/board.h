@@ -117,6 +117,14 @@ int board_post(struct board *b, const char *agent, const struct letter *l,
 	       struct board_result *out, struct err *e);
 
 /*
+ * board_post for an agent (the MCP tool): a person's gestures are never an
+ * agent's, whatever the letter says, so the agent id BOARD_HUMAN and an
+ * `archived` letter are refused with "human_gesture" before anything is read.
+ */
+int board_post_agent(struct board *b, const char *agent, const struct letter *l,
+		     struct board_result *out, struct err *e);
+
+/*
  * Opens a mission: posts, as agent (NULL: BOARD_HUMAN), a seq-1 `judging`
  * letter with a fresh msn_<12 hex> id for block_id and brain_ref (through
  * board_post's guards). now: started_at and updated_at (NULL: the current time).

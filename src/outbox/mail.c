@@ -14,6 +14,7 @@
 #include "base/text.h"
 #include "config/config.h"
 #include "outbox/item.h"
+#include "outbox/sink.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -419,6 +420,16 @@ int mail_check_args(const json_t *args, struct err *e)
 	return rc;
 }
 
+int mail_check_address(const char *s, size_t n, const char *what, struct err *e)
+{
+	struct addr a;
+
+	if (addr_parse(s, n, what, &a, e) != 0)
+		return -1;
+	addr_free(&a);
+	return 0;
+}
+
 static void build_text(struct buf *b, const struct addr *from, const struct addr *list, size_t nto,
 		       size_t n, const char *id, const json_t *args, time_t date)
 {
@@ -751,3 +762,59 @@ int mail_deliver(const struct config *cfg, const struct mail_message *m, struct 
 		return smtp_send(cfg, m, e);
 	return sendmail_send(cfg, m, e);
 }
+
+/* ---- the sink ------------------------------------------------------------------ */
+
+/* What a stage must refuse that a release would otherwise encode: a subject on two lines. */
+static int mail_check_draft(const json_t *args, struct err *e)
+{
+	const json_t *subject = json_object_get(args, "subject");
+
+	if (mail_check_args(args, e) != 0)
+		return -1;
+	if (json_is_string(subject) &&
+	    (memchr(json_string_value(subject), '\n', json_string_length(subject)) ||
+	     memchr(json_string_value(subject), '\r', json_string_length(subject))))
+		return err_set(e, ERR_BAD_ARGS, "'subject' must be a single line");
+	return 0;
+}
+
+static int mail_recipient(const char *to, struct err *e)
+{
+	return mail_check_address(to, strlen(to), "reply_to", e);
+}
+
+static int mail_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
+			struct err *e)
+{
+	struct mail_message *m;
+
+	if (!mail_configured(cfg, e))
+		return -1;
+	m = xmalloc(sizeof *m);
+	if (mail_build(cfg->mail_from, it->id, it->args, time(NULL), m, e) != 0) {
+		free(m);
+		return -1;
+	}
+	*job = m;
+	return 0;
+}
+
+static int mail_run(const struct config *cfg, void *job, struct err *e)
+{
+	return mail_deliver(cfg, job, e);
+}
+
+static void mail_discard(void *job)
+{
+	if (job)
+		mail_message_free(job);
+	free(job);
+}
+
+static const char *const mail_names[] = { "mail_send", "mail__mail_send", NULL };
+
+const struct sink mail_sink = {
+	SINK_MAIL, mail_names, mail_configured, mail_check_draft, mail_recipient,
+	mail_prepare, mail_run, mail_discard,
+};

@@ -24,6 +24,10 @@
 
 struct config;
 struct err;
+struct sink;
+
+/* The mail_send row of the sink table (sink.h). */
+extern const struct sink mail_sink;
 
 struct mail_message {
 	char *from;   /* the bare sender address (the SMTP envelope) */
@@ -35,6 +39,9 @@ struct mail_message {
 
 /* Checks a draft's args (to, cc, subject, body) without building anything. */
 int mail_check_args(const json_t *args, struct err *e);
+
+/* 0 when s[0..n) is one address ("Name <a@b>" or "a@b") mecha will send to; `what` names it. */
+int mail_check_address(const char *s, size_t n, const char *what, struct err *e);
 
 /*
  * Builds the message for the item `id` from args, sent by `from` (the

@@ -9,94 +9,13 @@
 #include "base/text.h"
 #include "base/verdict.h"
 #include "base/rfc3339.h"
-#include "config/config.h"
 #include "outbox/item.h"
-#include "outbox/mail.h"
+#include "outbox/sink.h"
 #include "outbox/store.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/*
- * A sink in two halves: prepare runs under the lock and must be cheap (check
- * the configuration, build what will be sent); deliver runs without it.
- */
-struct sink {
-	const char *tool;
-	int (*prepare)(const struct config *cfg, const struct outbox_item *it, void **job,
-		       struct err *e);
-	int (*deliver)(const struct config *cfg, void *job, struct err *e);
-	void (*discard)(void *job);
-};
-
-static int mail_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
-			struct err *e)
-{
-	struct mail_message *m;
-
-	if (!mail_configured(cfg, e))
-		return -1;
-	m = xmalloc(sizeof *m);
-	if (mail_build(cfg->mail_from, it->id, it->args, time(NULL), m, e) != 0) {
-		free(m);
-		return -1;
-	}
-	*job = m;
-	return 0;
-}
-
-static int mail_run(const struct config *cfg, void *job, struct err *e)
-{
-	return mail_deliver(cfg, job, e);
-}
-
-static void mail_discard(void *job)
-{
-	if (job)
-		mail_message_free(job);
-	free(job);
-}
-
-static int calendar_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
-			    struct err *e)
-{
-	(void)cfg;
-	(void)it;
-	(void)job;
-	return err_set(e, ERR_UNAVAILABLE, "calendar_invite cannot be delivered yet: its sink "
-			"arrives with calendar support; nothing was sent");
-}
-
-static const struct sink sinks[] = {
-	{ "mail_send", mail_prepare, mail_run, mail_discard },
-	{ "mail__mail_send", mail_prepare, mail_run, mail_discard },
-	{ "calendar_invite", calendar_prepare, NULL, NULL },
-};
-
-static const struct sink *sink_for(const char *tool, struct err *e)
-{
-	for (size_t i = 0; i < sizeof sinks / sizeof sinks[0]; i++)
-		if (strcmp(sinks[i].tool, tool) == 0)
-			return &sinks[i];
-	err_set(e, ERR_UNAVAILABLE, "tool %s is not available in this configuration", tool);
-	return NULL;
-}
-
-int release_available(const struct config *cfg, const char *tool, struct err *e)
-{
-	const struct sink *k = sink_for(tool, e);
-
-	if (!k)
-		return 0;
-	if (k->prepare == mail_prepare)
-		return mail_configured(cfg, e);
-	if (k->prepare == calendar_prepare) {
-		calendar_prepare(cfg, NULL, NULL, e);
-		return 0;
-	}
-	return 1;
-}
 
 static int refuse_resolved(const struct outbox_item *it, struct err *e)
 {
@@ -141,7 +60,7 @@ static int claim(struct outbox_store *s, const struct config *cfg, const char *i
 		rc = refuse_resolved(&it, e);
 	else if (it.sending_since && !(flags & RELEASE_FORCE))
 		rc = refuse_in_flight(&it, e);
-	else if (!(*sink = sink_for(it.tool, e)) || (*sink)->prepare(cfg, &it, job, e) != 0)
+	else if (!(*sink = sink_find(it.tool, e)) || (*sink)->prepare(cfg, &it, job, e) != 0)
 		rc = record_error(s, &it, e);
 	else {
 		rfc3339_now(now);
@@ -245,18 +164,22 @@ static int check_all(struct outbox_store *s, char *const *ids, size_t n, unsigne
 	return 0;
 }
 
+int release_check_reason(const char *reason, struct err *e)
+{
+	if (!text_blank(reason))
+		return 0;
+	return err_set(e, ERR_REASON_REQUIRED, "a rejection needs a reason (--reason TEXT): it is "
+		       "what the next draft is written from");
+}
+
 int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
 		   unsigned flags, struct err *e)
 {
 	struct outbox_item *items;
 	int rc = 0;
 
-	if (text_blank(reason)) {
-		err_set(e, ERR_USAGE, "a rejection needs a reason (--reason TEXT): it is what the next "
-			  "draft is written from");
-		e->code = ERR_REASON_REQUIRED;
+	if (release_check_reason(reason, e) != 0)
 		return -1;
-	}
 	items = xcalloc(n ? n : 1, sizeof *items);
 	if (outbox_store_lock(s, e) != 0) {
 		free(items);

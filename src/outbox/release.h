@@ -13,10 +13,10 @@
  * sending_since behind, and that item is never sent again without
  * RELEASE_FORCE: only a person can know whether the first attempt went out.
  *
- * Sinks: mail_send (and the Rust name mail__mail_send) through mail.h;
- * calendar_invite is known but has no sink yet and says so; any other tool is
- * "not available in this configuration". A sink's failure is recorded on the
- * item as `error`, which stays pending.
+ * How a tool delivers is its row in the sink table (sink.h); a tool no row
+ * names is "not available in this configuration" (an item the Rust tool
+ * staged may name one). A sink's failure is recorded on the item as `error`,
+ * which stays pending.
  *
  * Ownership: nothing returned is allocated; ids and reasons are borrowed.
  */
@@ -57,7 +57,7 @@ int release_mark_sent(struct outbox_store *s, const char *id, struct err *e);
 int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
 		   unsigned flags, struct err *e);
 
-/* 1 when release_send has a sink for tool in this configuration; else 0 and e says why. */
-int release_available(const struct config *cfg, const char *tool, struct err *e);
+/* 0 when reason says something; else -1 with "reason_required" (exit 2). */
+int release_check_reason(const char *reason, struct err *e);
 
 #endif

@@ -11,6 +11,7 @@
 #include "base/jsonio.h"
 #include "base/lock.h"
 #include "base/text.h"
+#include "outbox/sink.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -315,7 +316,9 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 	int rc = 0;
 
 	*id = NULL;
-	if (!*prefix || !outbox_item_id_ok(prefix) || !s->exists)
+	if (!*prefix)
+		return err_set(e, ERR_USAGE, "an empty id names no outbox item");
+	if (!outbox_item_id_ok(prefix) || !s->exists)
 		return err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
 	if (exists_at(s->dir, prefix)) {
 		*id = xstrdup(prefix);
@@ -335,13 +338,29 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 	return rc;
 }
 
+/* What the draft says it is must be something a release can act on. */
+static int stage_check(const struct outbox_draft *d, struct err *e)
+{
+	if (d->kind && strcmp(d->kind, OUTBOX_KIND_MESSAGE) != 0 &&
+	    strcmp(d->kind, OUTBOX_KIND_PUBLISH) != 0) {
+		struct buf b = BUF_INIT;
+
+		text_safe(&b, d->kind, strlen(d->kind), 0);
+		err_set(e, ERR_BAD_ARGUMENTS, "the kind is message or publish, not '%s'; nothing "
+			"was staged", buf_str(&b));
+		buf_free(&b);
+		return -1;
+	}
+	return sink_check(d->tool, d->args, e);
+}
+
 int outbox_store_stage(struct outbox_store *s, const struct outbox_draft *d,
 		       struct outbox_item *out, struct err *e)
 {
 	struct outbox_item it;
 	int rc;
 
-	if (outbox_item_new(&it, d, e) != 0)
+	if (stage_check(d, e) != 0 || outbox_item_new(&it, d, e) != 0)
 		return -1;
 	if (outbox_store_lock(s, e) != 0) {
 		outbox_item_free(&it);

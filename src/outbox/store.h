@@ -93,11 +93,17 @@ const struct outbox_item *outbox_list_find(const struct outbox_list *l, const ch
 /*
  * The id of the one item whose id is, or starts with, prefix (an exact match
  * wins). *id is malloc'd. Codes: "not_found"; "ambiguous" (a usage error
- * naming a few candidates).
+ * naming a few candidates); "usage" for an empty prefix, which would name
+ * every item.
  */
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e);
 
-/* Stages a new pending item; *out (when not NULL) receives it. */
+/*
+ * Stages a new pending item; *out (when not NULL) receives it. The one door
+ * for every stager: the kind must be message or publish and the sink table
+ * must know the tool and accept its arguments (codes "bad_arguments",
+ * "unknown_tool": exit 2, nothing staged).
+ */
 int outbox_store_stage(struct outbox_store *s, const struct outbox_draft *d,
 		       struct outbox_item *out, struct err *e);
 

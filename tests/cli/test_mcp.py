@@ -295,3 +295,22 @@ def test_help_prints_a_client_configuration_ready_to_paste(mecha):
 def test_an_argument_is_a_usage_error(mecha):
     p = mecha.run("mcp", "--stdio", check=2)
     assert p.stdout == b""
+
+
+def test_the_help_and_the_manual_list_exactly_the_tools_a_client_is_given(mecha):
+    import re
+    from conftest import ROOT
+
+    answers, _ = serve(mecha, req(1, "tools/list"))
+    tools = {t["name"]: t for t in answers[0]["result"]["tools"]}
+    assert len(tools) == 6
+    help_lines = {line.split()[0]: line for line in mecha.run("mcp", "--help", check=0).out
+                  .splitlines() if line.startswith("  ") and line.split()[0] in tools}
+    assert sorted(help_lines) == sorted(tools)
+    for name, t in tools.items():
+        for arg in t["inputSchema"]["properties"]:
+            optional = "" if arg in t["inputSchema"]["required"] else "?"
+            assert f"{arg}{optional}" in help_lines[name], (name, arg)
+    manual = (ROOT / "docs" / "mcp.md").read_text()
+    documented = re.findall(r"^\| `([a-z_]+)` \|", manual, re.M)
+    assert sorted(documented) == sorted(tools)

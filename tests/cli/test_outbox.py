@@ -365,9 +365,19 @@ def test_a_failing_sendmail_leaves_the_draft_pending(mecha, tmp_path):
     assert read_item(mecha, item_id)["status"] == "pending"
 
 
+def plant_tool(mecha, tool):
+    """A pending item naming `tool`, as the Rust tool may have staged it (a stage refuses
+    a tool no sink knows)."""
+    item_id = stage(mecha)
+    item = read_item(mecha, item_id)
+    item["tool"] = tool
+    item_path(mecha, item_id).write_text(json.dumps(item, indent=2))
+    return item_id
+
+
 def test_an_unknown_tool_is_recorded_as_an_error_and_stays_pending(mecha, smtp_sink):
     configure(mecha, smtp_sink.url)
-    item_id = stage(mecha, {"url": "x"}, "web_post")
+    item_id = plant_tool(mecha, "web_post")
     p = mecha.run("outbox", "approve", item_id, check=1)
     assert "tool web_post is not available in this configuration" in p.err
     item = read_item(mecha, item_id)
@@ -514,6 +524,127 @@ def test_the_outbox_directory_comes_from_the_environment_then_the_config(mecha, 
     other = tmp_path / "elsewhere"
     env = {"MECHA_OUTBOX_DIR": str(other)}
     assert mecha.json("outbox", "list", "--json", env=env) == []
-    mecha.run("outbox", "stage", "--tool", "x", "--args", "{}", env=env, check=0)
+    mecha.run("outbox", "stage", "--tool", "mail_send", "--args", json.dumps(MAIL), env=env,
+              check=0)
     assert len(list(other.glob("*.json"))) == 1
     assert [i["id"] for i in mecha.json("outbox", "list", "--json")] == [item_id]
+
+
+# -- the sink table at staging ---------------------------------------------------------
+def staged_files(mecha):
+    return list(outbox_dir(mecha).glob("*.json")) if outbox_dir(mecha).exists() else []
+
+
+def test_a_stage_for_a_tool_no_sink_knows_is_refused_and_stages_nothing(mecha):
+    for tool in ("nope", "web_post", "mail_send\x1b[2J"):
+        p = mecha.run("outbox", "stage", "--tool", tool, "--args", json.dumps(MAIL), check=2)
+        assert "no tool is called" in p.err and "mail_send" in p.err
+        assert "\x1b" not in p.err
+    p = mecha.run("outbox", "stage", "--tool", "mail_send", "--kind", "letter", "--args",
+                  json.dumps(MAIL), check=2)
+    assert "message or publish" in p.err
+    assert staged_files(mecha) == []
+
+
+def test_a_mail_draft_whose_subject_is_not_one_line_is_not_staged(mecha):
+    for tool in ("mail_send", "mail__mail_send"):
+        for subject in ("Re: hi\r\nBcc: evil@example.net", "two\nlines", "a\rb"):
+            p = mecha.run("outbox", "stage", "--tool", tool, "--args",
+                          json.dumps(dict(MAIL, subject=subject)), check=2)
+            assert "single line" in p.err
+    assert staged_files(mecha) == []
+
+
+def test_an_empty_id_is_a_usage_error_on_every_verb(mecha):
+    stage(mecha)
+    for verb in (["show"], ["approve", "-y"], ["reject", "--reason", "r"], ["edit"]):
+        p = mecha.run("outbox", *verb, "", env={"EDITOR": "true"}, check=2)
+        assert "empty id" in p.err
+
+
+def test_reject_without_a_reason_is_reason_required_whatever_it_names(mecha):
+    p = mecha.run("outbox", "reject", "19990101T000000-00000000", check=2)
+    assert "needs a reason" in p.err
+
+
+# -- an agent's bytes never drive the terminal -------------------------------------------
+POISON = "\x1b]52;c;ZXZpbA==\x07\x1b[2J\r\x7f\u009b31m"
+RAW = ["\x1b", "\x07", "\r", "\x7f", "\u009b"]
+
+
+def poisoned(status, item_id):
+    p = POISON
+    args_before = {"to": "ada@example.org", "subject": "before" + p, "body_text": "was" + p}
+    return {
+        "id": item_id, "status": status, "tool": "mail_send" + p, "kind": "message" + p,
+        "args_before": args_before,
+        "args": {"to": "ada@example.org" + p, "cc": ["bob@example.net" + p],
+                 "subject": "s" + p, "body_text": "b" + p, "key" + p: "value" + p},
+        "summary": "summary" + p, "session_id": "session" + p, "workspace": "workspace" + p,
+        "taint": {"private": False, "untrusted": True}, "created_at": "2026" + p,
+        "resolved_at": "2027" + p, "reason": "reason" + p, "error": "error" + p,
+        "sending_since": "since" + p,
+    }
+
+
+def assert_clean(p):
+    for stream in (p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")):
+        for c in RAW:
+            assert c not in stream, (repr(c), stream)
+
+
+def test_no_field_of_an_item_reaches_the_terminal_raw(mecha, smtp_sink):
+    configure(mecha, smtp_sink.url)
+    pending, sent = "20260806T020312-3f2a9c1b", "20260806T020313-3f2a9c1c"
+    outbox_dir(mecha).mkdir(parents=True, mode=0o700)
+    item_path(mecha, pending).write_text(json.dumps(poisoned("pending", pending)))
+    item_path(mecha, sent).write_text(json.dumps(poisoned("sent" + POISON, sent)))
+    runs = [
+        mecha.run("outbox", check=0),
+        mecha.run("outbox", "list", "--via", "mail", check=0),
+        mecha.run("outbox", "show", pending, check=0),
+        mecha.run("outbox", "show", sent, check=0),
+        mecha.run("outbox", "approve", pending, sent, input="n\n", check=3),  # the prompt
+        mecha.run("outbox", "approve", "-y", pending, check=3),  # in flight since …
+        mecha.run("outbox", "reject", sent, "--reason", "r", check=3),  # already …
+        mecha.run("outbox", "approve", "--force", "-y", pending, check=1),  # no sink for its tool
+        mecha.run("outbox", "show", pending, check=0),  # with the error recorded
+        mecha.run("outbox", "reject", "--force", pending, "--reason", "no", check=0),
+        mecha.run("outbox", "show", pending, check=0),
+    ]
+    for p in runs:
+        assert_clean(p)
+    shown = runs[2].out
+    for field in ("summary", "session", "workspace", "2026", "2027", "reason", "since",
+                  "error", "key", "value", "before", "was"):
+        assert field + "\\e]52;c;ZXZpbA==\\x07" in shown, field
+    assert "Send 2 drafts" in runs[4].err and "summary\\e]52" in runs[4].err
+    assert "since\\e]52" in runs[5].err
+    assert "sent\\e]52" in runs[6].err
+    assert "mail_send\\e]52" in runs[7].err
+    assert smtp_sink.raw() == []
+
+
+def test_list_and_show_of_a_read_only_outbox_change_nothing(mecha):
+    a, b = stage(mecha), stage(mecha)
+    d = outbox_dir(mecha)
+    (d / ".lock").unlink(missing_ok=True)
+
+    def snapshot():
+        return sorted((p.name, p.stat().st_mtime_ns, p.stat().st_mode, p.read_bytes())
+                      for p in d.iterdir())
+
+    for p in d.iterdir():
+        p.chmod(0o400)
+    d.chmod(0o500)
+    try:
+        before = snapshot()
+        dir_mtime = d.stat().st_mtime_ns
+        assert len(mecha.run("outbox", "list", check=0).out.splitlines()) == 2
+        assert len(mecha.json("outbox", "list", "--json")) == 2
+        mecha.run("outbox", "show", a, check=0)
+        assert mecha.json("outbox", "show", b[:-1], "--json")["id"] == b
+        assert snapshot() == before and d.stat().st_mtime_ns == dir_mtime
+        assert not (d / ".lock").exists()
+    finally:
+        d.chmod(0o700)

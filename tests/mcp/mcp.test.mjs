@@ -202,6 +202,43 @@ test('draft_reply for a request with no reply_to stages nothing', async () => {
   }, ({ home }) => writeExtracted(home, 5, { reply_to: null }));
 });
 
+// The arguments a triage run's model is refused (tests/cli/test_agent_tools.py), refused here too.
+test('draft_reply refuses the bad arguments triage refuses, and stages nothing', async () => {
+  await withClient(async (client, { home }) => {
+    const bad = [
+      { subject: 'Re: hi\r\nBcc: mallory@example.net', body: 'b' },
+      { subject: 'two\nlines', body: 'b' },
+      { subject: 's' },
+      { subject: 'x'.repeat(201), body: 'b' },
+      { subject: '', body: 'b' },
+      { to: 'mallory@example.net', subject: 's', body: 'b' },
+    ];
+    for (const args of bad) {
+      const result = await client.callTool({ name: 'draft_reply', arguments: { seq: 6, ...args } });
+      assert.equal(result.isError, true, JSON.stringify(args));
+      assert.equal(result.structuredContent.error, 'bad_arguments', JSON.stringify(args));
+    }
+    assert.deepEqual(outboxFiles(home), []);
+    assert.equal(readRecord(home, 6).state, 'extracted');
+  }, ({ home }) => writeExtracted(home, 6));
+});
+
+test('draft_reply refuses a reply_to that is not one address mecha will send to', async () => {
+  await withClient(async (client, { home }) => {
+    for (const seq of [7, 8]) {
+      const result = await client.callTool({ name: 'draft_reply',
+        arguments: { seq, subject: 'Re: hello', body: 'Yes.' } });
+      assert.equal(result.isError, true);
+      assert.equal(result.structuredContent.error, 'no_reply_to');
+      assert.equal(readRecord(home, seq).state, 'extracted');
+    }
+    assert.deepEqual(outboxFiles(home), []);
+  }, ({ home }) => {
+    writeExtracted(home, 7, { reply_to: 'a@example.org, b@evil.com' });
+    writeExtracted(home, 8, { reply_to: '-oQ/tmp/x@example.org' });
+  });
+});
+
 test('mission_post chains, and refuses archived and a stale head', async () => {
   await withClient(async (client, { home }) => {
     const post = (l) => client.callTool({ name: 'mission_post',

@@ -257,3 +257,56 @@ Test(jsonio, a_pretty_dump_keeps_key_order_and_raw_utf8)
 	cr_assert_null(jsonio_parse("{\"a\":", 5, "f.json", &e));
 	cr_assert(strstr(e.msg, "f.json") != NULL);
 }
+
+/* ---- args: one table, read as the schema and as the check ------------------------ */
+
+#include "base/args.h"
+
+static const struct args_spec reply_spec[] = {
+	{ "seq", ARGS_INTEGER, ARGS_REQUIRED | ARGS_BINDABLE, 0, -1, "seq" },
+	{ "subject", ARGS_STRING, ARGS_REQUIRED | ARGS_ONE_LINE, 1, 200, "subject" },
+	{ "when", ARGS_STRING, ARGS_DATE_TIME, 1, 64, "when" },
+};
+static const struct args_tool reply_tool = { "reply", "Reply", "A reply.",
+					     ARGS_TABLE(reply_spec), 0, "ask elsewhere" };
+
+static int checked(const char *text, int bound, struct err *e)
+{
+	json_t *v = jsonio_parse(text, strlen(text), "args", e);
+	int rc;
+
+	cr_assert_not_null(v, "%s", e->msg);
+	rc = args_check(&reply_tool, v, bound, e);
+	json_decref(v);
+	return rc;
+}
+
+Test(args, the_check_refuses_what_the_schema_does_not_describe)
+{
+	struct err e;
+
+	cr_assert_eq(checked("{\"seq\":1,\"subject\":\"hi\"}", 0, &e), 0, "%s", e.msg);
+	cr_assert_eq(checked("{\"seq\":1,\"subject\":\"hi\",\"to\":\"m@x.org\"}", 0, &e), -1);
+	cr_assert(strstr(e.msg, "no argument 'to'") && strstr(e.msg, "ask elsewhere"), "%s", e.msg);
+	cr_assert_eq(checked("{\"seq\":1,\"subject\":\"a\\nb\"}", 0, &e), -1);
+	cr_assert_eq(checked("{\"seq\":1,\"subject\":\"\"}", 0, &e), -1);
+	cr_assert_eq(checked("{\"seq\":-1,\"subject\":\"hi\"}", 0, &e), -1);
+	cr_assert_eq(checked("{\"seq\":1,\"subject\":\"hi\",\"when\":\"tuesday\"}", 0, &e), -1);
+	cr_assert_eq(checked("{\"subject\":\"hi\"}", 0, &e), -1);
+	cr_assert_eq(e.code, ERR_BAD_ARGUMENTS);
+}
+
+Test(args, a_bound_argument_is_neither_shown_nor_accepted)
+{
+	json_t *open = args_schema(&reply_tool, 0), *bound = args_schema(&reply_tool, 1);
+	struct err e;
+
+	cr_assert_not_null(json_object_get(json_object_get(open, "properties"), "seq"));
+	cr_assert_null(json_object_get(json_object_get(bound, "properties"), "seq"));
+	cr_assert_eq(json_array_size(json_object_get(bound, "required")), 1);
+	cr_assert(json_is_false(json_object_get(bound, "additionalProperties")));
+	cr_assert_eq(checked("{\"subject\":\"hi\"}", 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(checked("{\"seq\":2,\"subject\":\"hi\"}", 1, &e), -1);
+	json_decref(open);
+	json_decref(bound);
+}

@@ -140,7 +140,7 @@ static int pass_one(struct record *r, void *arg, struct err *e)
 		p->moves[p->n++] = m;
 		pthread_mutex_unlock(&p->mu);
 	}
-	return rc < 0 ? -1 : 0;
+	return rc < 0 ? -1 : VERDICT_NEXT;
 }
 
 static int by_seq(const void *a, const void *b)

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/verdict.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/lock.h"
@@ -281,7 +282,7 @@ static int each(struct store *s, const char *needle,
 
 	if (list_names(s, &names, &n, e) != 0)
 		return -1;
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	for (size_t i = 0; i < n && rc == VERDICT_NEXT; i++) {
 		struct record r;
 		struct err why;
 		int got = read_named_if(s, names[i].name, needle, &r, &why);
@@ -492,7 +493,7 @@ int store_update(struct store *s, long long seq,
 	rc = store_get(s, seq, &r, e);
 	if (rc == 0) {
 		rc = fn(&r, ctx, e);
-		if (rc > 0)
+		if (rc == VERDICT_WRITE)
 			rc = write_record(s, &r, e);
 		record_free(&r);
 	}

@@ -208,7 +208,7 @@ static int collect(const struct outbox_item *it, void *ctx, struct err *e)
 	if (outbox_item_adopt(copy, json_incref(it->doc), e) != 0)
 		return -1;
 	c->l->n++;
-	return 0;
+	return VERDICT_NEXT;
 }
 
 static int by_id(const void *a, const void *b)

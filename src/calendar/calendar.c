@@ -55,19 +55,30 @@ static int check_window(time_t from, time_t to, struct err *e)
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, 0, 0 };
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
 	struct source s;
 	char zone[ZONE_NAME_MAX];
+	struct err why;
 
 	*out = NULL;
 	*n = 0;
+	err_clear(&why);
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
 	if (check_window(from, to, e) != 0)
 		return -1;
-	r.local = zone_local(cfg->calendar_timezone, zone, e);
-	if (!r.local || source_each(&s, reader_file, &r, e) != 0) {
+	/*
+	 * A zone the person set must work; the system's is needed only by a
+	 * floating time or a date, and only such an event fails without it.
+	 */
+	r.local = zone_local(cfg->calendar_timezone, zone, &why);
+	r.local_why = why.msg;
+	if (!r.local && cfg->calendar_timezone && *cfg->calendar_timezone) {
+		*e = why;
+		return -1;
+	}
+	if (source_each(&s, reader_file, &r, e) != 0) {
 		free(r.v);
 		return -1;
 	}
@@ -152,8 +163,12 @@ char *calendar_busy_text(const struct config *cfg, const struct calendar_interva
 	icaltimezone *zone = zone_local(cfg->calendar_timezone, name, e);
 	struct buf out = BUF_INIT;
 
-	if (!zone)
+	if (!zone && cfg->calendar_timezone && *cfg->calendar_timezone)
 		return NULL;
+	if (!zone) { /* the system's zone is unknown: the UTC column says it all */
+		zone = icaltimezone_get_utc_timezone();
+		snprintf(name, sizeof name, "UTC");
+	}
 	for (size_t i = 0; i < n; i++) {
 		local_text(v[i].start, zone, a);
 		local_text(v[i].end, zone, b);

@@ -301,17 +301,18 @@ static int read_time(struct file *f, const struct event *ev, icalproperty *p, co
 
 	if (icaltime_is_null_time(t) || t.year < 1900 || t.year > 9999 || !icaltime_is_valid_time(t))
 		return fail(f, ev, name, "its %s cannot be read", name);
-	if (t.is_date)
-		w->zone = f->r->local;
-	else if (icaltime_is_utc(t))
+	if (icaltime_is_utc(t) && !t.is_date) {
 		w->zone = icaltimezone_get_utc_timezone();
-	else if (tzid && icalparameter_get_tzid(tzid))
+	} else if (tzid && icalparameter_get_tzid(tzid) && !t.is_date) {
 		w->zone = zone_for_tzid(ev->c, icalparameter_get_tzid(tzid));
-	else
-		w->zone = f->r->local;
-	if (!w->zone)
-		return fail(f, ev, name, "its %s has TZID \"%.100s\", which no VTIMEZONE in the file "
-			    "and no zone mecha knows defines", name, icalparameter_get_tzid(tzid));
+		if (!w->zone)
+			return fail(f, ev, name, "its %s names TZID \"%.100s\", which neither a "
+				    "VTIMEZONE in the file nor a zone mecha knows defines", name,
+				    icalparameter_get_tzid(tzid));
+	} else if (!(w->zone = f->r->local)) {
+		return fail(f, ev, name, "its %s is a floating time or a date, and %s", name,
+			    f->r->local_why);
+	}
 	w->t = t;
 	if (!t.is_date)
 		w->t = icaltime_set_timezone(&w->t, w->zone);

@@ -29,7 +29,8 @@ struct err;
 
 struct reader {
 	time_t from, to;      /* the window */
-	icaltimezone *local;  /* for floating times and dates */
+	icaltimezone *local;  /* for floating times and dates; NULL: unknown, … */
+	const char *local_why; /* … for this reason, an error when one is met */
 	struct calendar_interval *v; /* busy intervals so far, clipped to the window, unmerged */
 	size_t n, cap;
 };

@@ -135,6 +135,16 @@ static int path_kind(const struct source *s, int missing_ok, struct err *e)
 	return err_errno(e, "reading the calendar %s", s->path);
 }
 
+/* The configured file itself may be a link (a dotfile into a synced folder): follow it. */
+static int each_file(const char *path, source_fn fn, void *ctx, struct err *e)
+{
+	char *real = realpath(path, NULL);
+	int rc = fn(real ? real : path, ctx, e);
+
+	free(real);
+	return rc;
+}
+
 int source_each(const struct source *s, source_fn fn, void *ctx, struct err *e)
 {
 	int kind = path_kind(s, 0, e);
@@ -145,7 +155,7 @@ int source_each(const struct source *s, source_fn fn, void *ctx, struct err *e)
 		return err_set(e, ERR_CONFIG, "[calendar] collections names collections, but %s is "
 				"a file", s->path);
 	if (kind == 0)
-		return fn(s->path, ctx, e);
+		return each_file(s->path, fn, ctx, e);
 	if (s->ncollections)
 		return each_collection(s, fn, ctx, e);
 	return walk(s->path, 0, fn, ctx, e);

@@ -107,13 +107,25 @@ const char *zone_windows_to_iana(const char *windows)
 	return NULL;
 }
 
+/* A VTIMEZONE with no STANDARD or DAYLIGHT would convert at offset zero: a wrong answer. */
+static int has_observance(icaltimezone *z)
+{
+	icalcomponent *c = icaltimezone_get_component(z);
+
+	return c && (icalcomponent_get_first_component(c, ICAL_XSTANDARD_COMPONENT) ||
+		     icalcomponent_get_first_component(c, ICAL_XDAYLIGHT_COMPONENT));
+}
+
 icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid)
 {
 	icaltimezone *z = NULL;
 	const char *iana;
 
-	for (; c && !z; c = icalcomponent_get_parent(c))
+	for (; c && !z; c = icalcomponent_get_parent(c)) {
 		z = icalcomponent_get_timezone(c, tzid);
+		if (z && !has_observance(z))
+			z = NULL;
+	}
 	if (!z)
 		z = builtin(tzid);
 	if (!z && (iana = zone_windows_to_iana(tzid)))

@@ -730,3 +730,55 @@ Test(calendar, an_itip_request_and_its_cancel_carry_the_same_uid_and_times)
 	cr_assert_eq(calendar_itip(&ev, CALENDAR_ITIP_REQUEST, &text, &e), -1);
 	cr_assert_null(text);
 }
+
+Test(calendar, a_system_zone_nobody_knows_fails_only_the_events_that_need_one)
+{
+	struct config utc_only = conf(FIXTURES "/two-calendars.ics", NULL);
+	struct config floating = conf(FIXTURES "/allday.ics", NULL);
+	struct err e;
+
+	setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
+	expect_busy(&utc_only, "2026-11-05T10:00:00Z/2026-11-05T11:30:00Z");
+	e = refused(&floating);
+	cr_assert(strstr(e.msg, "allday.ics:") && strstr(e.msg, "TZ"), "%s", e.msg);
+	cr_assert(strstr(e.msg, "[calendar] timezone"), "%s", e.msg);
+}
+
+Test(calendar, a_vtimezone_without_observances_is_not_read_as_utc)
+{
+	struct buf b = BUF_INIT;
+	char *p;
+	struct config c;
+	struct err e;
+
+	buf_printf(&b, "%sBEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nEND:VTIMEZONE\r\n"
+		       "BEGIN:VEVENT\r\nUID:v\r\nDTSTART;TZID=Europe/Berlin:20261105T100000\r\n"
+		       "DTEND;TZID=Europe/Berlin:20261105T110000\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", head);
+	p = write_calendar("v.ics", buf_str(&b));
+	c = conf(p, "UTC");
+	expect_busy(&c, "2026-11-05T09:00:00Z/2026-11-05T10:00:00Z");
+	free(p);
+	buf_reset(&b);
+	buf_printf(&b, "%sBEGIN:VTIMEZONE\r\nTZID:Customized Time Zone\r\nEND:VTIMEZONE\r\n"
+		       "BEGIN:VEVENT\r\nUID:v\r\nDTSTART;TZID=Customized Time Zone:20261105T100000\r\n"
+		       "DURATION:PT1H\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n", head);
+	p = write_calendar("v.ics", buf_str(&b));
+	c = conf(p, "UTC");
+	e = refused(&c);
+	cr_assert(strstr(e.msg, "Customized Time Zone"), "%s", e.msg);
+	buf_free(&b);
+	free(p);
+}
+
+Test(calendar, the_configured_calendar_file_may_be_a_symbolic_link)
+{
+	char *dir = temp_dir(), *link = fs_join(dir, "calendar.ics");
+	char *target = realpath(FIXTURES "/two-calendars.ics", NULL);
+	struct config c = conf(link, "UTC");
+
+	cr_assert_eq(symlink(target, link), 0);
+	expect_busy(&c, "2026-11-05T10:00:00Z/2026-11-05T11:30:00Z");
+	free(target);
+	free(link);
+	free(dir);
+}

@@ -52,32 +52,39 @@ static int check_window(time_t from, time_t to, struct err *e)
 	return 0;
 }
 
+/*
+ * A zone the person set must work; the system's is needed only by a floating
+ * time or a date, and only such an event fails without it (why says why).
+ */
+static int local_zone(const struct config *cfg, struct reader *r, struct err *why,
+		      struct err *e)
+{
+	char name[ZONE_NAME_MAX];
+
+	err_clear(why);
+	r->local = zone_local(cfg->calendar_timezone, name, why);
+	r->local_why = why->msg;
+	if (!r->local && cfg->calendar_timezone && *cfg->calendar_timezone) {
+		*e = *why;
+		return -1;
+	}
+	return 0;
+}
+
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e)
 {
 	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
 	struct source s;
-	char zone[ZONE_NAME_MAX];
 	struct err why;
 
 	*out = NULL;
 	*n = 0;
-	err_clear(&why);
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
-	if (check_window(from, to, e) != 0)
+	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
 		return -1;
-	/*
-	 * A zone the person set must work; the system's is needed only by a
-	 * floating time or a date, and only such an event fails without it.
-	 */
-	r.local = zone_local(cfg->calendar_timezone, zone, &why);
-	r.local_why = why.msg;
-	if (!r.local && cfg->calendar_timezone && *cfg->calendar_timezone) {
-		*e = why;
-		return -1;
-	}
 	if (source_each(&s, reader_file, &r, e) != 0) {
 		free(r.v);
 		return -1;

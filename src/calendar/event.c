@@ -417,30 +417,36 @@ struct removal {
 	int removed;
 };
 
-/* One file of a vdir: an event file it empties is deleted, else rewritten without the UID. */
+/* A vdir file without the event: deleted when nothing is left in it, else rewritten. */
+static int vdir_settle_file(const char *path, const char *cut, struct err *e)
+{
+	char *dir;
+	int rc;
+
+	if (strcasestr(cut, "BEGIN:VEVENT"))
+		return file_replace_checked(path, cut, e);
+	dir = fs_dirname(path);
+	rc = unlink(path) == 0 ? fs_sync_dir(dir, e) : err_errno(e, "removing %s", path);
+	free(dir);
+	return rc;
+}
+
+/* One file of a vdir; only a file that mentions the UID is parsed and changed. */
 static int vdir_remove_file(const char *path, void *ctx, struct err *e)
 {
 	struct removal *rm = ctx;
-	char *text, *cut = NULL, *dir;
+	char *text, *cut = NULL;
 	int removed = 0, rc = 0;
 	size_t len;
 
 	if (fs_read(path, &text, &len, e) != 0)
 		return -1;
-	if (!strstr(text, rm->uid)) {
-		free(text);
-		return 0;
-	}
-	if (check_readable(path, text, len, e) == 0)
-		cut = without_uid(text, rm->uid, &removed);
-	else
-		rc = -1;
-	if (removed && !strcasestr(cut, "BEGIN:VEVENT")) {
-		dir = fs_dirname(path);
-		rc = unlink(path) == 0 ? fs_sync_dir(dir, e) : err_errno(e, "removing %s", path);
-		free(dir);
-	} else if (removed) {
-		rc = file_replace_checked(path, cut, e);
+	if (strstr(text, rm->uid)) {
+		rc = check_readable(path, text, len, e);
+		if (rc == 0)
+			cut = without_uid(text, rm->uid, &removed);
+		if (removed)
+			rc = vdir_settle_file(path, cut, e);
 	}
 	rm->removed += removed;
 	free(cut);

@@ -126,20 +126,27 @@ static int fail(struct file *f, const struct event *ev, const char *prop, const 
 
 /* ---- the first pass: collect the events, refuse what libical flagged -------- */
 
-/* The property an X-LIC-ERROR is about, from libical's message; "" when it does not say. */
+/*
+ * The property an X-LIC-ERROR is about, from libical's message ("Can't parse
+ * as RECUR value in RRULE property…", "No value for LOCATION property…",
+ * "Parse error in property name: DTST@RT"); "" when it does not say.
+ */
 static void error_property(const char *msg, char name[64])
 {
-	const char *a = strstr(msg, " value in "), *b = NULL;
+	const char *p = strstr(msg, " property"), *a, *b;
 
 	name[0] = '\0';
-	if (a) {
-		a += strlen(" value in ");
-		b = strstr(a, " property");
-	} else if ((a = strstr(msg, "property name: "))) {
-		a += strlen("property name: ");
+	if (!p)
+		return;
+	if (strncmp(p, " property name: ", 16) == 0) {
+		a = p + 16;
 		b = a + strcspn(a, " :;");
+	} else {
+		for (a = p; a > msg && a[-1] != ' '; a--)
+			;
+		b = p;
 	}
-	if (a && b && b > a && b - a < 64) {
+	if (b > a && b - a < 64) {
 		memcpy(name, a, (size_t)(b - a));
 		name[b - a] = '\0';
 	}

@@ -112,6 +112,20 @@ static int free_busy(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static void print_uid(const char *uid, int json)
+{
+	json_t *o;
+
+	if (!json) {
+		text_print(stdout, uid, 0);
+		fputc('\n', stdout);
+		return;
+	}
+	o = json_pack("{s:s}", "uid", uid);
+	jsonio_print(stdout, o);
+	json_decref(o);
+}
+
 static int add(int argc, char **argv)
 {
 	const char *verb = "calendar add", *start_s = NULL, *end_s = NULL;
@@ -144,14 +158,7 @@ static int add(int argc, char **argv)
 	config_free(&cfg);
 	if (rc != 0)
 		return cli_fail_json(&e, json);
-	if (json) {
-		json_t *o = json_pack("{s:s}", "uid", uid);
-		jsonio_print(stdout, o);
-		json_decref(o);
-	} else {
-		text_print(stdout, uid, 0);
-		fputc('\n', stdout);
-	}
+	print_uid(uid, json);
 	return EXIT_OK;
 }
 

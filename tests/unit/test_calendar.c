@@ -782,3 +782,28 @@ Test(calendar, the_configured_calendar_file_may_be_a_symbolic_link)
 	free(link);
 	free(dir);
 }
+
+Test(calendar, removing_one_event_of_a_shared_vdir_file_keeps_the_others)
+{
+	char *path = write_calendar("shared.ics", ics), *dir = fs_dirname(path), *got;
+	struct config c = conf(dir, "UTC");
+	struct err e;
+
+	cr_assert_eq(calendar_event_remove(&c, "a", &e), 0, "%s", e.msg);
+	cr_assert_eq(access(path, F_OK), 0, "a file still holding events was deleted");
+	got = busy(&c, "2026-08-10T00:00:00Z", "2026-08-11T00:00:00Z");
+	cr_assert_str_eq(got, "2026-08-10T10:00:00Z/2026-08-10T10:30:00Z "
+			      "2026-08-10T16:00:00Z/2026-08-10T17:00:00Z");
+	free(got);
+	free(dir);
+	free(path);
+}
+
+Test(calendar, a_google_export_reads_despite_a_flagged_line_that_has_no_bearing_on_time)
+{
+	struct config c = conf(FIXTURES "/google-export.ics", "UTC");
+
+	expect_busy(&c, "2026-11-05T09:00:00Z/2026-11-05T10:00:00Z "
+			"2026-11-12T09:00:00Z/2026-11-12T10:00:00Z "
+			"2026-11-19T09:00:00Z/2026-11-19T10:00:00Z");
+}

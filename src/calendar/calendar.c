@@ -1,111 +1,20 @@
 /*
- * calendar — libical does the parsing and the recurrence expansion; this file
- * decides what counts as busy and merges the answer.
+ * calendar — the free/busy answer: the window checked, the person's zone
+ * found, every file of the calendar read (reader.c), the intervals merged.
+ * One failure anywhere fails the answer; there is no partial free/busy.
  */
 #include "calendar/calendar.h"
 
 #include "base/buf.h"
 #include "base/err.h"
-#include "base/fs.h"
 #include "base/rfc3339.h"
+#include "calendar/reader.h"
+#include "calendar/source.h"
+#include "calendar/zone.h"
+#include "config/config.h"
 
-#include <dirent.h>
-#include <libical/ical.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct collect {
-	struct calendar_interval *v;
-	size_t n, cap;
-	time_t from, to;
-};
-
-static void add_interval(struct collect *c, time_t start, time_t end)
-{
-	if (end <= c->from || start >= c->to || end <= start)
-		return;
-	if (start < c->from)
-		start = c->from;
-	if (end > c->to)
-		end = c->to;
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 32;
-		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-	}
-	c->v[c->n].start = start;
-	c->v[c->n].end = end;
-	c->n++;
-}
-
-static void on_occurrence(icalcomponent *comp, struct icaltime_span *span, void *data)
-{
-	add_interval(data, span->start, span->end);
-}
-
-/* Transparent and cancelled events do not make the person busy. */
-static int is_busy(icalcomponent *ev)
-{
-	icalproperty *p = icalcomponent_get_first_property(ev, ICAL_TRANSP_PROPERTY);
-
-	if (p && icalproperty_get_transp(p) == ICAL_TRANSP_TRANSPARENT)
-		return 0;
-	return icalcomponent_get_status(ev) != ICAL_STATUS_CANCELLED;
-}
-
-static void collect_component(icalcomponent *top, struct collect *c)
-{
-	icaltimezone *utc = icaltimezone_get_utc_timezone();
-	struct icaltimetype from = icaltime_from_timet_with_zone(c->from, 0, utc);
-	struct icaltimetype to = icaltime_from_timet_with_zone(c->to, 0, utc);
-	icalcomponent *ev;
-
-	if (icalcomponent_isa(top) == ICAL_VEVENT_COMPONENT) {
-		if (is_busy(top))
-			icalcomponent_foreach_recurrence(top, from, to, on_occurrence, c);
-		return;
-	}
-	for (ev = icalcomponent_get_first_component(top, ICAL_VEVENT_COMPONENT); ev;
-	     ev = icalcomponent_get_next_component(top, ICAL_VEVENT_COMPONENT))
-		if (is_busy(ev))
-			icalcomponent_foreach_recurrence(ev, from, to, on_occurrence, c);
-}
-
-static int collect_file(const char *path, struct collect *c, struct err *e)
-{
-	char *text;
-	size_t len;
-	icalcomponent *top;
-
-	if (fs_read(path, &text, &len, e) != 0)
-		return -1;
-	top = icalparser_parse_string(text);
-	free(text);
-	if (!top)
-		return err_set(e, ERR_PARSE, "%s is not an iCalendar file", path);
-	collect_component(top, c);
-	icalcomponent_free(top);
-	return 0;
-}
-
-static int collect_vdir(const char *dir, struct collect *c, struct err *e)
-{
-	DIR *d = opendir(dir);
-	struct dirent *ent;
-	int rc = 0;
-
-	if (!d)
-		return err_errno(e, "reading the calendar %s", dir);
-	while (rc == 0 && (ent = readdir(d))) {
-		size_t n = strlen(ent->d_name);
-		if (ent->d_name[0] == '.' || n < 5 || strcmp(ent->d_name + n - 4, ".ics") != 0)
-			continue;
-		char *p = fs_join(dir, ent->d_name);
-		rc = collect_file(p, c, e);
-		free(p);
-	}
-	closedir(d);
-	return rc;
-}
 
 static int by_start(const void *a, const void *b)
 {
@@ -133,32 +42,93 @@ static size_t merge(struct calendar_interval *v, size_t n)
 	return out;
 }
 
-int calendar_busy(const char *path, time_t from, time_t to, struct calendar_interval **out,
-		  size_t *n, struct err *e)
+static int check_window(time_t from, time_t to, struct err *e)
 {
-	struct collect c = { NULL, 0, 0, from, to };
-	int isdir, rc;
-
-	*out = NULL;
-	*n = 0;
-	if (!path || !*path)
-		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
 	if (to <= from)
 		return err_set(e, ERR_BAD_WINDOW, "the window ends before it starts");
 	if (to - from > (time_t)CALENDAR_MAX_WINDOW_DAYS * 86400)
 		return err_set(e, ERR_BAD_WINDOW, "the window is longer than %d days",
-				  CALENDAR_MAX_WINDOW_DAYS);
-	isdir = fs_is_dir(path, e);
-	if (isdir < 0)
-		return -1;
-	rc = isdir ? collect_vdir(path, &c, e) : collect_file(path, &c, e);
-	if (rc != 0) {
-		free(c.v);
+			       CALENDAR_MAX_WINDOW_DAYS);
+	return 0;
+}
+
+/*
+ * A zone the person set must work; the system's is needed only by a floating
+ * time or a date, and only such an event fails without it (why says why).
+ */
+static int local_zone(const struct config *cfg, struct reader *r, struct err *why,
+		      struct err *e)
+{
+	char name[ZONE_NAME_MAX];
+
+	err_clear(why);
+	r->local = zone_local(cfg->calendar_timezone, name, why);
+	r->local_why = why->msg;
+	if (!r->local && cfg->calendar_timezone && *cfg->calendar_timezone) {
+		*e = *why;
 		return -1;
 	}
-	*n = merge(c.v, c.n);
-	*out = c.v;
 	return 0;
+}
+
+int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
+		       struct calendar_interval **out, size_t *n, struct err *e)
+{
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
+	struct source s;
+	struct err why;
+
+	*out = NULL;
+	*n = 0;
+	source_from_config(cfg, &s);
+	if (!s.path || !*s.path)
+		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
+	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
+		return -1;
+	if (source_each(&s, reader_file, &r, e) != 0) {
+		free(r.v);
+		return -1;
+	}
+	*n = merge(r.v, r.n);
+	*out = r.v;
+	return 0;
+}
+
+int calendar_is_free_conf(const struct config *cfg, time_t start, time_t end, struct err *e)
+{
+	struct calendar_interval *v;
+	size_t n;
+
+	if (calendar_busy_conf(cfg, start, end, &v, &n, e) != 0)
+		return -1;
+	free(v);
+	return n == 0;
+}
+
+/*
+ * The path callers predate the zone and the collections: config.toml gives
+ * them, the collections only when path is the configured calendar (they name
+ * directories under it).
+ */
+int calendar_busy(const char *path, time_t from, time_t to, struct calendar_interval **out,
+		  size_t *n, struct err *e)
+{
+	struct config cfg;
+	char *configured;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (config_load(&cfg, e) != 0)
+		return -1;
+	configured = cfg.calendar_path;
+	if (!configured || !path || strcmp(configured, path) != 0)
+		cfg.ncalendar_collections = 0;
+	cfg.calendar_path = path ? xstrdup(path) : NULL;
+	rc = calendar_busy_conf(&cfg, from, to, out, n, e);
+	free(configured);
+	config_free(&cfg);
+	return rc;
 }
 
 int calendar_is_free(const char *path, time_t start, time_t end, struct err *e)
@@ -183,4 +153,35 @@ json_t *calendar_intervals_json(const struct calendar_interval *v, size_t n)
 		json_array_append_new(out, json_pack("{s:s,s:s}", "start", a, "end", b));
 	}
 	return out;
+}
+
+/* "2026-10-24 09:00" in zone. */
+static void local_text(time_t t, icaltimezone *zone, char out[32])
+{
+	struct icaltimetype w = icaltime_from_timet_with_zone(t, 0, zone);
+
+	snprintf(out, 32, "%04d-%02d-%02d %02d:%02d", w.year, w.month, w.day, w.hour, w.minute);
+}
+
+char *calendar_busy_text(const struct config *cfg, const struct calendar_interval *v, size_t n,
+			 struct err *e)
+{
+	char name[ZONE_NAME_MAX], a[32], b[32], ua[RFC3339_LEN], ub[RFC3339_LEN];
+	icaltimezone *zone = zone_local(cfg->calendar_timezone, name, e);
+	struct buf out = BUF_INIT;
+
+	if (!zone && cfg->calendar_timezone && *cfg->calendar_timezone)
+		return NULL;
+	if (!zone) { /* the system's zone is unknown: the UTC column says it all */
+		zone = icaltimezone_get_utc_timezone();
+		snprintf(name, sizeof name, "UTC");
+	}
+	for (size_t i = 0; i < n; i++) {
+		local_text(v[i].start, zone, a);
+		local_text(v[i].end, zone, b);
+		rfc3339_format(v[i].start, ua);
+		rfc3339_format(v[i].end, ub);
+		buf_printf(&out, "%s → %s %s  (%s → %s)\n", a, b, name, ua, ub);
+	}
+	return buf_steal(&out);
 }

@@ -30,6 +30,7 @@ static const struct group groups[] = {
 	{ "mcp", cli_mcp, "the MCP server on stdio: the agent-safe tools, for any agent" },
 	{ "mission", cli_mission, "the mission board: post, new, heads, log, land, archive" },
 	{ "blocks", cli_blocks, "the block store missions land receipts on: add, list" },
+	{ "calendar", cli_calendar, "the calendar agents see as free/busy: free-busy, add, remove" },
 };
 
 /* `mecha help codes [--json]`: the table every refusal and failure comes from. */

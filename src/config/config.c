@@ -43,10 +43,12 @@ struct key {
 	const char *name;
 	enum vtype type;
 	size_t off;
+	size_t count_off; /* V_ARR: where the array's length goes */
 };
 
-#define C(f) offsetof(struct config, f)
-#define P(f) offsetof(struct config_provider, f)
+#define C(f) offsetof(struct config, f), 0
+#define A(f, n) offsetof(struct config, f), offsetof(struct config, n)
+#define P(f) offsetof(struct config_provider, f), 0
 
 static const struct key keys[] = {
 	{ T_ROOT, "default_provider", V_STR, C(default_provider) },
@@ -57,17 +59,20 @@ static const struct key keys[] = {
 	{ T_PROVIDER, "timeout_s", V_INT, P(timeout_s) },
 	{ T_PROVIDER, "connect_timeout_s", V_INT, P(connect_timeout_s) },
 	{ T_OUTBOX, "dir", V_STR, C(outbox_dir) },
-	{ T_OUTBOX, "tools", V_ARR, C(outbox_tools) },
+	{ T_OUTBOX, "tools", V_ARR, A(outbox_tools, noutbox_tools) },
 	{ T_MAIL, "smtp_url", V_STR, C(mail_smtp_url) },
 	{ T_MAIL, "sendmail", V_STR, C(mail_sendmail) },
 	{ T_MAIL, "from", V_STR, C(mail_from) },
 	{ T_MAIL, "username", V_STR, C(mail_username) },
 	{ T_MAIL, "password_env", V_STR, C(mail_password_env) },
 	{ T_CALENDAR, "path", V_STR, C(calendar_path) },
+	{ T_CALENDAR, "timezone", V_STR, C(calendar_timezone) },
+	{ T_CALENDAR, "collections", V_ARR, A(calendar_collections, ncalendar_collections) },
 	{ T_MISSIONS, "brain", V_STR, C(missions_brain) },
 };
 
 #undef C
+#undef A
 #undef P
 
 struct value {
@@ -572,8 +577,8 @@ static void store(struct parser *ps, const struct key *k, struct value *v)
 		*(long *)(void *)(base + k->off) = (long)v->i;
 		break;
 	case V_ARR:
-		ps->cfg->outbox_tools = v->arr;
-		ps->cfg->noutbox_tools = v->n;
+		*(char ***)(void *)(base + k->off) = v->arr;
+		*(size_t *)(void *)(base + k->count_off) = v->n;
 		v->arr = NULL;
 		v->n = 0;
 		break;
@@ -817,6 +822,10 @@ void config_free(struct config *c)
 	free(c->mail_username);
 	free(c->mail_password_env);
 	free(c->calendar_path);
+	free(c->calendar_timezone);
+	for (size_t i = 0; i < c->ncalendar_collections; i++)
+		free(c->calendar_collections[i]);
+	free(c->calendar_collections);
 	free(c->missions_brain);
 	memset(c, 0, sizeof *c);
 }

@@ -54,6 +54,9 @@ struct config {
 	size_t noutbox_tools;
 	char *mail_smtp_url, *mail_sendmail, *mail_from, *mail_username, *mail_password_env;
 	char *calendar_path;  /* [calendar] path, ~/ expanded */
+	char *calendar_timezone; /* [calendar] timezone (IANA); NULL: the system's */
+	char **calendar_collections; /* [calendar] collections under a vdirsyncer root */
+	size_t ncalendar_collections;
 	char *missions_brain; /* [missions] brain */
 };
 

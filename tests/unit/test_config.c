@@ -329,3 +329,20 @@ Test(config_load, a_broken_file_names_its_path_and_line)
 	free(want);
 	done(home);
 }
+
+Test(config, the_calendar_table_takes_a_zone_and_the_collections_of_a_root)
+{
+	struct config c;
+	struct err e;
+
+	cr_assert_eq(parse("[calendar]\npath = \"~/.calendars\"\ntimezone = \"Europe/Berlin\"\n"
+			   "collections = [\"work\", 'home']\n[outbox]\ntools = [\"mail_send\"]\n",
+			   &c, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(c.calendar_timezone, "Europe/Berlin");
+	cr_assert_eq(c.ncalendar_collections, 2);
+	cr_assert_str_eq(c.calendar_collections[1], "home");
+	cr_assert_eq(c.noutbox_tools, 1, "the two arrays share one slot");
+	config_free(&c);
+	cr_assert_eq(parse("[calendar]\ncollections = \"work\"\n", &c, &e), -1);
+	cr_assert(strstr(e.msg, ":2: collections must be an array of strings"), "%s", e.msg);
+}

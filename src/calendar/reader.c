@@ -1,0 +1,645 @@
+/*
+ * reader — libical parses and iterates recurrence rules; this file decides
+ * what each time means (zone.h), which occurrences exist and which are busy.
+ *
+ * A file is read in two passes over its events in document order: the first
+ * collects them and refuses any line libical flagged (so an error can name
+ * the k-th BEGIN:VEVENT's line); the second places each master's occurrences,
+ * with its overrides (same UID, RECURRENCE-ID) settled first so an
+ * overridden instance counts only at its new time, and then the overrides
+ * whose master is not in the file.
+ */
+#include "calendar/reader.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "calendar/zone.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* More occurrences than this before the window ends is a rule no calendar means. */
+#define READER_MAX_OCCURRENCES 1000000L
+
+struct event {
+	icalcomponent *c;
+	int index;       /* its place among the file's VEVENTs, for the line */
+	const char *uid; /* "" when it has none */
+	int busy;        /* neither TRANSPARENT nor CANCELLED */
+	int has_rid;     /* it overrides one occurrence (RECURRENCE-ID) … */
+	time_t rid;      /* … this one */
+	int future;      /* RANGE=THISANDFUTURE: and the ones after it */
+	int settled;     /* its own span is known (and added when busy) */
+	time_t start, end;
+};
+
+struct file {
+	const char *path, *text;
+	struct reader *r;
+	struct event *ev;
+	size_t nev;
+	struct err *e;
+};
+
+/* A time value and the zone it means. */
+struct when {
+	struct icaltimetype t;
+	icaltimezone *zone;
+	time_t at;
+};
+
+/* How long an occurrence lasts: whole days in its zone, then exact seconds. */
+struct length {
+	int days;
+	time_t secs;
+	int written; /* DTEND or DURATION said so */
+};
+
+/* A master event being expanded, with the overrides of its UID. */
+struct series {
+	struct event *ev;
+	struct when start;
+	struct length len;
+	time_t *exdates;
+	size_t nex;
+	struct event **ov;
+	size_t nov;
+	int has_len;  /* start and len were read (an override may inherit len) */
+	time_t slack; /* how much earlier a THISANDFUTURE override moves occurrences */
+};
+
+/* ---- errors that name the line --------------------------------------------- */
+
+static int starts(const char *p, const char *word)
+{
+	return strncasecmp(p, word, strlen(word)) == 0;
+}
+
+static int line_is(const char *p, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncasecmp(p, name, n) == 0 && (p[n] == ':' || p[n] == ';');
+}
+
+/* The line of the index-th BEGIN:VEVENT, or of its first prop line; 0 when not found. */
+static int locate(const char *text, int index, const char *prop)
+{
+	int line = 1, seen = -1, begin = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL, line++) {
+		if (seen < index && starts(p, "BEGIN:VEVENT") && ++seen == index)
+			begin = line;
+		else if (seen == index && starts(p, "END:VEVENT"))
+			break;
+		else if (seen == index && prop && line_is(p, prop))
+			return line;
+	}
+	return begin;
+}
+
+static int fail(struct file *f, const struct event *ev, const char *prop, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(struct file *f, const struct event *ev, const char *prop, const char *fmt, ...)
+{
+	int line = ev ? locate(f->text, ev->index, prop) : 0;
+	struct buf b = BUF_INIT;
+	char msg[600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	buf_adds(&b, f->path);
+	if (line)
+		buf_printf(&b, ":%d", line);
+	if (ev && *ev->uid)
+		buf_printf(&b, ": event %.100s", ev->uid);
+	err_set(f->e, ERR_PARSE, "%s: %s", buf_str(&b), msg);
+	buf_free(&b);
+	return -1;
+}
+
+/* ---- the first pass: collect the events, refuse what libical flagged -------- */
+
+/*
+ * The property an X-LIC-ERROR is about, from libical's message ("Can't parse
+ * as RECUR value in RRULE property…", "No value for LOCATION property…",
+ * "Parse error in property name: DTST@RT"); "" when it does not say.
+ */
+static void error_property(const char *msg, char name[64])
+{
+	const char *p = strstr(msg, " property"), *a, *b;
+
+	name[0] = '\0';
+	if (!p)
+		return;
+	if (strncmp(p, " property name: ", 16) == 0) {
+		a = p + 16;
+		b = a + strcspn(a, " :;");
+	} else {
+		for (a = p; a > msg && a[-1] != ' '; a--)
+			;
+		b = p;
+	}
+	if (b > a && b - a < 64) {
+		memcpy(name, a, (size_t)(b - a));
+		name[b - a] = '\0';
+	}
+}
+
+/* The properties that decide when, and whether, an event is busy. */
+static int decides_time(const char *name)
+{
+	static const char *const names[] = { "DTSTART", "DTEND",	 "DURATION",
+					     "RRULE",   "RDATE",	 "EXDATE",
+					     "STATUS",  "RECURRENCE-ID", "TRANSP",
+					     "UID" };
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcasecmp(name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * A value libical could not read in a property that has nothing to do with
+ * time (a DESCRIPTION, an X- property) leaves the busy time as it is; any
+ * other flagged line might have been a DTEND, so it fails the file.
+ */
+static int check_event(struct file *f, const struct event *ev)
+{
+	icalproperty *p;
+
+	for (p = icalcomponent_get_first_property(ev->c, ICAL_XLICERROR_PROPERTY); p;
+	     p = icalcomponent_get_next_property(ev->c, ICAL_XLICERROR_PROPERTY)) {
+		icalparameter *type = icalproperty_get_first_parameter(p, ICAL_XLICERRORTYPE_PARAMETER);
+		const char *msg = icalproperty_get_xlicerror(p);
+		char name[64];
+
+		error_property(msg ? msg : "", name);
+		if (type && icalparameter_get_xlicerrortype(type) == ICAL_XLICERRORTYPE_VALUEPARSEERROR &&
+		    *name && !decides_time(name))
+			continue;
+		return fail(f, ev, *name ? name : NULL, "libical cannot read a line: %s",
+			    msg ? msg : "(no message)");
+	}
+	return 0;
+}
+
+/* Every flagged line of c itself is an error (the calendar, a VTIMEZONE). */
+static int check_own(struct file *f, icalcomponent *c)
+{
+	icalproperty *p = icalcomponent_get_first_property(c, ICAL_XLICERROR_PROPERTY);
+	const char *msg = p ? icalproperty_get_xlicerror(p) : NULL;
+
+	if (!p)
+		return 0;
+	return fail(f, NULL, NULL, "libical cannot read a line in a %s: %s",
+		    icalcomponent_kind_to_string(icalcomponent_isa(c)), msg ? msg : "(no message)");
+}
+
+static int check_tree(struct file *f, icalcomponent *c)
+{
+	icalcomponent *sub;
+
+	if (check_own(f, c) != 0)
+		return -1;
+	for (sub = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); sub;
+	     sub = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT))
+		if (check_tree(f, sub) != 0)
+			return -1;
+	return 0;
+}
+
+/* Transparent and cancelled events do not make the person busy; anything else does. */
+static int event_busy(icalcomponent *c)
+{
+	icalproperty *p = icalcomponent_get_first_property(c, ICAL_TRANSP_PROPERTY);
+
+	if (p && (icalproperty_get_transp(p) == ICAL_TRANSP_TRANSPARENT ||
+		  icalproperty_get_transp(p) == ICAL_TRANSP_TRANSPARENTNOCONFLICT))
+		return 0;
+	return icalcomponent_get_status(c) != ICAL_STATUS_CANCELLED;
+}
+
+static int add_event(struct file *f, icalcomponent *c)
+{
+	struct event *ev;
+	const char *uid = icalcomponent_get_uid(c);
+
+	f->ev = xrealloc(f->ev, (f->nev + 1) * sizeof *f->ev);
+	ev = &f->ev[f->nev];
+	memset(ev, 0, sizeof *ev);
+	ev->c = c;
+	ev->index = (int)f->nev++;
+	ev->uid = uid ? uid : "";
+	ev->busy = event_busy(c);
+	return check_event(f, ev);
+}
+
+/* Walks XROOT → VCALENDAR → VEVENT in document order; other components are not ours. */
+static int gather(struct file *f, icalcomponent *c)
+{
+	icalcomponent_kind k = icalcomponent_isa(c);
+	icalcomponent *sub;
+
+	if (k == ICAL_VEVENT_COMPONENT)
+		return add_event(f, c);
+	if (k == ICAL_VTIMEZONE_COMPONENT)
+		return check_tree(f, c);
+	if (k != ICAL_XROOT_COMPONENT && k != ICAL_VCALENDAR_COMPONENT)
+		return 0;
+	if (check_own(f, c) != 0)
+		return -1;
+	for (sub = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); sub;
+	     sub = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT))
+		if (gather(f, sub) != 0)
+			return -1;
+	return 0;
+}
+
+static int blank_text(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+/* Parses f->text and collects its events; *root is new on success. */
+static int file_open(struct file *f, size_t len, icalcomponent **root)
+{
+	*root = NULL;
+	if (strlen(f->text) != len)
+		return fail(f, NULL, NULL, "a NUL byte inside; it is not an iCalendar file");
+	*root = icalparser_parse_string(f->text);
+	if (!*root)
+		return fail(f, NULL, NULL, "%s", blank_text(f->text)
+					   ? "empty; an iCalendar file holds at least one VCALENDAR"
+					   : "not an iCalendar file (or it is cut short)");
+	if (gather(f, *root) == 0)
+		return 0;
+	icalcomponent_free(*root);
+	*root = NULL;
+	return -1;
+}
+
+int reader_parse(const char *path, const char *text, icalcomponent **root, struct err *e)
+{
+	struct file f = { path, text, NULL, NULL, 0, e };
+	int rc;
+
+	*root = NULL;
+	if (blank_text(text))
+		return 0;
+	rc = file_open(&f, strlen(text), root);
+	free(f.ev);
+	return rc;
+}
+
+/* ---- times ------------------------------------------------------------------- */
+
+static int read_time(struct file *f, const struct event *ev, icalproperty *p, const char *name,
+		     struct icaltimetype t, struct when *w)
+{
+	icalparameter *tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
+
+	if (icaltime_is_null_time(t) || t.year < 1900 || t.year > 9999 || !icaltime_is_valid_time(t))
+		return fail(f, ev, name, "its %s cannot be read", name);
+	if (icaltime_is_utc(t) && !t.is_date) {
+		w->zone = icaltimezone_get_utc_timezone();
+	} else if (tzid && icalparameter_get_tzid(tzid) && !t.is_date) {
+		w->zone = zone_for_tzid(ev->c, icalparameter_get_tzid(tzid));
+		if (!w->zone)
+			return fail(f, ev, name, "its %s names TZID \"%.100s\", which neither a "
+				    "VTIMEZONE in the file nor a zone mecha knows defines", name,
+				    icalparameter_get_tzid(tzid));
+	} else if (!(w->zone = f->r->local)) {
+		return fail(f, ev, name, "its %s is a floating time or a date, and %s", name,
+			    f->r->local_why);
+	}
+	w->t = t;
+	if (!t.is_date)
+		w->t = icaltime_set_timezone(&w->t, w->zone);
+	w->at = icaltime_as_timet_with_zone(t, w->zone);
+	return 0;
+}
+
+static int read_start(struct file *f, const struct event *ev, struct when *w)
+{
+	icalproperty *p = icalcomponent_get_first_property(ev->c, ICAL_DTSTART_PROPERTY);
+
+	if (!p)
+		return fail(f, ev, NULL, "it has no DTSTART");
+	return read_time(f, ev, p, "DTSTART", icalproperty_get_dtstart(p), w);
+}
+
+/* The date's day number, so that whole days are counted without a zone. */
+static time_t day_number(struct icaltimetype d)
+{
+	return icaltime_as_timet_with_zone(d, icaltimezone_get_utc_timezone()) / 86400;
+}
+
+static int length_from_end(struct file *f, const struct event *ev, icalproperty *p,
+			   const struct when *start, struct length *len)
+{
+	struct when end;
+
+	if (read_time(f, ev, p, "DTEND", icalproperty_get_dtend(p), &end) != 0)
+		return -1;
+	if (start->t.is_date && end.t.is_date)
+		len->days = (int)(day_number(end.t) - day_number(start->t));
+	else
+		len->secs = end.at - start->at;
+	if (len->days < 0 || len->secs < 0)
+		return fail(f, ev, "DTEND", "its DTEND is before its DTSTART");
+	return 0;
+}
+
+static int length_from_duration(struct file *f, const struct event *ev, icalproperty *p,
+				struct length *len)
+{
+	struct icaldurationtype d = icalproperty_get_duration(p);
+
+	if (icaldurationtype_is_bad_duration(d) || d.is_neg)
+		return fail(f, ev, "DURATION", "its DURATION cannot be read (or is negative)");
+	len->days = (int)(d.weeks * 7 + d.days);
+	len->secs = (time_t)d.hours * 3600 + (time_t)d.minutes * 60 + (time_t)d.seconds;
+	return 0;
+}
+
+/* RFC 5545 3.6.1: DTEND (exclusive) or DURATION; neither: a date lasts a day, a time no time. */
+static int read_length(struct file *f, const struct event *ev, const struct when *start,
+		       struct length *len)
+{
+	icalproperty *end = icalcomponent_get_first_property(ev->c, ICAL_DTEND_PROPERTY);
+	icalproperty *dur = icalcomponent_get_first_property(ev->c, ICAL_DURATION_PROPERTY);
+
+	memset(len, 0, sizeof *len);
+	len->written = end || dur;
+	if (end && dur)
+		return fail(f, ev, "DURATION", "it has both DTEND and DURATION");
+	if (end)
+		return length_from_end(f, ev, end, start, len);
+	if (dur)
+		return length_from_duration(f, ev, dur, len);
+	len->days = start->t.is_date ? 1 : 0;
+	return 0;
+}
+
+/* Where an occurrence starting at wall time w (in zone) ends. */
+static time_t occurrence_end(const struct length *len, struct icaltimetype w, icaltimezone *zone)
+{
+	w.zone = NULL;
+	icaltime_adjust(&w, len->days, 0, 0, 0);
+	return icaltime_as_timet_with_zone(w, zone) + len->secs;
+}
+
+/* ---- busy time --------------------------------------------------------------- */
+
+static void add(struct reader *r, time_t start, time_t end)
+{
+	if (end <= r->from || start >= r->to || end <= start)
+		return;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->v = xrealloc(r->v, r->cap * sizeof *r->v);
+	}
+	r->v[r->n].start = start < r->from ? r->from : start;
+	r->v[r->n].end = end > r->to ? r->to : end;
+	r->n++;
+}
+
+/* The override's own span; a busy one is busy there (and only there). */
+static int settle(struct file *f, struct event *ov, const struct length *inherit)
+{
+	struct when start;
+	struct length len;
+
+	ov->settled = 1;
+	if (!ov->busy)
+		return 0;
+	if (read_start(f, ov, &start) != 0 || read_length(f, ov, &start, &len) != 0)
+		return -1;
+	if (!len.written && inherit)
+		len = *inherit;
+	ov->start = start.at;
+	ov->end = occurrence_end(&len, start.t, start.zone);
+	add(f->r, ov->start, ov->end);
+	return 0;
+}
+
+static int read_rid(struct file *f, struct event *ev)
+{
+	icalproperty *p = icalcomponent_get_first_property(ev->c, ICAL_RECURRENCEID_PROPERTY);
+	icalparameter *range = p ? icalproperty_get_first_parameter(p, ICAL_RANGE_PARAMETER) : NULL;
+	struct when w;
+
+	if (!p)
+		return 0;
+	if (read_time(f, ev, p, "RECURRENCE-ID", icalproperty_get_recurrenceid(p), &w) != 0)
+		return -1;
+	ev->has_rid = 1;
+	ev->rid = w.at;
+	ev->future = range && icalparameter_get_range(range) == ICAL_RANGE_THISANDFUTURE;
+	return 0;
+}
+
+/* The overrides of s's UID, settled with its length to inherit. */
+static int collect_overrides(struct file *f, struct series *s)
+{
+	for (size_t i = 0; *s->ev->uid && i < f->nev; i++) {
+		struct event *ov = &f->ev[i];
+		if (!ov->has_rid || strcmp(ov->uid, s->ev->uid) != 0)
+			continue;
+		if (!ov->settled && settle(f, ov, s->has_len ? &s->len : NULL) != 0)
+			return -1;
+		s->ov = xrealloc(s->ov, (s->nov + 1) * sizeof *s->ov);
+		s->ov[s->nov++] = ov;
+		if (ov->future && ov->busy && ov->start < ov->rid && ov->rid - ov->start > s->slack)
+			s->slack = ov->rid - ov->start;
+	}
+	return 0;
+}
+
+static int read_exdates(struct file *f, struct series *s)
+{
+	icalproperty *p;
+	struct when w;
+
+	for (p = icalcomponent_get_first_property(s->ev->c, ICAL_EXDATE_PROPERTY); p;
+	     p = icalcomponent_get_next_property(s->ev->c, ICAL_EXDATE_PROPERTY)) {
+		if (read_time(f, s->ev, p, "EXDATE", icalproperty_get_exdate(p), &w) != 0)
+			return -1;
+		s->exdates = xrealloc(s->exdates, (s->nex + 1) * sizeof *s->exdates);
+		s->exdates[s->nex++] = w.at;
+	}
+	return 0;
+}
+
+/* The override that governs the occurrence at t: its own RECURRENCE-ID, else the latest THISANDFUTURE before it. */
+static const struct event *override_of(const struct series *s, time_t t)
+{
+	const struct event *best = NULL;
+
+	for (size_t i = 0; i < s->nov; i++) {
+		const struct event *ov = s->ov[i];
+		if (ov->rid == t)
+			return ov;
+		if (ov->future && ov->rid < t && (!best || ov->rid > best->rid))
+			best = ov;
+	}
+	return best;
+}
+
+static void occurrence(struct file *f, const struct series *s, time_t t, time_t end)
+{
+	const struct event *ov;
+	time_t shift;
+
+	for (size_t i = 0; i < s->nex; i++)
+		if (s->exdates[i] == t)
+			return;
+	ov = override_of(s, t);
+	if (!ov) {
+		if (s->ev->busy)
+			add(f->r, t, end);
+		return;
+	}
+	if (ov->rid == t || !ov->busy)
+		return; /* it counts at its own time, already added */
+	shift = ov->start - ov->rid;
+	add(f->r, t + shift, t + shift + (ov->end - ov->start));
+}
+
+static void occurrence_at(struct file *f, const struct series *s, struct icaltimetype w,
+			  icaltimezone *zone)
+{
+	occurrence(f, s, icaltime_as_timet_with_zone(w, zone), occurrence_end(&s->len, w, zone));
+}
+
+static int expand_rule(struct file *f, struct series *s, icalproperty *p)
+{
+	struct icalrecurrencetype rule = icalproperty_get_rrule(p);
+	icalrecur_iterator *it = rule.freq == ICAL_NO_RECURRENCE
+					 ? NULL
+					 : icalrecur_iterator_new(rule, s->start.t);
+	struct icaltimetype w;
+	long count = 0;
+
+	if (!it)
+		return fail(f, s->ev, "RRULE", "its RRULE cannot be expanded");
+	for (w = icalrecur_iterator_next(it); !icaltime_is_null_time(w);
+	     w = icalrecur_iterator_next(it)) {
+		if (icaltime_as_timet_with_zone(w, s->start.zone) >= f->r->to + s->slack)
+			break;
+		if (++count > READER_MAX_OCCURRENCES) {
+			icalrecur_iterator_free(it);
+			return fail(f, s->ev, "RRULE", "its RRULE has more than %ld occurrences before "
+				    "the window ends", READER_MAX_OCCURRENCES);
+		}
+		occurrence_at(f, s, w, s->start.zone);
+	}
+	icalrecur_iterator_free(it);
+	return 0;
+}
+
+static int expand_rdate(struct file *f, struct series *s, icalproperty *p)
+{
+	struct icaldatetimeperiodtype d = icalproperty_get_rdate(p);
+	struct when start, end;
+
+	if (!icaltime_is_null_time(d.time)) {
+		if (read_time(f, s->ev, p, "RDATE", d.time, &start) != 0)
+			return -1;
+		occurrence_at(f, s, start.t, start.zone);
+		return 0;
+	}
+	if (read_time(f, s->ev, p, "RDATE", d.period.start, &start) != 0)
+		return -1;
+	if (icaltime_is_null_time(d.period.end))
+		end.at = start.at + icaldurationtype_as_int(d.period.duration);
+	else if (read_time(f, s->ev, p, "RDATE", d.period.end, &end) != 0)
+		return -1;
+	if (end.at < start.at)
+		return fail(f, s->ev, "RDATE", "an RDATE period ends before it starts");
+	occurrence(f, s, start.at, end.at);
+	return 0;
+}
+
+static int expand(struct file *f, struct series *s)
+{
+	icalcomponent *c = s->ev->c;
+	icalproperty *p;
+
+	occurrence_at(f, s, s->start.t, s->start.zone);
+	for (p = icalcomponent_get_first_property(c, ICAL_RRULE_PROPERTY); p;
+	     p = icalcomponent_get_next_property(c, ICAL_RRULE_PROPERTY))
+		if (expand_rule(f, s, p) != 0)
+			return -1;
+	for (p = icalcomponent_get_first_property(c, ICAL_RDATE_PROPERTY); p;
+	     p = icalcomponent_get_next_property(c, ICAL_RDATE_PROPERTY))
+		if (expand_rdate(f, s, p) != 0)
+			return -1;
+	return 0;
+}
+
+/* A master event: its overrides first, then its occurrences. */
+static int master(struct file *f, struct event *ev)
+{
+	struct series s;
+	int rc = -1;
+
+	memset(&s, 0, sizeof s);
+	s.ev = ev;
+	/* A cancelled event may carry no DTSTART: it has no time to place, but its overrides do. */
+	if (!ev->busy && !icalcomponent_get_first_property(ev->c, ICAL_DTSTART_PROPERTY))
+		rc = collect_overrides(f, &s);
+	else if (read_start(f, ev, &s.start) == 0 && read_length(f, ev, &s.start, &s.len) == 0 &&
+		 (s.has_len = 1) && read_exdates(f, &s) == 0 && collect_overrides(f, &s) == 0)
+		rc = expand(f, &s);
+	free(s.exdates);
+	free(s.ov);
+	return rc;
+}
+
+static int busy_file(struct file *f)
+{
+	for (size_t i = 0; i < f->nev; i++)
+		if (read_rid(f, &f->ev[i]) != 0)
+			return -1;
+	for (size_t i = 0; i < f->nev; i++)
+		if (!f->ev[i].has_rid && master(f, &f->ev[i]) != 0)
+			return -1;
+	/* Overrides whose master is elsewhere (an invitation to one occurrence). */
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].has_rid && !f->ev[i].settled && settle(f, &f->ev[i], NULL) != 0)
+			return -1;
+	return 0;
+}
+
+int reader_file(const char *path, void *ctx, struct err *e)
+{
+	struct reader *r = ctx;
+	struct file f = { path, NULL, r, NULL, 0, e };
+	size_t len, mark = r->n;
+	icalcomponent *root = NULL;
+	char *text;
+	int rc;
+
+	if (fs_read(path, &text, &len, e) != 0)
+		return -1;
+	f.text = text;
+	rc = file_open(&f, len, &root);
+	if (rc == 0)
+		rc = busy_file(&f);
+	if (rc != 0)
+		r->n = mark;
+	if (root)
+		icalcomponent_free(root);
+	free(f.ev);
+	free(text);
+	return rc;
+}

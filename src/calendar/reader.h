@@ -1,0 +1,48 @@
+/*
+ * reader — one iCalendar file into the busy intervals of a window.
+ *
+ * Every VCALENDAR of the file is read (an icalstream holds one or more; libical
+ * hands several back under an XROOT). An event is busy unless it is
+ * TRANSPARENT or CANCELLED; its occurrences are DTSTART, the RRULEs and RDATEs,
+ * less the EXDATEs and the instances a RECURRENCE-ID component overrides
+ * (which then count at their own time, and only if they are busy themselves).
+ *
+ * The rule: whatever the reader cannot read — a file libical cannot parse, a
+ * line libical flagged inside an event or a VTIMEZONE, a DTSTART missing or
+ * unreadable, a TZID nothing places, a recurrence it cannot expand — fails the
+ * whole file with code "parse" naming the file, the line and the UID. Nothing
+ * unreadable is ever taken as free time.
+ *
+ * Ownership: struct reader owns v (the caller frees it once done); the zone is
+ * libical's.
+ */
+#ifndef MECHA_CALENDAR_READER_H
+#define MECHA_CALENDAR_READER_H
+
+#include "calendar/calendar.h"
+
+#include <libical/ical.h>
+#include <stddef.h>
+#include <time.h>
+
+struct err;
+
+struct reader {
+	time_t from, to;      /* the window */
+	icaltimezone *local;  /* for floating times and dates; NULL: unknown, … */
+	const char *local_why; /* … for this reason, an error when one is met */
+	struct calendar_interval *v; /* busy intervals so far, clipped to the window, unmerged */
+	size_t n, cap;
+};
+
+/* Adds what the file at path makes busy; -1 (nothing of it added) when any of it is unreadable. */
+int reader_file(const char *path, void *reader, struct err *e);
+
+/*
+ * Parses text (named path in errors) and checks it as reader_file would check
+ * it, without expanding anything. *root is new (icalcomponent_free), NULL for
+ * an empty text.
+ */
+int reader_parse(const char *path, const char *text, icalcomponent **root, struct err *e);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * zone — TZIDs and the person's zone into libical zones. The Windows table is
+ * CLDR's windowsZones mapping (territory 001) for the zones Outlook and
+ * Exchange write most; a name outside it is refused, not guessed.
+ */
+#include "calendar/zone.h"
+
+#include "base/err.h"
+#include "base/fs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+	const char *windows, *iana;
+} windows_zones[] = {
+	{ "Dateline Standard Time", "Etc/GMT+12" },
+	{ "UTC-11", "Etc/GMT+11" },
+	{ "Hawaiian Standard Time", "Pacific/Honolulu" },
+	{ "Alaskan Standard Time", "America/Anchorage" },
+	{ "Pacific Standard Time", "America/Los_Angeles" },
+	{ "Pacific Standard Time (Mexico)", "America/Tijuana" },
+	{ "US Mountain Standard Time", "America/Phoenix" },
+	{ "Mountain Standard Time", "America/Denver" },
+	{ "Central America Standard Time", "America/Guatemala" },
+	{ "Central Standard Time", "America/Chicago" },
+	{ "Central Standard Time (Mexico)", "America/Mexico_City" },
+	{ "Canada Central Standard Time", "America/Regina" },
+	{ "SA Pacific Standard Time", "America/Bogota" },
+	{ "Eastern Standard Time", "America/New_York" },
+	{ "US Eastern Standard Time", "America/Indiana/Indianapolis" },
+	{ "Atlantic Standard Time", "America/Halifax" },
+	{ "Venezuela Standard Time", "America/Caracas" },
+	{ "Pacific SA Standard Time", "America/Santiago" },
+	{ "Newfoundland Standard Time", "America/St_Johns" },
+	{ "E. South America Standard Time", "America/Sao_Paulo" },
+	{ "Argentina Standard Time", "America/Argentina/Buenos_Aires" },
+	{ "SA Eastern Standard Time", "America/Cayenne" },
+	{ "UTC", "UTC" },
+	{ "GMT Standard Time", "Europe/London" },
+	{ "Greenwich Standard Time", "Atlantic/Reykjavik" },
+	{ "W. Europe Standard Time", "Europe/Berlin" },
+	{ "Central Europe Standard Time", "Europe/Budapest" },
+	{ "Romance Standard Time", "Europe/Paris" },
+	{ "Central European Standard Time", "Europe/Warsaw" },
+	{ "W. Central Africa Standard Time", "Africa/Lagos" },
+	{ "GTB Standard Time", "Europe/Bucharest" },
+	{ "E. Europe Standard Time", "Europe/Chisinau" },
+	{ "FLE Standard Time", "Europe/Kiev" },
+	{ "Israel Standard Time", "Asia/Jerusalem" },
+	{ "Egypt Standard Time", "Africa/Cairo" },
+	{ "South Africa Standard Time", "Africa/Johannesburg" },
+	{ "Turkey Standard Time", "Europe/Istanbul" },
+	{ "Russian Standard Time", "Europe/Moscow" },
+	{ "Arabic Standard Time", "Asia/Baghdad" },
+	{ "Arab Standard Time", "Asia/Riyadh" },
+	{ "E. Africa Standard Time", "Africa/Nairobi" },
+	{ "Iran Standard Time", "Asia/Tehran" },
+	{ "Arabian Standard Time", "Asia/Dubai" },
+	{ "Pakistan Standard Time", "Asia/Karachi" },
+	{ "India Standard Time", "Asia/Kolkata" },
+	{ "Nepal Standard Time", "Asia/Kathmandu" },
+	{ "Bangladesh Standard Time", "Asia/Dhaka" },
+	{ "SE Asia Standard Time", "Asia/Bangkok" },
+	{ "China Standard Time", "Asia/Shanghai" },
+	{ "Singapore Standard Time", "Asia/Singapore" },
+	{ "Taipei Standard Time", "Asia/Taipei" },
+	{ "W. Australia Standard Time", "Australia/Perth" },
+	{ "Tokyo Standard Time", "Asia/Tokyo" },
+	{ "Korea Standard Time", "Asia/Seoul" },
+	{ "Cen. Australia Standard Time", "Australia/Adelaide" },
+	{ "AUS Central Standard Time", "Australia/Darwin" },
+	{ "E. Australia Standard Time", "Australia/Brisbane" },
+	{ "AUS Eastern Standard Time", "Australia/Sydney" },
+	{ "Tasmania Standard Time", "Australia/Hobart" },
+	{ "New Zealand Standard Time", "Pacific/Auckland" },
+	{ "Tonga Standard Time", "Pacific/Tongatapu" },
+};
+
+/*
+ * libical looks a name up as a file under the zoneinfo directory, and a TZID
+ * comes from whoever wrote the file: only names shaped like zone names reach it.
+ */
+static int zone_name_shaped(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= ZONE_NAME_MAX || s[0] == '/' || strstr(s, ".."))
+		return 0;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+-/") == n;
+}
+
+static icaltimezone *builtin(const char *name)
+{
+	return zone_name_shaped(name) ? icaltimezone_get_builtin_timezone(name) : NULL;
+}
+
+const char *zone_windows_to_iana(const char *windows)
+{
+	for (size_t i = 0; i < sizeof windows_zones / sizeof windows_zones[0]; i++)
+		if (strcmp(windows, windows_zones[i].windows) == 0)
+			return windows_zones[i].iana;
+	return NULL;
+}
+
+/* A VTIMEZONE with no STANDARD or DAYLIGHT would convert at offset zero: a wrong answer. */
+static int has_observance(icaltimezone *z)
+{
+	icalcomponent *c = icaltimezone_get_component(z);
+
+	return c && (icalcomponent_get_first_component(c, ICAL_XSTANDARD_COMPONENT) ||
+		     icalcomponent_get_first_component(c, ICAL_XDAYLIGHT_COMPONENT));
+}
+
+icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid)
+{
+	icaltimezone *z = NULL;
+	const char *iana;
+
+	for (; c && !z; c = icalcomponent_get_parent(c)) {
+		z = icalcomponent_get_timezone(c, tzid);
+		if (z && !has_observance(z))
+			z = NULL;
+	}
+	if (!z)
+		z = builtin(tzid);
+	if (!z && (iana = zone_windows_to_iana(tzid)))
+		z = builtin(iana);
+	/* RFC 5545's globally unique TZIDs: "/mozilla.org/20050126_1/Europe/Berlin". */
+	for (const char *p = tzid; !z && tzid[0] == '/' && (p = strchr(p + 1, '/'));)
+		z = builtin(p + 1);
+	return z;
+}
+
+/* "/usr/share/zoneinfo/Europe/Berlin" and ":Europe/Berlin" → "Europe/Berlin". */
+static void zone_from_path(const char *s, char out[ZONE_NAME_MAX])
+{
+	const char *at = strstr(s, "zoneinfo/");
+
+	if (*s == ':')
+		s++;
+	if (at)
+		s = at + strlen("zoneinfo/");
+	snprintf(out, ZONE_NAME_MAX, "%s", *s ? s : "UTC");
+}
+
+static int etc_timezone(char out[ZONE_NAME_MAX], struct err *e)
+{
+	char *text;
+	size_t len;
+
+	if (fs_read("/etc/timezone", &text, &len, e) != 0)
+		return err_set(e, ERR_CONFIG, "cannot tell the system's time zone; set [calendar] "
+				"timezone (an IANA name such as Europe/Berlin)");
+	text[strcspn(text, " \t\r\n")] = '\0';
+	zone_from_path(text, out);
+	free(text);
+	return 0;
+}
+
+/* Where the system keeps its zone, as glibc reads it; *how says which, for errors. */
+static int system_zone(char out[ZONE_NAME_MAX], const char **how, struct err *e)
+{
+	const char *tz = getenv("TZ");
+	char link[PATH_MAX];
+	ssize_t n;
+
+	if (tz) {
+		*how = "TZ";
+		zone_from_path(tz, out);
+		return 0;
+	}
+	*how = "/etc/localtime";
+	n = readlink("/etc/localtime", link, sizeof link - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		zone_from_path(link, out);
+		return 0;
+	}
+	if (errno == ENOENT) {
+		snprintf(out, ZONE_NAME_MAX, "UTC");
+		return 0;
+	}
+	*how = "/etc/timezone";
+	return etc_timezone(out, e);
+}
+
+icaltimezone *zone_local(const char *configured, char name[ZONE_NAME_MAX], struct err *e)
+{
+	const char *how = "[calendar] timezone";
+	icaltimezone *z;
+
+	if (configured && *configured)
+		snprintf(name, ZONE_NAME_MAX, "%s", configured);
+	else if (system_zone(name, &how, e) != 0)
+		return NULL;
+	z = builtin(name);
+	if (!z)
+		err_set(e, ERR_CONFIG, "%s names \"%.100s\", which is not a time zone this system "
+			"knows; set [calendar] timezone to an IANA name such as Europe/Berlin", how,
+			configured && *configured ? configured : name);
+	return z;
+}

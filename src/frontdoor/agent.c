@@ -250,7 +250,7 @@ static json_t *run_free_busy(struct agent_ctx *c, const json_t *args, struct err
 
 	if (!hold_config(c, &h, e))
 		return NULL;
-	rc = calendar_busy(h.cfg->calendar_path, from, to, &busy, &n, e);
+	rc = calendar_busy_conf(h.cfg, from, to, &busy, &n, e);
 	held_release(&h);
 	if (rc != 0)
 		return NULL;
@@ -265,7 +265,7 @@ static json_t *run_free_busy(struct agent_ctx *c, const json_t *args, struct err
 /* 0 when [start, end) is free in the calendar; else -1 (busy: "slot_busy"). */
 static int slot_free(const struct config *cfg, time_t start, time_t end, struct err *e)
 {
-	int free_slot = calendar_is_free(cfg->calendar_path, start, end, e);
+	int free_slot = calendar_is_free_conf(cfg, start, end, e);
 
 	if (free_slot < 0)
 		return -1;

@@ -8,6 +8,7 @@
  */
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/text.h"
 #include "mission/letter.h"
 #include "mission/mailbox.h"
 #include "mission/wire.h"
@@ -43,11 +44,11 @@ static void as_payload(const char *s, size_t n)
 
 	err_clear(&e);
 	if (letter_parse(s, n, &l, &e) != 0) {
-		if (e.kind != ERR_REFUSED || e.code != ERR_INVALID_LETTER)
+		if (!err_is_refusal(&e) || e.code != ERR_INVALID_LETTER)
 			__builtin_trap();
 		return;
 	}
-	if (letter_validate(&l, &e) != 0 && e.kind != ERR_REFUSED)
+	if (letter_validate(&l, &e) != 0 && !err_is_refusal(&e))
 		__builtin_trap(); /* validation only ever refuses */
 	round_trip(&l);
 	letter_free(&l);
@@ -81,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	as_payload(s, size);
 	as_line(s, size);
-	wire_trim(s, size, &off, &n);
+	text_trim(s, size, &off, &n);
 	if (off + n > size)
 		__builtin_trap();
 	return 0;

@@ -2,10 +2,10 @@
  * outbox (cli) — `mecha outbox`: list, show, stage, approve (send), reject;
  * edit and review live in outbox_review.c.
  *
- * Nothing here decides anything: the store and release.c keep the rules. This
- * file turns a command line into a selection of items, asks the person when
- * the rules say to ask, and shows agents' words without letting them drive
- * the terminal.
+ * Nothing here decides anything: which drafts a command line names is
+ * outbox/select.h's, when to ask first is release.h's, what of a draft to show
+ * is outbox/view.h's. This file parses, calls, asks when told to, and prints
+ * agents' words without letting them drive the terminal.
  */
 #include "cli/cli.h"
 #include "cli/outbox.h"
@@ -15,7 +15,10 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "base/linediff.h"
 #include "outbox/release.h"
+#include "outbox/select.h"
+#include "outbox/view.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -129,169 +132,68 @@ static void print_addresses(FILE *f, const char *label, const json_t *v)
 	fputc('\n', f);
 }
 
-static int shown_in_headers(const char *key, const char *body_key)
+static void print_args(FILE *f, const struct outbox_item *it, int color)
 {
-	return strcmp(key, "to") == 0 || strcmp(key, "cc") == 0 || strcmp(key, "subject") == 0 ||
-	       (body_key && strcmp(key, body_key) == 0);
-}
+	struct outbox_view v;
 
-static void print_args(FILE *f, const json_t *args, int color)
-{
-	const char *body_key = outbox_item_body_key(args);
-	const json_t *body = body_key ? json_object_get(args, body_key) : NULL;
-	const char *key;
-	json_t *v;
-	int others = 0;
-
-	if (!json_is_object(args)) {
+	outbox_view_make(it, &v);
+	if (!v.object) {
 		fprintf(f, "\n%sargs%s  ", BOLD(color), RESET(color));
-		print_value(f, args);
+		print_value(f, it->args);
 		fputc('\n', f);
 		return;
 	}
 	fputc('\n', f);
-	print_addresses(f, "To:", json_object_get(args, "to"));
-	print_addresses(f, "Cc:", json_object_get(args, "cc"));
-	if (json_object_get(args, "subject")) {
+	print_addresses(f, "To:", v.to);
+	print_addresses(f, "Cc:", v.cc);
+	if (v.subject) {
 		fprintf(f, "%-9s", "Subject:");
-		print_value(f, json_object_get(args, "subject"));
+		print_value(f, v.subject);
 		fputc('\n', f);
 	}
-	if (body) {
+	if (v.body) {
 		fputc('\n', f);
-		text_printn(f, json_string_value(body), json_string_length(body), TEXT_KEEP_NEWLINES);
+		text_printn(f, json_string_value(v.body), json_string_length(v.body),
+			    TEXT_KEEP_NEWLINES);
 		fputc('\n', f);
 	}
-	json_object_foreach((json_t *)args, key, v) {
-		if (shown_in_headers(key, body_key))
-			continue;
-		if (!others++)
+	for (size_t i = 0; i < v.nothers; i++) {
+		if (i == 0)
 			fprintf(f, "\n%sother arguments%s\n", BOLD(color), RESET(color));
 		fputs("  ", f);
-		print_safe(f, key);
+		print_safe(f, v.others[i]);
 		fputs(": ", f);
-		print_value(f, v);
+		print_value(f, json_object_get(it->args, v.others[i]));
 		fputc('\n', f);
 	}
+	outbox_view_free(&v);
 }
 
-/* ---- the edit, as a line diff ---------------------------------------------------- */
-
-struct lines {
-	const char **at;
-	size_t *len;
-	size_t n;
-};
-
-static void split_lines(const char *s, size_t len, struct lines *l)
+static void print_diff_line(FILE *f, const struct outbox_diff_line *l, int color)
 {
-	size_t start = 0;
-
-	memset(l, 0, sizeof *l);
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && s[i] != '\n')
-			continue;
-		if (i == len && start == len && l->n > 0)
-			break;
-		l->at = xrealloc(l->at, (l->n + 1) * sizeof *l->at);
-		l->len = xrealloc(l->len, (l->n + 1) * sizeof *l->len);
-		l->at[l->n] = s + start;
-		l->len[l->n++] = i - start;
-		start = i + 1;
-	}
-}
-
-static int same_line(const struct lines *a, size_t i, const struct lines *b, size_t j)
-{
-	return a->len[i] == b->len[j] && memcmp(a->at[i], b->at[j], a->len[i]) == 0;
-}
-
-static void diff_line(FILE *f, char sign, const char *s, size_t n, int color)
-{
-	fprintf(f, "%s  %c ", sign == '-' ? RED(color) : sign == '+' ? YELLOW(color) : "", sign);
-	text_printn(f, s, n, 0);
-	fprintf(f, "%s\n", sign == ' ' ? "" : RESET(color));
-}
-
-/* A longest-common-subsequence diff; drafts are short, so the table is small. */
-static void print_line_diff(FILE *f, const struct lines *a, const struct lines *b, int color)
-{
-	size_t w = b->n + 1, i = 0, j = 0;
-	unsigned *t;
-
-	if (a->n * b->n > 4000000) { /* too long to align: show both */
-		for (; i < a->n; i++)
-			diff_line(f, '-', a->at[i], a->len[i], color);
-		for (; j < b->n; j++)
-			diff_line(f, '+', b->at[j], b->len[j], color);
-		return;
-	}
-	t = xcalloc((a->n + 1) * w, sizeof *t);
-	for (size_t x = a->n; x-- > 0;)
-		for (size_t y = b->n; y-- > 0;)
-			t[x * w + y] = same_line(a, x, b, y) ? t[(x + 1) * w + y + 1] + 1
-				       : t[(x + 1) * w + y] > t[x * w + y + 1] ? t[(x + 1) * w + y]
-									     : t[x * w + y + 1];
-	while (i < a->n || j < b->n) {
-		if (i < a->n && j < b->n && same_line(a, i, b, j)) {
-			diff_line(f, ' ', a->at[i], a->len[i], color);
-			i++, j++;
-		} else if (j < b->n && (i == a->n || t[i * w + j + 1] >= t[(i + 1) * w + j])) {
-			diff_line(f, '+', b->at[j], b->len[j], color);
-			j++;
-		} else {
-			diff_line(f, '-', a->at[i], a->len[i], color);
-			i++;
-		}
-	}
-	free(t);
-}
-
-static void diff_value(FILE *f, const char *key, const json_t *before, const json_t *after,
-		       int color)
-{
-	struct lines a, b;
-	char *sa = NULL, *sb = NULL;
-
-	fputs("  ", f);
-	print_safe(f, key);
-	fputs(":\n", f);
-	if (json_is_string(before) && json_is_string(after)) {
-		split_lines(json_string_value(before), json_string_length(before), &a);
-		split_lines(json_string_value(after), json_string_length(after), &b);
-	} else {
-		sa = before ? jsonio_pretty(before) : xstrdup("(absent)");
-		sb = after ? jsonio_pretty(after) : xstrdup("(absent)");
-		split_lines(sa, strlen(sa), &a);
-		split_lines(sb, strlen(sb), &b);
-	}
-	print_line_diff(f, &a, &b, color);
-	free(a.at), free(a.len), free(b.at), free(b.len);
-	free(sa);
-	free(sb);
+	fprintf(f, "%s  %c ", l->sign == LINEDIFF_DEL ? RED(color)
+			      : l->sign == LINEDIFF_ADD ? YELLOW(color) : "", l->sign);
+	text_printn(f, l->text, l->len, 0);
+	fprintf(f, "%s\n", l->sign == LINEDIFF_SAME ? "" : RESET(color));
 }
 
 static void print_edit(FILE *f, const struct outbox_item *it, int color)
 {
-	const char *key;
-	json_t *v;
+	struct outbox_diff d;
 
-	if (json_equal(it->args, it->args_before))
-		return;
-	fprintf(f, "\n%sedited%s (- as drafted, + as it will be sent)\n", BOLD(color),
-		RESET(color));
-	if (!json_is_object(it->args) || !json_is_object(it->args_before)) {
-		diff_value(f, "args", it->args_before, it->args, color);
-		return;
+	outbox_diff_make(it, &d);
+	if (d.n)
+		fprintf(f, "\n%sedited%s (- as drafted, + as it will be sent)\n", BOLD(color),
+			RESET(color));
+	for (size_t i = 0; i < d.n; i++) {
+		if (i == 0 || strcmp(d.lines[i].key, d.lines[i - 1].key) != 0) {
+			fputs("  ", f);
+			print_safe(f, d.lines[i].key);
+			fputs(":\n", f);
+		}
+		print_diff_line(f, &d.lines[i], color);
 	}
-	json_object_foreach(it->args_before, key, v) {
-		json_t *now = json_object_get(it->args, key);
-		if (!now || !json_equal(v, now))
-			diff_value(f, key, v, now, color);
-	}
-	json_object_foreach(it->args, key, v)
-		if (!json_object_get(it->args_before, key))
-			diff_value(f, key, NULL, v, color);
+	outbox_diff_free(&d);
 }
 
 static void field(FILE *f, const char *label, const char *value)
@@ -336,79 +238,8 @@ void cli_outbox_print_item(FILE *f, const struct outbox_item *it, int color)
 		field(f, "error", it->error);
 		fprintf(f, "%s", RESET(color));
 	}
-	print_args(f, it->args, color);
+	print_args(f, it, color);
 	print_edit(f, it, color);
-}
-
-/* ---- selection -------------------------------------------------------------------- */
-
-struct selection {
-	int all;
-	const char *kind, *via;
-	char **ids; /* the prefixes as given (pointing into argv) */
-	size_t n;
-};
-
-static int matches(const struct selection *sel, const struct outbox_item *it)
-{
-	if (sel->kind && strcmp(it->kind, sel->kind) != 0)
-		return 0;
-	return !sel->via || strstr(it->tool, sel->via) != NULL;
-}
-
-static void keep(struct outbox_list *out, struct outbox_item *it)
-{
-	out->items = xrealloc(out->items, (out->n + 1) * sizeof *out->items);
-	out->items[out->n++] = *it;
-	memset(it, 0, sizeof *it);
-}
-
-static int already(const struct outbox_list *l, const char *id)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->items[i].id, id) == 0)
-			return 1;
-	return 0;
-}
-
-/* The items named (any status: the verb decides) or, with --all, every pending one. */
-static int select_items(struct cli_outbox *c, const struct selection *sel,
-			struct outbox_list *out, struct err *e)
-{
-	struct outbox_list all = { NULL, 0 };
-
-	memset(out, 0, sizeof *out);
-	if (sel->all) {
-		if (outbox_store_list(&c->store, &all, stderr, e) != 0)
-			return -1;
-		for (size_t i = 0; i < all.n; i++)
-			if (outbox_item_pending(&all.items[i]) && matches(sel, &all.items[i]))
-				keep(out, &all.items[i]);
-		outbox_list_free(&all);
-		return 0;
-	}
-	for (size_t i = 0; i < sel->n; i++) {
-		struct outbox_item it;
-		char *id;
-		if (outbox_store_lookup(&c->store, sel->ids[i], &id, e) != 0)
-			goto fail;
-		if (already(out, id) || outbox_store_read(&c->store, id, &it, e) != 0) {
-			int dup = already(out, id);
-			free(id);
-			if (dup)
-				continue;
-			goto fail;
-		}
-		free(id);
-		if (matches(sel, &it))
-			keep(out, &it);
-		else
-			outbox_item_free(&it);
-	}
-	return 0;
-fail:
-	outbox_list_free(out);
-	return -1;
 }
 
 /* ---- list -------------------------------------------------------------------------- */
@@ -443,7 +274,7 @@ static void list_line(const struct outbox_item *it, int color)
 	putchar('\n');
 }
 
-static void list_print(const struct outbox_list *l, const struct selection *sel, int json,
+static void list_print(const struct outbox_list *l, const struct outbox_selection *sel, int json,
 		       int color)
 {
 	json_t *arr = json ? json_array() : NULL;
@@ -453,7 +284,7 @@ static void list_print(const struct outbox_list *l, const struct selection *sel,
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < l->n; i++) {
 			const struct outbox_item *it = &l->items[i];
-			if (outbox_item_pending(it) != (pass == 0) || !matches(sel, it))
+			if (outbox_item_pending(it) != (pass == 0) || !outbox_selection_matches(sel, it))
 				continue;
 			shown++;
 			if (arr)
@@ -470,7 +301,7 @@ static void list_print(const struct outbox_list *l, const struct selection *sel,
 }
 
 struct opts {
-	struct selection sel;
+	struct outbox_selection sel;
 	int json, yes, force, mark_sent;
 	const char *reason;
 };
@@ -653,11 +484,10 @@ static int ask_to_send(const struct outbox_list *l, const struct opts *o)
 	char *q;
 	int yes;
 
-	for (size_t i = 0; i < l->n; i++)
-		tainted |= outbox_item_tainted(&l->items[i]);
-	if (o->yes || (l->n <= 1 && !tainted))
+	if (!release_needs_confirmation(l, o->yes))
 		return 1;
 	for (size_t i = 0; i < l->n; i++) {
+		tainted |= outbox_item_tainted(&l->items[i]);
 		fputs("  ", stderr);
 		print_safe(stderr, l->items[i].id);
 		fputs("  ", stderr);
@@ -707,7 +537,7 @@ static int approve_selected(struct cli_outbox *c, const struct opts *o)
 	struct err e;
 	int rc = EXIT_OK;
 
-	if (select_items(c, &o->sel, &l, &e) != 0)
+	if (outbox_select(&c->store, &o->sel, &l, stderr, &e) != 0)
 		return cli_fail(&e);
 	if (l.n == 0) {
 		puts("Nothing to send.");
@@ -768,7 +598,7 @@ static int reject_selected(struct cli_outbox *c, const struct opts *o)
 	char **ids;
 	int rc = EXIT_OK;
 
-	if (select_items(c, &o->sel, &l, &e) != 0)
+	if (outbox_select(&c->store, &o->sel, &l, stderr, &e) != 0)
 		return cli_fail(&e);
 	ids = xcalloc(l.n ? l.n : 1, sizeof *ids);
 	for (size_t i = 0; i < l.n; i++)

@@ -200,3 +200,13 @@ int release_reject(struct outbox_store *s, char *const *ids, size_t n, const cha
 	free(items);
 	return rc;
 }
+
+int release_needs_confirmation(const struct outbox_list *l, int yes)
+{
+	if (yes)
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (outbox_item_tainted(&l->items[i]))
+			return 1;
+	return l->n > 1;
+}

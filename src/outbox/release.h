@@ -27,6 +27,7 @@
 
 struct config;
 struct err;
+struct outbox_list;
 struct outbox_store;
 
 enum {
@@ -56,6 +57,13 @@ int release_mark_sent(struct outbox_store *s, const char *id, struct err *e);
  */
 int release_reject(struct outbox_store *s, char *const *ids, size_t n, const char *reason,
 		   unsigned flags, struct err *e);
+
+/*
+ * 1 when a person must confirm before the drafts in l are released: more
+ * than one at once (a slip of --all), or any tainted one (its author read
+ * untrusted or private data), unless they said yes beforehand (-y).
+ */
+int release_needs_confirmation(const struct outbox_list *l, int yes);
 
 /* 0 when reason says something; else -1 with "reason_required" (exit 2). */
 int release_check_reason(const char *reason, struct err *e);

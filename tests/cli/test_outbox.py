@@ -474,6 +474,21 @@ def test_an_edit_of_a_draft_resolved_meanwhile_is_refused_and_kept(mecha, tmp_pa
     mecha.run("outbox", "edit", item_id, env={"EDITOR": "true"}, check=3)
 
 
+def test_an_edit_that_breaks_the_subject_over_two_lines_is_refused_and_kept(mecha, tmp_path):
+    item_id = stage(mecha)
+    before = item_path(mecha, item_id).read_bytes()
+    script = tmp_path / "ed-bcc"
+    script.write_text("#!/bin/sh\n"
+                      "printf 'Subject: Re: hi\\rBcc: evil@example.net\\n\\nhello\\n' > \"$1\"\n")
+    script.chmod(0o755)
+    p = mecha.run("outbox", "edit", item_id, env={"EDITOR": str(script)}, check=2)
+    assert "single line" in p.err and "kept in" in p.err
+    assert item_path(mecha, item_id).read_bytes() == before
+    kept = [f for f in outbox_dir(mecha).iterdir() if f.name.startswith(".edit")]
+    assert len(kept) == 1 and b"\rBcc: evil@example.net" in kept[0].read_bytes()
+    assert [i["id"] for i in mecha.json("outbox", "list", "--json")] == [item_id]
+
+
 def test_review_from_a_pipe_sends_rejects_and_keeps(mecha, smtp_sink, tmp_path):
     configure(mecha, smtp_sink.url)
     for _ in range(4):

@@ -72,10 +72,10 @@ static void walk(struct linediff *d, const struct lines *a, const struct lines *
 		if (i < a->n && j < b->n && same_line(a, i, b, j)) {
 			emit(d, LINEDIFF_SAME, a, i++);
 			j++;
-		} else if (j < b->n && (i == a->n || t[i * w + j + 1] >= t[(i + 1) * w + j])) {
-			emit(d, LINEDIFF_ADD, b, j++);
+		} else if (i < a->n && (j == b->n || t[(i + 1) * w + j] >= t[i * w + j + 1])) {
+			emit(d, LINEDIFF_DEL, a, i++); /* what goes, before what replaces it */
 		} else {
-			emit(d, LINEDIFF_DEL, a, i++);
+			emit(d, LINEDIFF_ADD, b, j++);
 		}
 	}
 	free(t);

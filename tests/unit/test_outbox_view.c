@@ -66,12 +66,12 @@ static char *ld(const char *a, const char *b)
 	return out.data ? buf_steal(&out) : xstrdup("");
 }
 
-Test(linediff, a_changed_line_reads_as_added_then_removed_between_kept_lines)
+Test(linediff, a_changed_line_reads_as_removed_then_added_between_kept_lines)
 {
 	char *got = ld("a\nb\nc\n", "a\nB\nc\n");
 
-	/* Where either could come first, the new line does (what `outbox show` always printed). */
-	cr_assert_str_eq(got, " a|+B|-b| c|");
+	/* Where either could come first, what goes comes before what replaces it, as in diff -u. */
+	cr_assert_str_eq(got, " a|-b|+B| c|");
 	free(got);
 }
 
@@ -88,7 +88,7 @@ Test(linediff, a_final_newline_opens_no_line_but_an_empty_text_is_one_line)
 	char *same = ld("x\n", "x"), *from_empty = ld("", "x");
 
 	cr_assert_str_eq(same, " x|");
-	cr_assert_str_eq(from_empty, "+x|-|");
+	cr_assert_str_eq(from_empty, "-|+x|");
 	free(same);
 	free(from_empty);
 }
@@ -171,11 +171,11 @@ Test(diff, an_edited_body_is_diffed_by_its_lines_under_its_key)
 	draft(&it, "{\"to\":\"ada@example.org\",\"subject\":\"s\",\"body_text\":\"Dear Ada,\\nTuesday\\n\"}",
 	      "{\"to\":\"ada@example.org\",\"subject\":\"t\",\"body_text\":\"Dear Ada,\\nFriday\\n\"}");
 	got = diff_text(&it);
-	cr_assert_str_eq(got, "subject + t\n"
-			      "subject - s\n"
+	cr_assert_str_eq(got, "subject - s\n"
+			      "subject + t\n"
 			      "body_text   Dear Ada,\n"
-			      "body_text + Friday\n"
-			      "body_text - Tuesday\n");
+			      "body_text - Tuesday\n"
+			      "body_text + Friday\n");
 	free(got);
 	outbox_item_free(&it);
 }
@@ -189,13 +189,13 @@ Test(diff, added_removed_and_non_string_values_are_diffed_as_json)
 	      "{\"to\":\"ada@example.org\",\"cc\":[\"c@x.org\"],\"bcc\":\"d@x.org\"}");
 	got = diff_text(&it);
 	cr_assert_str_eq(got, "cc   [\n"
-			      "cc +   \"c@x.org\"\n"
 			      "cc -   \"b@x.org\"\n"
+			      "cc +   \"c@x.org\"\n"
 			      "cc   ]\n"
-			      "note + (absent)\n"
 			      "note - \"n\"\n"
-			      "bcc + \"d@x.org\"\n"
-			      "bcc - (absent)\n");
+			      "note + (absent)\n"
+			      "bcc - (absent)\n"
+			      "bcc + \"d@x.org\"\n");
 	free(got);
 	outbox_item_free(&it);
 }

@@ -67,7 +67,7 @@ enum {
 	X(UNKNOWN_STATE, "unknown_state", EXIT_REFUSED, "a request is in a state mecha does not know") \
 	X(INVALID_REQUEST, "invalid_request", EXIT_REFUSED,                                      \
 	  "the request did not validate at drain time")                                           \
-	X(BOOKING, "booking", EXIT_REFUSED, "a booking is settled by the sweep, not extracted")    \
+	X(BOOKING, "booking", EXIT_REFUSED, "a booking or cancellation is the sweep's, not a model's") \
 	X(NOT_EXTRACTED, "not_extracted", EXIT_REFUSED, "the request has no checked extraction")  \
 	X(NO_REPLY_TO, "no_reply_to", EXIT_REFUSED,                                              \
 	  "the request has no single address a reply may go to")                                  \

@@ -34,7 +34,10 @@
 #define STEP_CANCEL_MAIL "cancel_mail"
 
 static const char unconfirmed_warning[] =
-	"a sweep was interrupted while sending this invitation; it was not sent again, so "
+	"a sweep was interrupted while sending this message; it was not sent again, so "
+	"check that it arrived";
+static const char unconfirmed_by_server[] =
+	"the mail server took this message but never confirmed it; it was not sent again, so "
 	"check that it arrived";
 
 /* A record the sweep claims, as the first read saw it. */
@@ -45,6 +48,7 @@ struct todo {
 	char *booking_id; /* NULL when _booking_id is not an id the sweep reads */
 	char type_id[RECORD_TYPE_ID_MAX + 1];
 	char state[32];
+	time_t start, end; /* the slot the record names, when it reads (for the report) */
 };
 
 struct sweep {
@@ -121,6 +125,8 @@ static int gather_one(struct record *r, void *ctx, struct err *e)
 	t->booking_id = booking_id_of(r);
 	snprintf(t->type_id, sizeof t->type_id, "%s", r->type_id);
 	snprintf(t->state, sizeof t->state, "%s", record_state(r));
+	if (!sweep_slot(r, &t->start, &t->end))
+		t->start = t->end = 0;
 	return VERDICT_NEXT;
 }
 
@@ -130,8 +136,9 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 		const struct booking *b, long long booking_seq, const char *msg)
 {
 	int has_event = b && b->uid[0] && (o == SWEEP_BOOKED || o == SWEEP_CANCELLED);
+	int own_slot = b && b->start;
 	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, booking_seq,
-				b ? b->start : 0, b ? b->end : 0,
+				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
 				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
 			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };
@@ -289,13 +296,18 @@ static int send_letter(struct sweep *sw, const struct booking *b, const char *bo
 	return rc;
 }
 
-/* intent → send → done (failed: the next sweep sends it); an intent alone: unconfirmed. */
+/*
+ * intent → send → done, or failed (the next sweep sends it again). An intent
+ * found alone, or a send the server never confirmed, is "unconfirmed": the
+ * message may have arrived, so it is never sent again.
+ */
 static int mail_step(struct sweep *sw, const struct todo *t, struct booking *b, const char *step,
 		     enum calendar_itip_method m, const char *kill_before, struct err *e)
 {
 	const char *id = t->booking_id, *phase = sweep_ledger_phase(&sw->ledger, id, step);
 	struct sweep_ledger *l = &sw->ledger;
 	struct err why;
+	int rc;
 
 	if (sweep_ledger_settled(l, id, step))
 		return 0;
@@ -306,7 +318,12 @@ static int mail_step(struct sweep *sw, const struct todo *t, struct booking *b, 
 	kill_point(kill_before);
 	if (sweep_ledger_add(l, id, t->seq, step, LEDGER_INTENT, NULL, e) != 0)
 		return -1;
-	if (send_letter(sw, b, id, m, e) != 0) {
+	rc = send_letter(sw, b, id, m, e);
+	if (rc != 0 && e->code == ERR_DELIVERY_UNCONFIRMED) {
+		b->warning = unconfirmed_by_server;
+		return sweep_ledger_add(l, id, t->seq, step, LEDGER_UNCONFIRMED, NULL, e);
+	}
+	if (rc != 0) {
 		if (sweep_ledger_add(l, id, t->seq, step, LEDGER_FAILED, NULL, &why) != 0)
 			err_prefix(e, "(and recording that failed: %s)", why.msg);
 		return -1;

@@ -23,12 +23,14 @@
  *     a rerun that finds an intent without done writes it again and there is
  *     still one event. Once the intent is there the slot is not asked about
  *     again (the calendar would answer with our own event).
- *   - invitation: intent → send → done (or failed, so the next sweep sends
- *     it). An intent found without either means a sweep died while sending:
- *     the message may have arrived, so it is NOT sent again (at most once,
- *     as the reference does); the ledger says "unconfirmed" and the sweep's
- *     line says to check. A duplicate would at least be recognisable: the
- *     Message-ID is derived from the booking id.
+ *   - invitation: intent → send → done (or failed — the server refused it —
+ *     so the next sweep sends it). An intent found without either means a
+ *     sweep died while sending: the message may have arrived, so it is NOT
+ *     sent again (at most once, as the reference does); the ledger says
+ *     "unconfirmed" and the sweep's line says to check. So does a send the
+ *     server took without confirming (delivery_unconfirmed). A duplicate
+ *     would at least be recognisable: the Message-ID is derived from the
+ *     booking id.
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *

@@ -162,7 +162,6 @@ struct invite_job {
 	char uid[CALENDAR_UID_MAX];
 	char *attendee, *organizer, *summary;
 	time_t start, end;
-	int recheck; /* ask the calendar about the slot again (not after an interrupted attempt) */
 	struct mail_message msg;
 };
 
@@ -217,7 +216,6 @@ static int invite_prepare(const struct config *cfg, const struct outbox_item *it
 	if (!invite_available(cfg, e) || job_fill(j, cfg, it->args, e) != 0)
 		goto fail;
 	snprintf(j->uid, sizeof j->uid, "%s@mecha", it->id);
-	j->recheck = it->sending_since == NULL;
 	ev = job_event(j);
 	l = (struct invite_letter){ &ev, CALENDAR_ITIP_REQUEST, it->id, NULL };
 	if (invite_message(cfg, &l, &j->msg, e) != 0)
@@ -241,24 +239,41 @@ static int slot_still_free(const struct config *cfg, const struct invite_job *j,
 	return 0;
 }
 
+/* A delivery starts afresh: an event this item wrote before (a retry) is not "busy". */
+static int forget_own_event(const struct config *cfg, const struct invite_job *j, struct err *e)
+{
+	if (calendar_event_remove(cfg, j->uid, e) == 0 || e->code == ERR_NOT_FOUND)
+		return 0;
+	return -1;
+}
+
+static void after_mail_failure(const struct config *cfg, const struct invite_job *j,
+			       struct err *e)
+{
+	struct err undo;
+
+	if (e->code == ERR_DELIVERY_UNCONFIRMED)
+		err_prefix(e, "its event %s stays in the calendar: if the invitation arrived, "
+			   "approve it with --mark-sent", j->uid);
+	else if (calendar_event_remove(cfg, j->uid, &undo) == 0)
+		err_prefix(e, "the invitation was not sent, so its event was taken out again");
+	else
+		err_prefix(e, "the invitation was not sent, and its event %s is still in the calendar "
+			   "(%s)", j->uid, undo.msg);
+}
+
 static int invite_deliver(const struct config *cfg, void *job, struct err *e)
 {
 	struct invite_job *j = job;
 	struct calendar_event ev = job_event(j);
 	char uid[CALENDAR_UID_MAX];
-	struct err undo;
 
-	if (j->recheck && slot_still_free(cfg, j, e) != 0)
-		return -1;
-	if (calendar_event_write(cfg, &ev, uid, e) != 0)
+	if (forget_own_event(cfg, j, e) != 0 || slot_still_free(cfg, j, e) != 0 ||
+	    calendar_event_write(cfg, &ev, uid, e) != 0)
 		return -1;
 	if (mail_deliver(cfg, &j->msg, e) == 0)
 		return 0;
-	if (calendar_event_remove(cfg, j->uid, &undo) == 0)
-		err_prefix(e, "the invitation was not sent, so its event was taken out again");
-	else
-		err_prefix(e, "the invitation was not sent, and its event %s is still in the calendar "
-			   "(%s)", j->uid, undo.msg);
+	after_mail_failure(cfg, j, e);
 	return -1;
 }
 

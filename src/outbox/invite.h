@@ -6,14 +6,15 @@
  * A released invite draft (propose_meeting stages them) writes its event and
  * mails a METHOD:REQUEST invitation, exactly once, like a mail: release.c
  * claims the item (sending_since) before this sink delivers. The event's UID
- * is the item id, so a delivery repeated with --force replaces the event it
- * wrote rather than adding a second one, and the invitation carries the same
- * Message-ID. The slot is asked about again at delivery (time has passed
- * since the draft was staged): a busy slot is refused (slot_busy) and nothing
- * is written or sent. That question is skipped when sending_since shows an
- * interrupted attempt, whose own event would answer it. When the mail does
- * not go out, the event is taken out again, so the draft stays pending with
- * nothing half done.
+ * is the item id, and a delivery starts by taking out an event of that UID (a
+ * retry, or --force after an interrupted send, replaces rather than adds),
+ * then asks the calendar about the slot again (time has passed since the
+ * draft was staged): a busy slot is refused (slot_busy) and nothing is
+ * written or sent. The invitation carries Message-ID <ID@mecha>. When the
+ * mail is refused, the event is taken out again, so the draft stays pending
+ * with nothing half done; when the server took it without confirming
+ * (delivery_unconfirmed), the event stays, since the invitation may have
+ * arrived.
  *
  * invite_message builds the message for the booking sweep too, so an
  * invitation reads the same whoever sends it.

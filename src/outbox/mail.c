@@ -673,6 +673,16 @@ static void smtp_options(CURL *h, const struct config *cfg, const char *pw, int 
 	}
 }
 
+/*
+ * A server accepts a message only after its last byte, and says so. Every
+ * byte handed over and no refusal heard (a timeout, a dropped connection
+ * after the body): it may have arrived, and a retry could deliver it twice.
+ */
+static enum err_code smtp_outcome(const struct upload *up, long code)
+{
+	return up->left == 0 && code < 400 ? ERR_DELIVERY_UNCONFIRMED : ERR_DELIVERY;
+}
+
 static int smtp_send(const struct config *cfg, const struct mail_message *m, struct err *e)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -707,8 +717,11 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		if (code > 0)
 			snprintf(said, sizeof said, " (the server answered %ld)", code);
-		rc = err_set(e, ERR_DELIVERY, "SMTP to %s failed: %s%s", where,
+		rc = err_set(e, smtp_outcome(&up, code), "SMTP to %s failed: %s%s", where,
 			      errbuf[0] ? errbuf : curl_easy_strerror(res), said);
+		if (e->code == ERR_DELIVERY_UNCONFIRMED)
+			err_prefix(e, "the whole message went out but the server never confirmed it, "
+				   "so it may have arrived");
 	}
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);

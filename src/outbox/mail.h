@@ -83,7 +83,12 @@ char *mail_address_spec(const char *s, const char *what, struct err *e);
  */
 int mail_configured(const struct config *cfg, struct err *e);
 
-/* Hands m to the configured route. Code "delivery" when it did not take it. */
+/*
+ * Hands m to the configured route. Code "delivery" when it did not take it;
+ * "delivery_unconfirmed" when SMTP took every byte but never confirmed (a
+ * timeout or a dropped connection after the body): it may have arrived, and
+ * sending it again may deliver it twice.
+ */
 int mail_deliver(const struct config *cfg, const struct mail_message *m, struct err *e);
 
 #endif

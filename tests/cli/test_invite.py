@@ -139,3 +139,18 @@ def test_an_invite_whose_slot_does_not_read_is_not_staged(mecha):
                   "end": "2030-01-01T09:00:00Z"}):
         p = mecha.run("outbox", "stage", "--tool", "calendar_invite", "--args", json.dumps(args))
         assert p.returncode == 2, p.err
+
+
+def test_an_invite_whose_acceptance_was_never_confirmed_keeps_its_event_and_says_so(
+        mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    item_id = stage(mecha)
+    smtp_sink.mode = "close"  # the body arrives, then the connection drops: no 250
+    p = mecha.run("outbox", "approve", item_id, check=1)
+    assert "may have arrived" in p.err and "--mark-sent" in p.err
+    assert "may have arrived" in item(mecha, item_id)["error"]
+    assert len(events(cal)) == 1, "the event of an invitation that may have arrived was removed"
+    # Deciding it did not arrive, a person approves again: its own event is not "busy".
+    smtp_sink.mode = "accept"
+    mecha.run("outbox", "approve", item_id, check=0)
+    assert len(events(cal)) == 1 and len(smtp_sink.raw()) == 1

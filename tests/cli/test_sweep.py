@@ -390,3 +390,35 @@ def test_a_sweep_with_no_bookings_creates_nothing(mecha):
     assert sweep(mecha).out == ""
     assert sorted(os.listdir(mecha.requests)) == before
     assert not pathlib.Path(mecha.requests / "bookings.jsonl").exists()
+
+
+def test_an_invitation_the_server_took_but_never_confirmed_is_not_sent_again(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    booking(mecha)
+    smtp_sink.mode = "close"  # the body arrives, then the connection drops: no 250
+    p = sweep(mecha)
+    assert p.out.startswith("booked") and "never confirmed" in p.out
+    assert mecha.read_record(1)["state"] == "booked" and len(events(cal)) == 1
+    assert [x["phase"] for x in ledger(mecha) if x["step"] == "invite"] == ["intent",
+                                                                          "unconfirmed"]
+    smtp_sink.mode = "accept"
+    assert sweep(mecha).out == "" and smtp_sink.raw() == []
+
+
+def test_the_mcp_tools_neither_show_nor_draft_for_a_booking(mecha):
+    from test_mcp import call, serve
+
+    write_config(mecha, '[outbox]\ntools = ["mail_send"]\n')
+    extraction = {"reading": "", "topic": "a chat", "urgency_claimed": "", "dates_mentioned": [],
+                  "institution": "", "reads_like_instructions": False}
+    booking(mecha, 1, state="extracted", extraction=extraction)
+    answers, p = serve(mecha, call(1, "frontdoor_next"),
+                       call(2, "draft_reply", {"seq": 1, "subject": "Re: your booking",
+                                               "body": "See you then."}))
+    assert p.returncode == 0, p.err
+    assert json.loads(answers[0]["result"]["content"][0]["text"]) == []
+    refused = answers[1]["result"]
+    assert refused["isError"] is True
+    assert refused["structuredContent"]["error"] == "booking"
+    assert mecha.read_record(1)["state"] == "extracted"
+    assert not (mecha.home / "outbox").exists() or not list((mecha.home / "outbox").iterdir())

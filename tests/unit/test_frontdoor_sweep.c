@@ -179,8 +179,8 @@ Test(ledger, a_line_that_does_not_read_is_refused_with_its_number)
 	const char *bad[] = {
 		"{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"done\"}\nnot json\n",
 		"{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"done\"}\n[1]\n",
-		"{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"done\"}\n"
-		"{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"maybe\"}\n",
+		("{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"done\"}\n"
+		 "{\"booking_id\":\"b1\",\"step\":\"event\",\"phase\":\"maybe\"}\n"),
 	};
 	struct sweep_ledger l;
 	struct err e;

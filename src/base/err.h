@@ -52,6 +52,8 @@ enum {
 	X(INDEX, "index", EXIT_FAIL, "the mission box's sidecar index cannot be used")            \
 	X(EDITOR, "editor", EXIT_FAIL, "the editor failed")                                       \
 	X(DELIVERY, "delivery", EXIT_FAIL, "the mail route did not take a message")               \
+	X(DELIVERY_UNCONFIRMED, "delivery_unconfirmed", EXIT_FAIL,                              \
+	  "the message was handed over but its acceptance never confirmed: it may have arrived") \
 	X(NO_ROUTE, "no_route", EXIT_FAIL, "[mail] names no way for a message to leave")          \
 	X(BAD_ARGS, "bad_args", EXIT_FAIL, "a staged draft cannot be turned into what it sends")  \
 	X(UNAVAILABLE, "unavailable", EXIT_FAIL, "the draft's tool has no sink here")             \
@@ -67,7 +69,7 @@ enum {
 	X(UNKNOWN_STATE, "unknown_state", EXIT_REFUSED, "a request is in a state mecha does not know") \
 	X(INVALID_REQUEST, "invalid_request", EXIT_REFUSED,                                      \
 	  "the request did not validate at drain time")                                           \
-	X(BOOKING, "booking", EXIT_REFUSED, "a booking is settled by the sweep, not extracted")    \
+	X(BOOKING, "booking", EXIT_REFUSED, "a booking or cancellation is the sweep's, not a model's") \
 	X(NOT_EXTRACTED, "not_extracted", EXIT_REFUSED, "the request has no checked extraction")  \
 	X(NO_REPLY_TO, "no_reply_to", EXIT_REFUSED,                                              \
 	  "the request has no single address a reply may go to")                                  \

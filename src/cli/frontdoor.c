@@ -1,7 +1,7 @@
 /*
  * frontdoor — the verbs a person uses on the request store: list, show, next,
  * needs-info, close (and the dispatch for the verbs of other files: extract,
- * triage, reconcile). Each parses, calls the library and prints; the rules
+ * triage, reconcile, sweep). Each parses, calls the library and prints; the rules
  * (which moves the state table allows, that a close needs a reason) are in
  * src/frontdoor/.
  *
@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/rfc3339.h"
 #include "base/text.h"
 #include "base/verdict.h"
 #include "frontdoor/brief.h"
@@ -24,6 +25,7 @@
 #include "frontdoor/next.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "frontdoor/sweep.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,11 +69,12 @@ static const char list_help[] =
 	"usage: mecha frontdoor [list] [--state STATE] [--json]\n\n"
 	"What has arrived, and each request's state, in seq order. INVALID marks a request\n"
 	"that did not validate at drain time; \"reads like instructions\" is the extractor's\n"
-	"label (it gates nothing). Drafts released or rejected since the last look are\n"
-	"reconciled first.\n\n"
+	"label (it gates nothing). A booking shows its slot where the topic would be.\n"
+	"Drafts released or rejected since the last look are reconciled first.\n\n"
 	"  --state STATE   only requests in this state\n"
 	"  --json          an array of {seq, type, state, valid, topic,\n"
-	"                  reads_like_instructions, note}\n";
+	"                  reads_like_instructions, note, slot}; slot is a booking's\n"
+	"                  {start, end} (null for other requests)\n";
 
 struct list_ctx {
 	const char *state;
@@ -91,16 +94,44 @@ static const char *state_color(const char *state)
 	return "";
 }
 
+/* {start, end} of a booking's or a cancellation's slot, else null. */
+static json_t *slot_json(const struct record *r)
+{
+	char a[RFC3339_LEN], b[RFC3339_LEN];
+	time_t start, end;
+
+	if (!sweep_slot(r, &start, &end))
+		return json_null();
+	rfc3339_format(start, a);
+	rfc3339_format(end, b);
+	return json_pack("{s:s,s:s}", "start", a, "end", b);
+}
+
 static void list_row(json_t *rows, const struct record *r, const char *topic, int flagged)
 {
 	const char *note = record_note(r);
 
 	json_array_append_new(
-		rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o}", "seq", (json_int_t)r->seq, "type",
-				r->type_id, "state", record_state(r), "valid", record_valid(r),
-				"topic", topic ? json_string(topic) : json_null(),
+		rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o,s:o}", "seq", (json_int_t)r->seq,
+				"type", r->type_id, "state", record_state(r), "valid",
+				record_valid(r), "topic", topic ? json_string(topic) : json_null(),
 				"reads_like_instructions", flagged, "note",
-				note ? json_string(note) : json_null()));
+				note ? json_string(note) : json_null(), "slot", slot_json(r)));
+}
+
+/* A booking has no topic: its slot says what it is. */
+static void print_topic(const struct record *r, const char *topic)
+{
+	char a[RFC3339_LEN], b[RFC3339_LEN];
+	time_t start, end;
+
+	if (!topic && sweep_slot(r, &start, &end)) {
+		rfc3339_format(start, a);
+		rfc3339_format(end, b);
+		printf("%s → %s", a, b);
+		return;
+	}
+	text_print(stdout, topic ? topic : "", 0);
 }
 
 static int list_one(struct record *r, void *arg, struct err *e)
@@ -123,7 +154,7 @@ static int list_one(struct record *r, void *arg, struct err *e)
 	printf(" %s", state_color(state));
 	print_padded(state, 18);
 	printf("%s ", paint(RESET));
-	text_print(stdout, topic ? topic : "", 0);
+	print_topic(r, topic);
 	if (!record_valid(r))
 		printf("  %sINVALID%s", paint(RED), paint(RESET));
 	if (flagged)
@@ -494,6 +525,8 @@ static const struct cli_verb verbs[] = {
 	{ "close", fd_close, close_help, "end a request, with a reason" },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,
 	  "settle requests whose drafts were released or rejected" },
+	{ "sweep", frontdoor_sweep_verb, frontdoor_sweep_help,
+	  "book confirmed bookings and withdraw cancelled ones (no model)" },
 };
 
 static const struct cli_group group = {

@@ -24,4 +24,8 @@ extern const char frontdoor_extract_help[];
 int frontdoor_triage_verb(int argc, char **argv);
 extern const char frontdoor_triage_help[];
 
+/* mecha frontdoor sweep (frontdoor_sweep.c). */
+int frontdoor_sweep_verb(int argc, char **argv);
+extern const char frontdoor_sweep_help[];
+
 #endif

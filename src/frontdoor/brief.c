@@ -6,6 +6,7 @@
 
 #include "base/text.h"
 #include "frontdoor/record.h"
+#include "frontdoor/sweep.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -220,7 +221,8 @@ json_t *brief_build(const struct record *r)
 	const json_t *x = record_extraction(r);
 	const char *reply_to = record_reply_to(r);
 
-	if (!x || !record_valid(r))
+	/* A booking or a cancellation is the sweep's, answered already: no run is told of it. */
+	if (!x || !record_valid(r) || sweep_claims(r))
 		return NULL;
 	return json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}", "seq", (json_int_t)r->seq, "type",
 			 r->type_id, "received", record_created_at(r), "reply_to",

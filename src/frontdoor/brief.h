@@ -4,7 +4,8 @@
  * brief_build() is a function rather than a rule, and it has no argument that
  * adds the prose back. It returns nothing for a record that is not valid or
  * has no extraction: a run is never handed a request whose prose nothing has
- * looked at. What it returns carries the typed fields (minus prose, minus
+ * looked at. Nor for a booking or a cancellation (sweep.h): the sweep settles
+ * those with no model, so next, triage and the MCP tools never see one. What it returns carries the typed fields (minus prose, minus
  * attachment fields, minus `_` machinery), four extracted values that each
  * passed a check, and attachments as measurements only.
  *

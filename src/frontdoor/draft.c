@@ -10,6 +10,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "frontdoor/sweep.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
 
@@ -47,6 +48,9 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 		return err_set(e, ERR_INVALID_TRANSITION,
 				  "request %lld is %s, not extracted: nothing was drafted", r->seq,
 				  state);
+	if (sweep_claims(r))
+		return err_set(e, ERR_BOOKING, "request %lld is a booking or a cancellation, which the "
+			       "sweep settles: nothing was drafted", r->seq);
 	if (!record_valid(r) || !record_extraction(r))
 		return err_set(e, ERR_NOT_EXTRACTED,
 				  "request %lld has no checked extraction: nothing was drafted", r->seq);

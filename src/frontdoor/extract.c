@@ -12,6 +12,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "frontdoor/sweep.h"
 #include "provider/provider.h"
 #include "provider/rules.h"
 
@@ -145,13 +146,6 @@ int extract_parse(const char *text, size_t len, json_t **out, struct err *e)
 	return rc;
 }
 
-int extract_is_booking(const struct record *r)
-{
-	json_t *v = record_values(r);
-
-	return json_object_get(v, "_booking_id") || json_object_get(v, "_cancelled");
-}
-
 enum extract_next extract_job_start(struct extract_job *j, const struct record *r)
 {
 	struct prose_field *prose;
@@ -275,7 +269,7 @@ static void add_job(struct selecting *sel, const struct record *r, enum state_mo
 /* Only a valid record that is not the sweep's is ever extracted. */
 static int extractable(const struct record *r)
 {
-	return record_valid(r) && !extract_is_booking(r);
+	return record_valid(r) && !sweep_claims(r);
 }
 
 static int select_each(struct record *r, void *arg, struct err *e)
@@ -309,8 +303,9 @@ static int mover_for_one(const struct record *r, int force, struct err *e)
 	if (!record_valid(r))
 		return err_set(e, ERR_INVALID_REQUEST, "request %lld did not validate at drain time; "
 			       "it is never extracted and waits for you", r->seq);
-	if (extract_is_booking(r))
-		return err_set(e, ERR_BOOKING, "request %lld is a booking; the sweep settles it", r->seq);
+	if (sweep_claims(r))
+		return err_set(e, ERR_BOOKING, "request %lld is a booking or a cancellation; the sweep "
+			       "settles it", r->seq);
 	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT))
 		return MOVER_EXTRACT;
 	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_RETRY))

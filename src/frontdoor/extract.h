@@ -53,9 +53,6 @@ int extract_parse(const char *text, size_t len, json_t **out, struct err *e);
 /* The extraction of a record with no prose: every field empty, no model call. */
 json_t *extract_empty(void);
 
-/* 1 when the record belongs to the sweep (a booking or a cancellation), not to extract. */
-int extract_is_booking(const struct record *r);
-
 enum extract_next {
 	EXTRACT_CALL,   /* send job->prompt (again) */
 	EXTRACT_DONE,   /* job->result holds the extraction */

@@ -18,6 +18,7 @@ const char *const state_all[] = {
 const enum state_mover state_movers[] = {
 	MOVER_EXTRACT, MOVER_EXTRACT_RETRY, MOVER_EXTRACT_FORCE, MOVER_TRIAGE,
 	MOVER_DRAFT,   MOVER_RECONCILE,     MOVER_NEEDS_INFO,    MOVER_CLOSE,
+	MOVER_SWEEP,
 };
 const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
 
@@ -61,6 +62,9 @@ int state_allows(const char *from, const char *to, enum state_mover by)
 		return !is(from, STATE_CLOSED) && is(to, STATE_NEEDS_INFO);
 	case MOVER_CLOSE:
 		return is(to, STATE_CLOSED);
+	case MOVER_SWEEP:
+		return ((is(from, STATE_DRAINED) || is(from, STATE_EXTRACTED)) && is(to, STATE_BOOKED)) ||
+		       (!is(from, STATE_CLOSED) && is(to, STATE_CLOSED));
 	}
 	return 0;
 }
@@ -82,6 +86,8 @@ const char *state_mover_name(enum state_mover by)
 		return "needs-info";
 	case MOVER_CLOSE:
 		return "close";
+	case MOVER_SWEEP:
+		return "sweep";
 	}
 	return "?";
 }

@@ -50,6 +50,8 @@ enum state_mover {
 	MOVER_RECONCILE,     /* awaiting_me → answered | extracted */
 	MOVER_NEEDS_INFO,    /* any but closed → needs_info */
 	MOVER_CLOSE,         /* any → closed */
+	MOVER_SWEEP,         /* a booking: drained | extracted → booked; a cancellation
+	                        closes itself and its booking: any but closed → closed */
 };
 
 /* 1 when s is one of the nine states above. */

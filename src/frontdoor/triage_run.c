@@ -17,6 +17,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "frontdoor/sweep.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
 
@@ -80,7 +81,10 @@ static int select_seq(struct store *s, long long seq, struct picking *k, struct 
 
 	if (store_get(s, seq, &r, e) != 0)
 		return -1;
-	if (strcmp(record_state(&r), STATE_EXTRACTED) != 0)
+	if (sweep_claims(&r))
+		rc = err_set(e, ERR_BOOKING, "request %lld is a booking or a cancellation; the sweep "
+			     "settles it, not triage (nothing changed)", seq);
+	else if (strcmp(record_state(&r), STATE_EXTRACTED) != 0)
 		rc = err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; triage takes extracted "
 			     "requests only (nothing changed)", seq, record_state(&r));
 	else

@@ -1,26 +1,100 @@
 /*
- * invite — what a calendar_invite draft must hold to be staged, and the
- * refusal its release gives until the calendar can take it.
+ * invite — what a calendar_invite draft must hold, the message an invitation
+ * is, and its delivery: the slot asked again, the event written, the
+ * invitation mailed, the event taken back when the mail did not go.
  */
 #include "outbox/invite.h"
 
+#include "base/buf.h"
 #include "base/err.h"
+#include "base/rfc3339.h"
+#include "config/config.h"
+#include "outbox/item.h"
 #include "outbox/mail.h"
 #include "outbox/sink.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static int invite_unavailable(struct err *e)
+/* ---- the message ----------------------------------------------------------------- */
+
+/* "Saturday 24 October 2026, 09:00–09:45 UTC" (both dates when it spans midnight). */
+static void when_text(struct buf *b, time_t start, time_t end)
 {
-	return err_set(e, ERR_UNAVAILABLE, "calendar_invite cannot be delivered yet: its sink "
-		       "arrives with calendar support; nothing was sent");
+	char from[64], to[64];
+	struct tm a, z;
+
+	gmtime_r(&start, &a);
+	gmtime_r(&end, &z);
+	strftime(from, sizeof from, "%A %d %B %Y, %H:%M", &a);
+	if (a.tm_year == z.tm_year && a.tm_yday == z.tm_yday)
+		strftime(to, sizeof to, "%H:%M", &z);
+	else
+		strftime(to, sizeof to, "%A %d %B %Y, %H:%M", &z);
+	buf_printf(b, "%s\xe2\x80\x93%s UTC", from, to);
 }
+
+static json_t *letter_args(const struct invite_letter *l)
+{
+	const struct calendar_event *ev = l->ev;
+	int cancel = l->method == CALENDAR_ITIP_CANCEL;
+	struct buf when = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
+	json_t *args;
+
+	when_text(&when, ev->start, ev->end);
+	buf_printf(&subject, "%s: %s \xe2\x80\x94 %s", cancel ? "Cancelled" : "Invitation",
+		   ev->summary, buf_str(&when));
+	if (cancel)
+		buf_printf(&body, "%s on %s is cancelled.\n", ev->summary, buf_str(&when));
+	else
+		buf_printf(&body, "You are invited: %s\n\nWhen: %s\n", ev->summary, buf_str(&when));
+	if (l->link)
+		buf_printf(&body, "\nTo change or cancel it: %s\n", l->link);
+	args = json_pack("{s:s,s:s,s:s}", "to", ev->attendee, "subject", buf_str(&subject),
+			 "body_text", buf_str(&body));
+	buf_free(&when);
+	buf_free(&subject);
+	buf_free(&body);
+	return args;
+}
+
+int invite_message(const struct config *cfg, const struct invite_letter *l,
+		   struct mail_message *out, struct err *e)
+{
+	int cancel = l->method == CALENDAR_ITIP_CANCEL;
+	struct mail_calendar cal = { cancel ? "CANCEL" : "REQUEST", NULL };
+	char *ical = NULL;
+	json_t *args;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!l->ev->summary || !l->ev->attendee)
+		return err_set(e, ERR_BAD_ARGUMENTS, "an invitation needs a summary and an attendee");
+	if (calendar_itip(l->ev, l->method, &ical, e) != 0)
+		return -1;
+	args = letter_args(l);
+	if (!args) {
+		free(ical);
+		return err_set(e, ERR_BAD_ARGS, "an invitation's text is not UTF-8");
+	}
+	cal.text = ical;
+	rc = mail_build_itip(cfg->mail_from, l->message_id, args, &cal, time(NULL), out, e);
+	json_decref(args);
+	free(ical);
+	return rc;
+}
+
+/* ---- staging ---------------------------------------------------------------------- */
 
 static int invite_available(const struct config *cfg, struct err *e)
 {
-	(void)cfg;
-	invite_unavailable(e);
-	return 0;
+	if (!cfg->calendar_path || !*cfg->calendar_path) {
+		err_set(e, ERR_UNAVAILABLE, "calendar_invite needs a calendar: set [calendar] path "
+			"in %s/config.toml; nothing was sent", cfg->home ? cfg->home : "HOME_M");
+		return 0;
+	}
+	return mail_configured(cfg, e);
 }
 
 static int one_line(const json_t *args, const char *key, struct err *e)
@@ -37,6 +111,30 @@ static int one_line(const json_t *args, const char *key, struct err *e)
 	return 0;
 }
 
+/* A time in args: absent is 0 (with *t = 0), else it must be RFC 3339. */
+static int time_of(const json_t *args, const char *key, time_t *t, struct err *e)
+{
+	const json_t *v = json_object_get(args, key);
+
+	*t = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || rfc3339_parse(json_string_value(v), t) != 0)
+		return err_set(e, ERR_BAD_ARGS, "'%s' must be an RFC 3339 time", key);
+	return 0;
+}
+
+static int slot_check(const json_t *args, struct err *e)
+{
+	time_t start, end;
+
+	if (time_of(args, "start", &start, e) != 0 || time_of(args, "end", &end, e) != 0)
+		return -1;
+	if (start && end && end <= start)
+		return err_set(e, ERR_BAD_ARGS, "the invite ends before it starts");
+	return 0;
+}
+
 /* The invitation is mailed: its recipient and its subject obey the mail rules. */
 static int invite_check(const json_t *args, struct err *e)
 {
@@ -48,7 +146,9 @@ static int invite_check(const json_t *args, struct err *e)
 	    (!json_is_string(to) ||
 	     mail_check_address(json_string_value(to), json_string_length(to), "to", e) != 0))
 		return json_is_string(to) ? -1 : err_set(e, ERR_BAD_ARGS, "'to' must be an address");
-	return one_line(args, "subject", e) != 0 || one_line(args, "title", e) != 0 ? -1 : 0;
+	if (one_line(args, "subject", e) != 0 || one_line(args, "title", e) != 0)
+		return -1;
+	return slot_check(args, e);
 }
 
 static int invite_recipient(const char *to, struct err *e)
@@ -56,18 +156,130 @@ static int invite_recipient(const char *to, struct err *e)
 	return mail_check_address(to, strlen(to), "reply_to", e);
 }
 
+/* ---- delivery --------------------------------------------------------------------- */
+
+struct invite_job {
+	char uid[CALENDAR_UID_MAX];
+	char *attendee, *organizer, *summary;
+	time_t start, end;
+	struct mail_message msg;
+};
+
+static void invite_discard(void *job)
+{
+	struct invite_job *j = job;
+
+	if (!j)
+		return;
+	free(j->attendee);
+	free(j->organizer);
+	free(j->summary);
+	mail_message_free(&j->msg);
+	free(j);
+}
+
+static struct calendar_event job_event(const struct invite_job *j)
+{
+	struct calendar_event ev = { j->uid, j->summary, NULL, j->organizer, j->attendee,
+				     j->start, j->end, 0 };
+	return ev;
+}
+
+/* What a release needs that a stage left optional: the recipient and the slot. */
+static int job_fill(struct invite_job *j, const struct config *cfg, const json_t *args,
+		    struct err *e)
+{
+	const char *to = json_string_value(json_object_get(args, "to"));
+	const char *title = json_string_value(json_object_get(args, "title"));
+
+	if (!title)
+		title = json_string_value(json_object_get(args, "subject"));
+	if (invite_check(args, e) != 0 || time_of(args, "start", &j->start, e) != 0 ||
+	    time_of(args, "end", &j->end, e) != 0)
+		return -1;
+	if (!to || !j->start || !j->end)
+		return err_set(e, ERR_BAD_ARGS, "an invite needs 'to', 'start' and 'end' to be sent");
+	j->summary = xstrdup(title && *title ? title : "Meeting");
+	if (!(j->attendee = mail_address_spec(to, "to", e)) ||
+	    !(j->organizer = mail_address_spec(cfg->mail_from, "[mail] from", e)))
+		return -1;
+	return 0;
+}
+
 static int invite_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
 			  struct err *e)
 {
-	(void)cfg;
-	(void)it;
-	(void)job;
-	return invite_unavailable(e);
+	struct invite_job *j = xcalloc(1, sizeof *j);
+	struct calendar_event ev;
+	struct invite_letter l;
+
+	if (!invite_available(cfg, e) || job_fill(j, cfg, it->args, e) != 0)
+		goto fail;
+	snprintf(j->uid, sizeof j->uid, "%s@mecha", it->id);
+	ev = job_event(j);
+	l = (struct invite_letter){ &ev, CALENDAR_ITIP_REQUEST, it->id, NULL };
+	if (invite_message(cfg, &l, &j->msg, e) != 0)
+		goto fail;
+	*job = j;
+	return 0;
+fail:
+	invite_discard(j);
+	return -1;
+}
+
+static int slot_still_free(const struct config *cfg, const struct invite_job *j, struct err *e)
+{
+	int free_slot = calendar_is_free_conf(cfg, j->start, j->end, e);
+
+	if (free_slot < 0)
+		return -1;
+	if (!free_slot)
+		return err_set(e, ERR_SLOT_BUSY, "the slot is busy in the calendar now; nothing was "
+			       "written or sent");
+	return 0;
+}
+
+/* A delivery starts afresh: an event this item wrote before (a retry) is not "busy". */
+static int forget_own_event(const struct config *cfg, const struct invite_job *j, struct err *e)
+{
+	if (calendar_event_remove(cfg, j->uid, e) == 0 || e->code == ERR_NOT_FOUND)
+		return 0;
+	return -1;
+}
+
+static void after_mail_failure(const struct config *cfg, const struct invite_job *j,
+			       struct err *e)
+{
+	struct err undo;
+
+	if (e->code == ERR_DELIVERY_UNCONFIRMED)
+		err_prefix(e, "its event %s stays in the calendar: if the invitation arrived, "
+			   "approve it with --mark-sent", j->uid);
+	else if (calendar_event_remove(cfg, j->uid, &undo) == 0)
+		err_prefix(e, "the invitation was not sent, so its event was taken out again");
+	else
+		err_prefix(e, "the invitation was not sent, and its event %s is still in the calendar "
+			   "(%s)", j->uid, undo.msg);
+}
+
+static int invite_deliver(const struct config *cfg, void *job, struct err *e)
+{
+	struct invite_job *j = job;
+	struct calendar_event ev = job_event(j);
+	char uid[CALENDAR_UID_MAX];
+
+	if (forget_own_event(cfg, j, e) != 0 || slot_still_free(cfg, j, e) != 0 ||
+	    calendar_event_write(cfg, &ev, uid, e) != 0)
+		return -1;
+	if (mail_deliver(cfg, &j->msg, e) == 0)
+		return 0;
+	after_mail_failure(cfg, j, e);
+	return -1;
 }
 
 static const char *const invite_names[] = { "calendar_invite", NULL };
 
 const struct sink invite_sink = {
 	SINK_INVITE, invite_names, invite_available, invite_check, invite_recipient,
-	invite_prepare, NULL, NULL,
+	invite_prepare, invite_deliver, invite_discard,
 };

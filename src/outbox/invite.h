@@ -1,19 +1,54 @@
 /*
- * invite — the calendar_invite sink: an event for a free slot and the
- * invitation mailed to the one address it is for.
+ * invite — the calendar_invite sink, and the one way an invitation is
+ * written: an event in the person's calendar and its iTIP message to the one
+ * address it is for.
  *
- * The kind is known, so such a draft can be staged and reviewed, but its
- * delivery arrives with calendar support: until then a release says so and
- * the draft stays pending with that error.
+ * A released invite draft (propose_meeting stages them) writes its event and
+ * mails a METHOD:REQUEST invitation, exactly once, like a mail: release.c
+ * claims the item (sending_since) before this sink delivers. The event's UID
+ * is the item id, and a delivery starts by taking out an event of that UID (a
+ * retry, or --force after an interrupted send, replaces rather than adds),
+ * then asks the calendar about the slot again (time has passed since the
+ * draft was staged): a busy slot is refused (slot_busy) and nothing is
+ * written or sent. The invitation carries Message-ID <ID@mecha>. When the
+ * mail is refused, the event is taken out again, so the draft stays pending
+ * with nothing half done; when the server took it without confirming
+ * (delivery_unconfirmed), the event stays, since the invitation may have
+ * arrived.
  *
- * Ownership: nothing here allocates.
+ * invite_message builds the message for the booking sweep too, so an
+ * invitation reads the same whoever sends it.
+ *
+ * Ownership: invite_message fills a struct mail_message the caller frees
+ * (mail_message_free); every pointer passed in is borrowed.
  */
 #ifndef MECHA_OUTBOX_INVITE_H
 #define MECHA_OUTBOX_INVITE_H
 
+#include "calendar/calendar.h"
+
+struct config;
+struct err;
+struct mail_message;
 struct sink;
 
 /* The calendar_invite row of the sink table (sink.h). */
 extern const struct sink invite_sink;
+
+struct invite_letter {
+	const struct calendar_event *ev;  /* uid, organizer, attendee and summary required */
+	enum calendar_itip_method method; /* REQUEST: the invitation; CANCEL: its withdrawal */
+	const char *message_id;           /* the Message-ID's local part ([A-Za-z0-9_.-]) */
+	const char *link;                 /* NULL, or where the attendee changes or cancels it */
+};
+
+/*
+ * The message from [mail] from to ev->attendee: a short text/plain part (the
+ * summary, the time in UTC, the link) and the iTIP text/calendar part.
+ * Codes "bad_arguments" (an event calendar_itip refuses) and "bad_args" /
+ * "no_route" (a message mail.h cannot build).
+ */
+int invite_message(const struct config *cfg, const struct invite_letter *l,
+		   struct mail_message *out, struct err *e);
 
 #endif

@@ -430,11 +430,49 @@ int mail_check_address(const char *s, size_t n, const char *what, struct err *e)
 	return 0;
 }
 
+/* "=_" cannot occur in quoted-printable or base64, so no part can hold the boundary. */
+#define BOUNDARY_PREFIX "=_mecha_"
+#define B64_LINE 76
+
+static void plain_part(struct buf *b, const json_t *args)
+{
+	const json_t *body = body_of(args);
+
+	buf_adds(b, "Content-Type: text/plain; charset=UTF-8\r\n"
+		    "Content-Transfer-Encoding: quoted-printable\r\n"
+		    "\r\n");
+	qp_body(b, body ? json_string_value(body) : "", body ? json_string_length(body) : 0);
+}
+
+/* base64 in lines of 76, so no transport rewraps what libical wrote. */
+static void base64_lines(struct buf *b, const char *s, size_t n)
+{
+	const size_t chunk = B64_LINE / 4 * 3;
+
+	for (size_t at = 0; at < n; at += chunk) {
+		base64(b, (const unsigned char *)s + at, n - at < chunk ? n - at : chunk);
+		buf_adds(b, "\r\n");
+	}
+}
+
+static void itip_parts(struct buf *b, const char *id, const json_t *args,
+		       const struct mail_calendar *cal)
+{
+	buf_printf(b, "Content-Type: multipart/alternative;\r\n boundary=\"" BOUNDARY_PREFIX
+		      "%s\"\r\n\r\n--" BOUNDARY_PREFIX "%s\r\n", id, id);
+	plain_part(b, args);
+	buf_printf(b, "--" BOUNDARY_PREFIX "%s\r\n"
+		      "Content-Type: text/calendar; method=%s; charset=UTF-8\r\n"
+		      "Content-Transfer-Encoding: base64\r\n\r\n", id, cal->method);
+	base64_lines(b, cal->text, strlen(cal->text));
+	buf_printf(b, "--" BOUNDARY_PREFIX "%s--\r\n", id);
+}
+
 static void build_text(struct buf *b, const struct addr *from, const struct addr *list, size_t nto,
-		       size_t n, const char *id, const json_t *args, time_t date)
+		       size_t n, const char *id, const json_t *args,
+		       const struct mail_calendar *cal, time_t date)
 {
 	const json_t *subject = json_object_get(args, "subject");
-	const json_t *body = body_of(args);
 
 	addr_header(b, "From", from, 1);
 	addr_header(b, "To", list, nto);
@@ -444,15 +482,16 @@ static void build_text(struct buf *b, const struct addr *from, const struct addr
 		       json_is_string(subject) ? json_string_length(subject) : 0);
 	date_header(b, date);
 	buf_printf(b, "Message-ID: <%s@mecha>\r\n", id);
-	buf_adds(b, "MIME-Version: 1.0\r\n"
-		    "Content-Type: text/plain; charset=UTF-8\r\n"
-		    "Content-Transfer-Encoding: quoted-printable\r\n"
-		    "\r\n");
-	qp_body(b, body ? json_string_value(body) : "", body ? json_string_length(body) : 0);
+	buf_adds(b, "MIME-Version: 1.0\r\n");
+	if (cal)
+		itip_parts(b, id, args, cal);
+	else
+		plain_part(b, args);
 }
 
-int mail_build(const char *from, const char *id, const json_t *args, time_t date,
-	       struct mail_message *out, struct err *e)
+static int build(const char *from, const char *id, const json_t *args,
+		 const struct mail_calendar *cal, time_t date, struct mail_message *out,
+		 struct err *e)
 {
 	struct addr sender, *list = NULL;
 	size_t n = 0, nto;
@@ -471,7 +510,7 @@ int mail_build(const char *from, const char *id, const json_t *args, time_t date
 	addr_list(json_object_get(args, "to"), "to", 1, &list, &n, e);
 	nto = n;
 	addr_list(json_object_get(args, "cc"), "cc", 0, &list, &n, e);
-	build_text(&b, &sender, list, nto, n, id, args, date);
+	build_text(&b, &sender, list, nto, n, id, args, cal, date);
 	out->from = xstrdup(sender.spec);
 	out->rcpt = xcalloc(n, sizeof *out->rcpt);
 	for (size_t i = 0; i < n; i++)
@@ -486,6 +525,36 @@ out:
 	free(list);
 	addr_free(&sender);
 	return rc;
+}
+
+int mail_build(const char *from, const char *id, const json_t *args, time_t date,
+	       struct mail_message *out, struct err *e)
+{
+	return build(from, id, args, NULL, date, out, e);
+}
+
+int mail_build_itip(const char *from, const char *message_id, const json_t *args,
+		    const struct mail_calendar *cal, time_t date, struct mail_message *out,
+		    struct err *e)
+{
+	memset(out, 0, sizeof *out);
+	if (!cal || !cal->text || !cal->method ||
+	    (strcmp(cal->method, "REQUEST") != 0 && strcmp(cal->method, "CANCEL") != 0))
+		return err_set(e, ERR_BAD_ARGS, "an invitation's method is REQUEST or CANCEL");
+	return build(from, message_id, args, cal, date, out, e);
+}
+
+char *mail_address_spec(const char *s, const char *what, struct err *e)
+{
+	struct addr a;
+	char *spec;
+
+	if (addr_parse(s, strlen(s), what, &a, e) != 0)
+		return NULL;
+	spec = a.spec;
+	a.spec = NULL;
+	addr_free(&a);
+	return spec;
 }
 
 void mail_message_free(struct mail_message *m)
@@ -604,6 +673,16 @@ static void smtp_options(CURL *h, const struct config *cfg, const char *pw, int 
 	}
 }
 
+/*
+ * A server accepts a message only after its last byte, and says so. Every
+ * byte handed over and no refusal heard (a timeout, a dropped connection
+ * after the body): it may have arrived, and a retry could deliver it twice.
+ */
+static enum err_code smtp_outcome(const struct upload *up, long code)
+{
+	return up->left == 0 && code < 400 ? ERR_DELIVERY_UNCONFIRMED : ERR_DELIVERY;
+}
+
 static int smtp_send(const struct config *cfg, const struct mail_message *m, struct err *e)
 {
 	char errbuf[CURL_ERROR_SIZE] = "";
@@ -638,8 +717,11 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		if (code > 0)
 			snprintf(said, sizeof said, " (the server answered %ld)", code);
-		rc = err_set(e, ERR_DELIVERY, "SMTP to %s failed: %s%s", where,
+		rc = err_set(e, smtp_outcome(&up, code), "SMTP to %s failed: %s%s", where,
 			      errbuf[0] ? errbuf : curl_easy_strerror(res), said);
+		if (e->code == ERR_DELIVERY_UNCONFIRMED)
+			err_prefix(e, "the whole message went out but the server never confirmed it, "
+				   "so it may have arrived");
 	}
 	curl_slist_free_all(rcpt);
 	curl_easy_cleanup(h);

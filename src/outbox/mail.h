@@ -12,6 +12,12 @@
  * The message carries `Message-ID: <ITEM-ID@mecha>`: a duplicate, should one
  * ever happen, is recognisable at the other end.
  *
+ * An invitation is the same message with a second part: multipart/alternative
+ * of the text/plain body and a `text/calendar; method=REQUEST|CANCEL;
+ * charset=UTF-8` part (RFC 6047) in base64, so the iCalendar bytes and their
+ * CRLF line ends arrive exactly as libical wrote them. The boundary starts
+ * with "=_", which neither quoted-printable nor base64 can produce.
+ *
  * Ownership: struct mail_message owns its strings (mail_message_free).
  * json_t arguments are borrowed.
  */
@@ -52,13 +58,37 @@ int mail_build(const char *from, const char *id, const json_t *args, time_t date
 	       struct mail_message *out, struct err *e);
 void mail_message_free(struct mail_message *m);
 
+/* The iTIP part of an invitation (RFC 6047); both strings borrowed. */
+struct mail_calendar {
+	const char *method; /* "REQUEST" or "CANCEL" */
+	const char *text;   /* the iCalendar object (calendar_itip's text) */
+};
+
+/*
+ * mail_build with a calendar part: the args' body as text/plain and cal as
+ * text/calendar, alternatives of one message. message_id is the Message-ID's
+ * local part ([A-Za-z0-9_.-], as an item id). Code "bad_args" when the method
+ * is not one of the two or the draft cannot be a message.
+ */
+int mail_build_itip(const char *from, const char *message_id, const json_t *args,
+		    const struct mail_calendar *cal, time_t date, struct mail_message *out,
+		    struct err *e);
+
+/* The bare address (local@domain) of one checked address; malloc'd, or NULL with e. */
+char *mail_address_spec(const char *s, const char *what, struct err *e);
+
 /*
  * 1 when the configuration has a mail route ([mail] smtp_url or sendmail,
  * and from); otherwise 0 with e saying what is missing.
  */
 int mail_configured(const struct config *cfg, struct err *e);
 
-/* Hands m to the configured route. Code "delivery" when it did not take it. */
+/*
+ * Hands m to the configured route. Code "delivery" when it did not take it;
+ * "delivery_unconfirmed" when SMTP took every byte but never confirmed (a
+ * timeout or a dropped connection after the body): it may have arrived, and
+ * sending it again may deliver it twice.
+ */
 int mail_deliver(const struct config *cfg, const struct mail_message *m, struct err *e);
 
 #endif

@@ -12,8 +12,8 @@
  *
  * A sink delivers in two halves: prepare runs under the outbox lock and must
  * be cheap (check the configuration, build what will be sent); deliver runs
- * without it. A kind whose delivery is not available yet (calendar_invite)
- * has a row that says so from available and prepare, and no deliver.
+ * without it (SMTP, a sendmail command, the calendar: mail_send, and
+ * calendar_invite, which writes an event and mails its invitation).
  *
  * Ownership: rows are static; a job made by prepare is released by discard.
  * json_t arguments are borrowed.

@@ -51,7 +51,7 @@ def test_list_json_has_the_documented_shape(mecha):
     rows = mecha.json("frontdoor", "list", "--json")
     assert rows == [{"seq": 1, "type": "meeting", "state": "extracted", "valid": True,
                      "topic": "collaboration", "reads_like_instructions": True,
-                     "note": "hello"}]
+                     "note": "hello", "slot": None}]
 
 
 def test_an_empty_or_missing_store_lists_nothing_and_creates_nothing(mecha):

@@ -180,6 +180,23 @@ Test(brief, machinery_keys_starting_with_underscore_never_cross)
 	record_free(&r);
 }
 
+Test(brief, a_booking_or_a_cancellation_is_never_briefed)
+{
+	struct record r = with_prose();
+
+	extract(&r, "{}");
+	json_object_set_new(record_values(&r), "_booking_id", json_string("b1"));
+	cr_assert_null(brief_build(&r), "a booking reached a run: the sweep settles it");
+	json_object_del(record_values(&r), "_booking_id");
+	json_object_set_new(record_values(&r), "_cancelled", json_true());
+	cr_assert_null(brief_build(&r), "a cancellation reached a run");
+	json_object_del(record_values(&r), "_cancelled");
+	json_t *b = brief_build(&r);
+	cr_assert_not_null(b, "an ordinary request lost its brief");
+	json_decref(b);
+	record_free(&r);
+}
+
 /* Runs the date check on one value; returns the reason or NULL when kept. */
 static const char *date_verdict(const char *date)
 {
@@ -528,6 +545,10 @@ Test(state, the_transition_table_is_enforced)
 	cr_assert_not(state_allows(STATE_CLOSED, STATE_NEEDS_INFO, MOVER_NEEDS_INFO));
 	cr_assert(state_allows(STATE_ANSWERED, STATE_NEEDS_INFO, MOVER_NEEDS_INFO));
 	cr_assert(state_allows(STATE_BOOKED, STATE_CLOSED, MOVER_CLOSE));
+	cr_assert(state_allows(STATE_EXTRACTED, STATE_BOOKED, MOVER_SWEEP));
+	cr_assert_not(state_allows(STATE_AWAITING_ME, STATE_BOOKED, MOVER_SWEEP),
+		      "a request someone is answering is not booked behind their back");
+	cr_assert_not(state_allows(STATE_CLOSED, STATE_CLOSED, MOVER_SWEEP));
 	cr_assert_not(state_allows(STATE_CLOSED, STATE_ANSWERED, MOVER_RECONCILE));
 	cr_assert_not(state_allows("bespoke", STATE_CLOSED, MOVER_CLOSE),
 		      "an unknown state is advanced by nothing");
@@ -557,6 +578,9 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 		return !IS(from, STATE_CLOSED) && IS(to, STATE_NEEDS_INFO);
 	case MOVER_CLOSE:
 		return IS(to, STATE_CLOSED);
+	case MOVER_SWEEP: /* §3 "drained, extracted → booked by sweep"; §9: a cancellation closes */
+		return ((IS(from, STATE_DRAINED) || IS(from, STATE_EXTRACTED)) && IS(to, STATE_BOOKED)) ||
+		       (!IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED));
 	}
 #undef IS
 	return 0;
@@ -571,7 +595,7 @@ Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allow
 	for (size_t i = 0; state_all[i]; i++)
 		states[ns++] = state_all[i];
 	states[ns++] = "pondering";
-	cr_assert_eq(state_nmovers, 8, "a mover was added or removed: update the walk");
+	cr_assert_eq(state_nmovers, 9, "a mover was added or removed: update the walk");
 	for (size_t f = 0; f < ns; f++)
 		for (size_t t = 0; t < ns; t++)
 			for (size_t m = 0; m < state_nmovers; m++) {

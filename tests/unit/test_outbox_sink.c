@@ -84,7 +84,7 @@ Test(sink, replies_are_routed_only_when_outbox_tools_names_mail_send)
 	cr_assert_eq(sink_routed(&c, SINK_MAIL, &e), 1);
 }
 
-Test(sink, calendar_invite_is_known_but_not_deliverable_yet)
+Test(sink, calendar_invite_is_not_deliverable_without_a_calendar)
 {
 	struct config c;
 	struct err e;

@@ -1,0 +1,658 @@
+/*
+ * sweep — the booking sweep: read the records once, settle cancellations,
+ * then bookings, each step written to the ledger before it counts as done.
+ */
+#include "frontdoor/sweep.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/jsonio.h"
+#include "base/rfc3339.h"
+#include "base/verdict.h"
+#include "calendar/calendar.h"
+#include "config/config.h"
+#include "frontdoor/record.h"
+#include "frontdoor/state.h"
+#include "frontdoor/store.h"
+#include "frontdoor/sweep_ledger.h"
+#include "outbox/invite.h"
+#include "outbox/mail.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BOOKING_ID_MAX 128
+#define LINK_MAX 2048
+
+#define STEP_EVENT "event"
+#define STEP_INVITE "invite"
+#define STEP_BOOKED "booked"
+#define STEP_CANCELLED "cancelled"
+#define STEP_REMOVE "remove"
+#define STEP_CANCEL_MAIL "cancel_mail"
+
+static const char unconfirmed_warning[] =
+	"a sweep was interrupted while sending this message; it was not sent again, so "
+	"check that it arrived";
+static const char unconfirmed_by_server[] =
+	"the mail server took this message but never confirmed it; it was not sent again, so "
+	"check that it arrived";
+
+/* A record the sweep claims, as the first read saw it. */
+struct todo {
+	long long seq;
+	int cancel;       /* _cancelled: true */
+	int valid;
+	char *booking_id; /* NULL when _booking_id is not an id the sweep reads */
+	char type_id[RECORD_TYPE_ID_MAX + 1];
+	char state[32];
+	time_t start, end; /* the slot the record names, when it reads (for the report) */
+};
+
+struct sweep {
+	struct store *store;
+	const struct config *cfg;
+	struct sweep_ledger ledger;
+	int dry;
+	const struct sweep_report *rep;
+	struct sweep_counts *counts;
+	struct todo *todo;
+	size_t n;
+};
+
+/* A booking's slot and people: from the ledger once decided, else from its record. */
+struct booking {
+	char uid[CALENDAR_UID_MAX];
+	time_t start, end;
+	char *attendee, *summary, *link; /* owned; link may be NULL */
+	const char *warning;
+};
+
+static void booking_free(struct booking *b)
+{
+	free(b->attendee);
+	free(b->summary);
+	free(b->link);
+	memset(b, 0, sizeof *b);
+}
+
+/* The test hook of sweep.h: die here, as a crash or a kill would. */
+static void kill_point(const char *name)
+{
+	const char *at = getenv(SWEEP_KILL_ENV);
+
+	if (at && strcmp(at, name) == 0)
+		raise(SIGKILL);
+}
+
+/* ---- which records ------------------------------------------------------------------ */
+
+int sweep_claims(const struct record *r)
+{
+	const json_t *v = record_values(r);
+
+	return json_object_get(v, "_booking_id") != NULL || json_object_get(v, "_cancelled") != NULL;
+}
+
+/* The box's ids are lowercase hex; anything outside [A-Za-z0-9_-] is not read at all. */
+static char *booking_id_of(const struct record *r)
+{
+	const char *id = jsonio_str(record_values(r), "_booking_id");
+	size_t n = id ? strlen(id) : 0;
+
+	if (n == 0 || n > BOOKING_ID_MAX ||
+	    strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+		return NULL;
+	return xstrdup(id);
+}
+
+static int gather_one(struct record *r, void *ctx, struct err *e)
+{
+	struct sweep *sw = ctx;
+	struct todo *t;
+
+	(void)e;
+	if (!sweep_claims(r))
+		return VERDICT_NEXT;
+	sw->todo = xrealloc(sw->todo, (sw->n + 1) * sizeof *sw->todo);
+	t = &sw->todo[sw->n++];
+	memset(t, 0, sizeof *t);
+	t->seq = r->seq;
+	t->cancel = json_is_true(json_object_get(record_values(r), "_cancelled"));
+	t->valid = record_valid(r);
+	t->booking_id = booking_id_of(r);
+	snprintf(t->type_id, sizeof t->type_id, "%s", r->type_id);
+	snprintf(t->state, sizeof t->state, "%s", record_state(r));
+	if (!sweep_slot(r, &t->start, &t->end))
+		t->start = t->end = 0;
+	return VERDICT_NEXT;
+}
+
+/* ---- reporting ---------------------------------------------------------------------- */
+
+static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
+		const struct booking *b, long long booking_seq, const char *msg)
+{
+	int has_event = b && b->uid[0] && (o == SWEEP_BOOKED || o == SWEEP_CANCELLED);
+	int own_slot = b && b->start;
+	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, booking_seq,
+				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
+				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg };
+	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
+			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };
+
+	(*count[o])++;
+	if (sw->rep && sw->rep->line)
+		sw->rep->line(&l, sw->rep->ctx);
+}
+
+static void fail(struct sweep *sw, const struct todo *t, const struct booking *b,
+		 const struct err *e)
+{
+	say(sw, SWEEP_FAILED, t, b, -1, e->msg);
+}
+
+/* ---- a booking's details ------------------------------------------------------------ */
+
+/* The manage link the box made: a web address on one line, nothing a terminal or mail could misread. */
+static int link_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > LINK_MAX || (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+static int slot_of(const json_t *v, struct booking *b, struct err *e)
+{
+	const json_t *mins = json_object_get(v, "_duration_minutes");
+	const char *s = jsonio_str(v, "_slot_start"), *z = jsonio_str(v, "_slot_end");
+
+	if (!s || !z || rfc3339_parse(s, &b->start) != 0 || rfc3339_parse(z, &b->end) != 0)
+		return err_set(e, ERR_PARSE, "_slot_start and _slot_end must be RFC 3339 times");
+	if (b->end <= b->start)
+		return err_set(e, ERR_PARSE, "the slot ends before it starts");
+	if (mins && (!json_is_integer(mins) ||
+		     json_integer_value(mins) * 60 != (json_int_t)(b->end - b->start)))
+		return err_set(e, ERR_PARSE, "_duration_minutes does not match the slot");
+	return 0;
+}
+
+int sweep_slot(const struct record *r, time_t *start, time_t *end)
+{
+	struct booking b = { 0 };
+	struct err e;
+
+	if (!sweep_claims(r) || slot_of(record_values(r), &b, &e) != 0)
+		return 0;
+	*start = b.start;
+	*end = b.end;
+	return 1;
+}
+
+static int booking_from_values(const struct record *r, const char *id, struct booking *b,
+			       struct err *e)
+{
+	const json_t *v = record_values(r);
+	const char *link = jsonio_str(v, "_manage_url"), *to = record_reply_to(r);
+
+	if (slot_of(v, b, e) != 0)
+		return -1;
+	if (json_object_get(v, "_manage_url") && (!link || !link_ok(link)))
+		return err_set(e, ERR_PARSE, "_manage_url is not a web address");
+	if (!to || !*to)
+		return err_set(e, ERR_NO_REPLY_TO, "the booking has no reply_to to invite");
+	if (!(b->attendee = mail_address_spec(to, "reply_to", e)))
+		return -1;
+	b->link = link ? xstrdup(link) : NULL;
+	b->summary = xasprintf("%s (booked by %s)", r->type_id, b->attendee);
+	snprintf(b->uid, sizeof b->uid, "booking-%s@mecha", id);
+	return 0;
+}
+
+static int booking_from_record(struct sweep *sw, const struct todo *t, struct booking *b,
+			       struct err *e)
+{
+	struct record r;
+	int rc;
+
+	if (store_get(sw->store, t->seq, &r, e) != 0)
+		return -1;
+	rc = booking_from_values(&r, t->booking_id, b, e);
+	record_free(&r);
+	return rc;
+}
+
+/* The details the event's intent recorded: what was decided is what is carried out. */
+static int booking_from_ledger(const json_t *info, struct booking *b, struct err *e)
+{
+	const char *uid = jsonio_str(info, "uid"), *to = jsonio_str(info, "attendee");
+	const char *sum = jsonio_str(info, "summary"), *link = jsonio_str(info, "link");
+
+	if (!uid || !to || !sum || strlen(uid) >= sizeof b->uid ||
+	    rfc3339_parse(jsonio_str_or(info, "start", ""), &b->start) != 0 ||
+	    rfc3339_parse(jsonio_str_or(info, "end", ""), &b->end) != 0)
+		return err_set(e, ERR_PARSE, "the booking ledger's event entry is incomplete");
+	snprintf(b->uid, sizeof b->uid, "%s", uid);
+	b->attendee = xstrdup(to);
+	b->summary = xstrdup(sum);
+	b->link = link ? xstrdup(link) : NULL;
+	return 0;
+}
+
+static json_t *event_details(const struct booking *b)
+{
+	char s[RFC3339_LEN], z[RFC3339_LEN];
+	json_t *j;
+
+	rfc3339_format(b->start, s);
+	rfc3339_format(b->end, z);
+	j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "uid", b->uid, "start", s, "end", z, "attendee",
+		      b->attendee, "summary", b->summary);
+	if (b->link)
+		json_object_set_new(j, "link", json_string(b->link));
+	return j;
+}
+
+/* ---- side effects ------------------------------------------------------------------- */
+
+static int write_event(struct sweep *sw, const struct booking *b, struct err *e)
+{
+	char *desc = b->link ? xasprintf("To change or cancel this booking: %s", b->link) : NULL;
+	struct calendar_event ev = { b->uid, b->summary, desc, NULL, b->attendee,
+				     b->start, b->end, 0 };
+	char uid[CALENDAR_UID_MAX];
+	int rc = calendar_event_write(sw->cfg, &ev, uid, e);
+
+	free(desc);
+	return rc;
+}
+
+/* The invitation (REQUEST) or its withdrawal (CANCEL), through the outbox's mail route. */
+static int send_letter(struct sweep *sw, const struct booking *b, const char *booking_id,
+		       enum calendar_itip_method m, struct err *e)
+{
+	int cancel = m == CALENDAR_ITIP_CANCEL;
+	char *org = mail_address_spec(sw->cfg->mail_from, "[mail] from", e);
+	char *mid = xasprintf("booking-%s-%s", booking_id, cancel ? "cancel" : "request");
+	struct calendar_event ev = { b->uid, b->summary, NULL, org, b->attendee,
+				     b->start, b->end, 0 };
+	struct invite_letter l = { &ev, m, mid, cancel ? NULL : b->link };
+	struct mail_message msg;
+	int rc = -1;
+
+	if (org && invite_message(sw->cfg, &l, &msg, e) == 0) {
+		rc = mail_deliver(sw->cfg, &msg, e);
+		mail_message_free(&msg);
+	}
+	free(org);
+	free(mid);
+	return rc;
+}
+
+/*
+ * intent → send → done, or failed (the next sweep sends it again). An intent
+ * found alone, or a send the server never confirmed, is "unconfirmed": the
+ * message may have arrived, so it is never sent again.
+ */
+static int mail_step(struct sweep *sw, const struct todo *t, struct booking *b, const char *step,
+		     enum calendar_itip_method m, const char *kill_before, struct err *e)
+{
+	const char *id = t->booking_id, *phase = sweep_ledger_phase(&sw->ledger, id, step);
+	struct sweep_ledger *l = &sw->ledger;
+	struct err why;
+	int rc;
+
+	if (sweep_ledger_settled(l, id, step))
+		return 0;
+	if (phase && strcmp(phase, LEDGER_INTENT) == 0) {
+		b->warning = unconfirmed_warning;
+		return sweep_ledger_add(l, id, t->seq, step, LEDGER_UNCONFIRMED, NULL, e);
+	}
+	kill_point(kill_before);
+	if (sweep_ledger_add(l, id, t->seq, step, LEDGER_INTENT, NULL, e) != 0)
+		return -1;
+	rc = send_letter(sw, b, id, m, e);
+	if (rc != 0 && e->code == ERR_DELIVERY_UNCONFIRMED) {
+		b->warning = unconfirmed_by_server;
+		return sweep_ledger_add(l, id, t->seq, step, LEDGER_UNCONFIRMED, NULL, e);
+	}
+	if (rc != 0) {
+		if (sweep_ledger_add(l, id, t->seq, step, LEDGER_FAILED, NULL, &why) != 0)
+			err_prefix(e, "(and recording that failed: %s)", why.msg);
+		return -1;
+	}
+	kill_point(m == CALENDAR_ITIP_CANCEL ? "cancel-mail-sent" : "invite-sent");
+	return sweep_ledger_add(l, id, t->seq, step, LEDGER_DONE, NULL, e);
+}
+
+struct move {
+	const char *to;
+	const char *note;
+};
+
+static int move_one(struct record *r, void *arg, struct err *e)
+{
+	const struct move *m = arg;
+
+	if (strcmp(record_state(r), m->to) == 0)
+		return VERDICT_LEAVE; /* a rerun after the move: nothing left to do */
+	if (state_move(r, m->to, MOVER_SWEEP, e) != 0)
+		return -1;
+	record_set_note(r, m->note);
+	return VERDICT_WRITE;
+}
+
+static int move_record(struct sweep *sw, long long seq, const char *to, const char *note,
+		       struct err *e)
+{
+	struct move m = { to, note };
+
+	return store_update(sw->store, seq, move_one, &m, e);
+}
+
+/* ---- cancellations ------------------------------------------------------------------ */
+
+enum { WITHDRAW_EVENT = 1, WITHDRAW_MAIL = 2 };
+
+/* A booking record of id that the sweep booked earlier (the fallback when the ledger is silent). */
+static int booked_record(struct sweep *sw, const char *id, struct booking *b, struct err *e)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		struct todo *t = &sw->todo[i];
+		struct record r;
+		int rc;
+		if (t->cancel || !t->booking_id || strcmp(t->booking_id, id) != 0 ||
+		    strcmp(t->state, STATE_BOOKED) != 0 || store_get(sw->store, t->seq, &r, e) != 0)
+			continue;
+		rc = record_note(&r) && strlen(record_note(&r)) < sizeof b->uid &&
+		     booking_from_values(&r, id, b, e) == 0;
+		if (rc)
+			snprintf(b->uid, sizeof b->uid, "%s", record_note(&r));
+		record_free(&r);
+		if (rc)
+			return 1;
+		booking_free(b);
+	}
+	return 0;
+}
+
+/* What a cancellation of id must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL too when an invitation may have gone. */
+static int withdrawal(struct sweep *sw, const char *id, struct booking *b, struct err *e)
+{
+	json_t *info = sweep_ledger_booking(&sw->ledger, id);
+
+	if (info && sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {
+		if (booking_from_ledger(info, b, e) != 0)
+			return -1;
+		return WITHDRAW_EVENT |
+		       (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ? WITHDRAW_MAIL : 0);
+	}
+	return booked_record(sw, id, b, e) ? WITHDRAW_EVENT | WITHDRAW_MAIL : 0;
+}
+
+static int remove_step(struct sweep *sw, const struct todo *t, const struct booking *b,
+		       struct err *e)
+{
+	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_REMOVE))
+		return 0;
+	kill_point("remove");
+	if (calendar_event_remove(sw->cfg, b->uid, e) != 0 && e->code != ERR_NOT_FOUND)
+		return -1; /* removing is idempotent: the next sweep tries again */
+	kill_point("removed");
+	return sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_REMOVE, LEDGER_DONE, NULL,
+				e);
+}
+
+/* The first record of the booking a cancellation withdraws; -1 when there is none. */
+static long long booking_seq_of(const struct sweep *sw, const char *id)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		if (!sw->todo[i].cancel && sw->todo[i].booking_id &&
+		    strcmp(sw->todo[i].booking_id, id) == 0)
+			return sw->todo[i].seq;
+	return -1;
+}
+
+/* Closes every open booking record of the id, then the cancellation itself. */
+static int close_all(struct sweep *sw, const struct todo *c, struct err *e)
+{
+	kill_point("closed");
+	for (size_t i = 0; i < sw->n; i++) {
+		struct todo *t = &sw->todo[i];
+		if (t->cancel || !t->booking_id || strcmp(t->booking_id, c->booking_id) != 0)
+			continue;
+		if (strcmp(t->state, STATE_CLOSED) != 0 &&
+		    move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e) != 0)
+			return -1;
+		snprintf(t->state, sizeof t->state, "%s", STATE_CLOSED);
+	}
+	return move_record(sw, c->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e);
+}
+
+static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *b, int what,
+			struct err *e)
+{
+	const char *id = t->booking_id;
+
+	if (!sweep_ledger_settled(&sw->ledger, id, STEP_CANCELLED) &&
+	    sweep_ledger_add(&sw->ledger, id, t->seq, STEP_CANCELLED, LEDGER_DONE, NULL, e) != 0)
+		return -1;
+	if (sw->dry)
+		return 0;
+	if ((what & WITHDRAW_EVENT) && remove_step(sw, t, b, e) != 0)
+		return -1;
+	if ((what & WITHDRAW_MAIL) &&
+	    mail_step(sw, t, b, STEP_CANCEL_MAIL, CALENDAR_ITIP_CANCEL, "cancel-mail", e) != 0)
+		return -1;
+	return close_all(sw, t, e);
+}
+
+static void cancel_one(struct sweep *sw, const struct todo *t)
+{
+	struct booking b = { 0 };
+	struct err e;
+	int what;
+
+	if (!t->booking_id || !t->valid) {
+		say(sw, SWEEP_LEFT, t, NULL, -1, t->valid ? "its _booking_id is not an id the sweep "
+			"reads" : "it did not validate at drain time");
+		return;
+	}
+	what = withdrawal(sw, t->booking_id, &b, &e);
+	if (what < 0 || cancel_steps(sw, t, &b, what, &e) != 0)
+		fail(sw, t, what < 0 ? NULL : &b, &e);
+	else
+		say(sw, SWEEP_CANCELLED, t, (what & WITHDRAW_EVENT) ? &b : NULL,
+		    booking_seq_of(sw, t->booking_id), b.warning);
+	booking_free(&b);
+}
+
+/* ---- bookings ----------------------------------------------------------------------- */
+
+/* A slot not yet decided: is it free, and can an invitation go out at all? */
+static int decide(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
+{
+	int free_slot;
+
+	if (booking_from_record(sw, t, b, e) != 0) {
+		say(sw, SWEEP_LEFT, t, NULL, -1, e->msg);
+		return 1;
+	}
+	if (b->end <= time(NULL)) {
+		say(sw, SWEEP_LEFT, t, b, -1, "the slot is over: an invitation to it would come too "
+		    "late; nothing was booked");
+		return 1;
+	}
+	if (!sw->dry && !mail_configured(sw->cfg, e))
+		return -1;
+	free_slot = calendar_is_free_conf(sw->cfg, b->start, b->end, e);
+	if (free_slot < 0)
+		return -1;
+	if (!free_slot) {
+		say(sw, SWEEP_CONFLICT, t, b, -1, "the slot is busy in the calendar: nothing was "
+		    "booked; the request is left for you");
+		return 1;
+	}
+	return sw->dry ? 0 : sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT,
+					      LEDGER_INTENT, event_details(b), e);
+}
+
+static int event_step(struct sweep *sw, const struct todo *t, const struct booking *b,
+		      struct err *e)
+{
+	struct err why;
+
+	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_EVENT))
+		return 0;
+	kill_point("event");
+	if (write_event(sw, b, e) != 0) {
+		/* Forgotten, so the next sweep asks about the slot again before writing. */
+		if (sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_FAILED,
+				     NULL, &why) != 0)
+			err_prefix(e, "(and recording that failed: %s)", why.msg);
+		return -1;
+	}
+	kill_point("event-written");
+	return sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_DONE, NULL,
+				e);
+}
+
+static int book_steps(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
+{
+	if (event_step(sw, t, b, e) != 0 ||
+	    mail_step(sw, t, b, STEP_INVITE, CALENDAR_ITIP_REQUEST, "invite", e) != 0)
+		return -1;
+	kill_point("booked");
+	if (move_record(sw, t->seq, STATE_BOOKED, b->uid, e) != 0)
+		return -1;
+	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))
+		return 0;
+	return sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_BOOKED, LEDGER_DONE, NULL,
+				e);
+}
+
+static void book_one(struct sweep *sw, const struct todo *t)
+{
+	json_t *info = sweep_ledger_booking(&sw->ledger, t->booking_id);
+	struct booking b = { 0 };
+	struct err e;
+	int rc;
+
+	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED)) {
+		rc = sw->dry ? 0 : move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, &e);
+		if (rc == 0)
+			say(sw, SWEEP_CLOSED, t, NULL, -1, SWEEP_CANCEL_REASON);
+		else
+			fail(sw, t, NULL, &e);
+		return;
+	}
+	if (sweep_ledger_phase(&sw->ledger, t->booking_id, STEP_EVENT))
+		rc = booking_from_ledger(info, &b, &e);
+	else
+		rc = decide(sw, t, &b, &e);
+	if (rc == 0 && !sw->dry)
+		rc = book_steps(sw, t, &b, &e);
+	if (rc == 0)
+		say(sw, SWEEP_BOOKED, t, &b, -1, b.warning);
+	else if (rc < 0)
+		fail(sw, t, &b, &e);
+	booking_free(&b);
+}
+
+/* A booking the sweep may settle: drained or extracted (the table says so). */
+static int bookable(const struct todo *t)
+{
+	return !t->cancel && state_allows(t->state, STATE_BOOKED, MOVER_SWEEP);
+}
+
+static void book_all(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *t = &sw->todo[i];
+		if (!bookable(t))
+			continue;
+		if (!t->valid || !t->booking_id)
+			say(sw, SWEEP_LEFT, t, NULL, -1, t->valid ? "its _booking_id is not an id the "
+			    "sweep reads" : "it did not validate at drain time");
+		else
+			book_one(sw, t);
+	}
+}
+
+static void cancel_all(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *t = &sw->todo[i];
+		if (t->cancel && state_allows(t->state, STATE_CLOSED, MOVER_SWEEP))
+			cancel_one(sw, t);
+	}
+}
+
+static void todo_free(struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->n; i++)
+		free(sw->todo[i].booking_id);
+	free(sw->todo);
+	sw->todo = NULL;
+	sw->n = 0;
+}
+
+/* Every record that mentions a booking id (a fast pre-filter), read as it is now. */
+static int gather(struct sweep *sw, struct err *e)
+{
+	todo_free(sw);
+	return store_each_mentioning(sw->store, "\"_booking_id\"", gather_one, sw, e);
+}
+
+int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
+	      const struct sweep_report *rep, struct sweep_counts *counts, struct err *e)
+{
+	struct sweep sw = { s, cfg, { 0 }, (flags & SWEEP_DRY_RUN) != 0, rep, counts, NULL, 0 };
+	int rc = -1;
+
+	memset(counts, 0, sizeof *counts);
+	if (gather(&sw, e) != 0)
+		goto out;
+	if (sw.n == 0) {
+		rc = 0; /* nothing to do: no ledger, no lock */
+		goto out;
+	}
+	if (sweep_ledger_open(&sw.ledger, s->dir, sw.dry, e) != 0)
+		goto out;
+	/* Read again under the ledger's lock: a sweep that ran meanwhile has moved records. */
+	if (gather(&sw, e) == 0) {
+		cancel_all(&sw);
+		book_all(&sw);
+		rc = 0;
+	}
+	sweep_ledger_close(&sw.ledger);
+out:
+	todo_free(&sw);
+	return rc;
+}
+
+int sweep_home(unsigned flags, const struct sweep_report *rep, struct sweep_counts *counts,
+	       struct err *e)
+{
+	struct config cfg;
+	struct store s;
+	int rc;
+
+	memset(counts, 0, sizeof *counts);
+	if (config_load(&cfg, e) != 0)
+		return -1;
+	rc = store_open_default(&s, (flags & SWEEP_DRY_RUN) ? STORE_READ : STORE_CREATE, e);
+	if (rc == 0) {
+		rc = sweep_run(&s, &cfg, flags, rep, counts, e);
+		store_close(&s);
+	}
+	config_free(&cfg);
+	return rc;
+}

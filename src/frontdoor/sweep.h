@@ -1,0 +1,134 @@
+/*
+ * sweep — confirmed bookings become calendar events whose invitations go
+ * out, and cancellations withdraw them, with no model anywhere in the loop
+ * (spec/frontdoor.md §9).
+ *
+ * A booking is a valid record whose values hold `_booking_id`, `_slot_start`
+ * and `_slot_end` (and, from the box, `_duration_minutes` and `_manage_url`)
+ * and no `_cancelled: true`. The sweep asks the calendar about the slot
+ * again; a busy slot is a CONFLICT, left for a person with nothing booked.
+ * A free one gets its event (attendee = reply_to, organizer = [mail] from,
+ * the manage link in its description), its invitation (an iTIP
+ * METHOD:REQUEST part beside a text/plain one that carries the link, mailed
+ * through the outbox's mail route) and the record moves to `booked` with the
+ * event's UID as its note. A cancellation ({_booking_id, _cancelled: true,
+ * _slot_start, _slot_end}) removes the event, mails METHOD:CANCEL when an
+ * invitation went out, and closes itself and the booking's record with the
+ * reason "cancelled by the requester". Cancellations run before bookings, so
+ * a booking and its cancellation in one sweep book nothing.
+ *
+ * Exactly once, across reruns and kills, by the ledger (sweep_ledger.h):
+ *   - event: intent (slot, UID, attendee) → write → done. The UID is derived
+ *     from the booking id and a write replaces an event with the same UID, so
+ *     a rerun that finds an intent without done writes it again and there is
+ *     still one event. Once the intent is there the slot is not asked about
+ *     again (the calendar would answer with our own event).
+ *   - invitation: intent → send → done (or failed — the server refused it —
+ *     so the next sweep sends it). An intent found without either means a
+ *     sweep died while sending: the message may have arrived, so it is NOT
+ *     sent again (at most once, as the reference does); the ledger says
+ *     "unconfirmed" and the sweep's line says to check. So does a send the
+ *     server took without confirming (delivery_unconfirmed). A duplicate
+ *     would at least be recognisable: the Message-ID is derived from the
+ *     booking id.
+ *   - record: moved to booked (or closed) through state_move under the store
+ *     lock; the record is the truth about that step.
+ *
+ * Test hook (compiled into every build, and harmless): when the environment
+ * variable MECHA_TEST_KILL_AT names one of these points, the sweep sends
+ * itself SIGKILL there, so a test can kill it at each side effect:
+ *     event             the event's intent is recorded, the event not written
+ *     event-written     the event is written, not yet recorded as done
+ *     invite            before the invitation's intent is recorded
+ *     invite-sent       the invitation went out, not yet recorded as done
+ *     booked            before the record moves to booked
+ *     remove            a cancellation: before the event is removed
+ *     removed           the event is removed, not yet recorded
+ *     cancel-mail       before the CANCEL's intent is recorded
+ *     cancel-mail-sent  the CANCEL went out, not yet recorded
+ *     closed            before the records are closed
+ *
+ * Ownership: the report's strings are borrowed for the length of the
+ * callback; the record passed to sweep_claims is borrowed.
+ */
+#ifndef MECHA_FRONTDOOR_SWEEP_H
+#define MECHA_FRONTDOOR_SWEEP_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct config;
+struct err;
+struct record;
+struct store;
+
+#define SWEEP_CANCEL_REASON "cancelled by the requester"
+#define SWEEP_KILL_ENV "MECHA_TEST_KILL_AT"
+
+enum sweep_outcome {
+	SWEEP_BOOKED,    /* event written, invitation sent, record booked */
+	SWEEP_CONFLICT,  /* the slot is busy: the record is left for a person */
+	SWEEP_CANCELLED, /* a cancellation settled: its booking withdrawn, both closed */
+	SWEEP_CLOSED,    /* a booking whose cancellation came first: closed, nothing booked */
+	SWEEP_LEFT,      /* a record the sweep cannot settle (message says why); a person looks */
+	SWEEP_FAILED,    /* a step failed (message says why); the next sweep carries on */
+};
+
+struct sweep_line {
+	enum sweep_outcome outcome;
+	int dry_run;            /* what would happen: nothing was written or sent */
+	long long seq;          /* the record */
+	const char *booking_id; /* NULL when the record has none that reads */
+	long long booking_seq;  /* a cancellation: its booking's record; -1 when none */
+	time_t start, end;      /* the slot; 0 when unknown */
+	const char *uid;        /* the event, when there is one */
+	const char *attendee;
+	const char *message;    /* why (LEFT, FAILED), or a warning; NULL */
+};
+
+struct sweep_report {
+	void (*line)(const struct sweep_line *l, void *ctx);
+	void *ctx;
+};
+
+struct sweep_counts {
+	size_t booked, conflicts, cancelled, closed, left, failed;
+};
+
+enum {
+	SWEEP_DRY_RUN = 1, /* decide and report; write, send and lock nothing */
+};
+
+/*
+ * One sweep over the request store s (its directory holds the ledger), with
+ * cfg's calendar and mail route. Each booking, cancellation or conflict is
+ * reported as a line and counted. Returns 0 when the sweep ran (a booking
+ * that failed is a FAILED line and a count, not a failure of the sweep); -1
+ * when it could not (the store or the ledger), having done nothing further.
+ */
+int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
+	      const struct sweep_report *rep, struct sweep_counts *counts, struct err *e);
+
+/*
+ * sweep_run over HOME_M's request store with config.toml's calendar and mail
+ * route: what `mecha frontdoor sweep` and the timer run. A dry run opens the
+ * store read-only and creates nothing.
+ */
+int sweep_home(unsigned flags, const struct sweep_report *rep, struct sweep_counts *counts,
+	       struct err *e);
+
+/*
+ * 1 when the record belongs to the sweep, not to extraction, triage or a
+ * run: its values hold `_booking_id` or `_cancelled` (a booking or a
+ * cancellation, even one the sweep cannot read).
+ */
+int sweep_claims(const struct record *r);
+
+/*
+ * The slot of a booking or a cancellation (its `_slot_start` and `_slot_end`,
+ * read as the sweep reads them): 1 with *start and *end set, 0 when r has none
+ * that reads.
+ */
+int sweep_slot(const struct record *r, time_t *start, time_t *end);
+
+#endif

@@ -61,8 +61,8 @@ static void load(enum dl_library lib)
 	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		failed[lib] = err_set(&why[lib], ERR_MISSING_LIBRARY,
-				      "%s cannot be loaded (%s); %s needs it: install the Debian "
-				      "package %s", r->soname, dlerror(), r->why, r->package);
+				      "%s cannot be loaded (%s): mecha needs it for %s; install the "
+				      "Debian package %s", r->soname, dlerror(), r->why, r->package);
 		return;
 	}
 	if (r->resolve(h, &why[lib]) != 0)

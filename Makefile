@@ -58,7 +58,7 @@ help:
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
 	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
-	@echo "make bench      benchmarks, reported as ratios against a baseline from the same run"
+	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
 
 # Installs only what is missing, so a machine that has everything pays nothing.
@@ -143,7 +143,7 @@ demo: all
 	@sh docs/demo.sh $(abspath $(BUILD)/mecha)
 
 bench: all
-	@sh bench/run.sh $(abspath $(BUILD)/mecha)
+	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))
 
 fuzz:
 	@sh fuzz/run.sh

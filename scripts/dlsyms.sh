@@ -38,14 +38,13 @@ while read -r name soname; do
 		awk -v n="$name" -v s="$soname" 'NF == 3 { sub(/@.*/, "", $3); print $3, n, s }'
 done <"$tmp/libs" | sort -u -k1,1 >"$tmp/exports"
 
-# What the shims define, and "symbol object" for what every other object needs.
+# What the objects define (the shims' forwarders among them), and "symbol
+# object" for what each needs from elsewhere.
 : >"$tmp/defined"
 : >"$tmp/needed"
 for o in "$@"; do
-	case $o in
-	*/base/dl_*.o) nm --defined-only "$o" | awk 'NF == 3 { print $3 }' >>"$tmp/defined" ;;
-	*) nm -u "$o" | awk -v o="$o" '{ print $NF, o }' >>"$tmp/needed" ;;
-	esac
+	nm --defined-only "$o" | awk 'NF == 3 { print $3 }' >>"$tmp/defined"
+	nm -u "$o" | awk -v o="$o" '{ print $NF, o }' >>"$tmp/needed"
 done
 sort -u "$tmp/defined" -o "$tmp/defined"
 sort -k1,1 "$tmp/needed" -o "$tmp/needed"

@@ -8,12 +8,13 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
 
-# Linked: cheap, and every verb needs them.
+# Linked: jansson (every verb) and libcrypto (SHA-256 for the mission board's ids).
 LINK_PKGS := jansson libcrypto
 # Compiled against but never linked: loaded on first use (src/base/dl.h), so a
 # verb that never calls a model, sends mail, reads the calendar or opens the
 # review screen never pays for mapping them. A library here needs a row in
-# DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the shims.
+# DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
+# shims. (ncursesw gets its row with the review screen's first call.)
 DL_PKGS   := libcurl libical ncursesw
 PKGS      := $(LINK_PKGS) $(DL_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \

@@ -54,11 +54,15 @@ def test_the_loader_trace_this_test_reads_names_what_a_verb_maps(mecha):
     assert any(f.startswith("libjansson") for f in loaded(p)), p.err
 
 
-def test_local_verbs_never_load_libcurl_or_libical(mecha):
+def test_local_verbs_never_load_libcurl_or_libical(mecha, smtp_sink):
+    mail_route(mecha, smtp_sink.url)  # configured, so nothing is skipped for want of a route
     mecha.write_record(seq=1, values={"purpose": "collaboration"}, free_text=[])
     mecha.write_record(seq=2, state="extracted")
     mission = json.dumps(LETTER)
+    staged = traced(mecha, "outbox", "stage", "--tool", "mail_send", "--args", json.dumps(MAIL))
+    item = staged.out.strip()
     runs = [
+        staged,
         traced(mecha, "--version"),
         traced(mecha, "frontdoor", "list"),
         traced(mecha, "frontdoor", "list", "--json"),
@@ -68,8 +72,11 @@ def test_local_verbs_never_load_libcurl_or_libical(mecha):
         traced(mecha, "mission", "heads"),
         traced(mecha, "mission", "heads", "--json"),
         traced(mecha, "outbox", "list"),
+        traced(mecha, "outbox", "show", item),
+        traced(mecha, "outbox", "reject", item, "--reason", "not now"),
     ]
     for p in runs:
+        assert loaded(p), "no loader trace: the check below would be vacuous"
         assert heavy(p) == [], f"{' '.join(map(str, p.args[1:]))} loaded {heavy(p)}"
 
 

@@ -25,7 +25,7 @@ def main():
     mecha, helper, out = sys.argv[1:4]
     work = tempfile.mkdtemp(prefix="mecha-bench-")
     b = Bench(mecha, helper, work)
-    start = time.time()
+    start, load = time.time(), os.getloadavg()
     try:
         for part in (store, mission, extract):
             t = time.perf_counter()
@@ -36,7 +36,7 @@ def main():
     print(table(b.rows))
     doc = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
            "machine": {"cpus": os.cpu_count(), "system": platform.platform(),
-                       "load_average": os.getloadavg()},
+                       "load_average_at_start": load},
            "mecha": mecha, "rows": b.rows}
     with open(out, "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)

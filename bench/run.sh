@@ -10,4 +10,4 @@ dir=$(dirname "$0")
 build=${2:-$(dirname "$bin")}
 mkdir -p "$build/bench"
 ${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$build/bench/helper" "$dir/helper.c"
-exec /usr/bin/python3 "$dir/bench.py" "$bin" "$build/bench/helper" "$build/bench.json"
+exec /usr/bin/python3 -B "$dir/bench.py" "$bin" "$build/bench/helper" "$build/bench.json"

@@ -8,7 +8,15 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
 
-PKGS     := jansson libcurl libcrypto libical ncursesw
+# Linked: jansson (every verb) and libcrypto (SHA-256 for the mission board's ids).
+LINK_PKGS := jansson libcrypto
+# Compiled against but never linked: loaded on first use (src/base/dl.h), so a
+# verb that never calls a model, sends mail, reads the calendar or opens the
+# review screen never pays for mapping them. A library here needs a row in
+# DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
+# shims. (ncursesw gets its row with the review screen's first call.)
+DL_PKGS   := libcurl libical ncursesw
+PKGS      := $(LINK_PKGS) $(DL_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
             valgrind nodejs
@@ -25,7 +33,7 @@ CFLAGS   += -std=c17 $(WARN) $(EXTRA_CFLAGS)
 
 # pkg-config is asked once per make run; a missing library is `make deps`' job.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
@@ -37,7 +45,7 @@ BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check layers unit cli mcp-test valgrind asan demo bench install clean help fuzz
+.PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
 all: $(BUILD)/mecha
 
@@ -46,11 +54,12 @@ help:
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
 	@echo "make layers     check that every #include follows the arrows of DESIGN.md"
+	@echo "make dlsyms     check that libcurl, libical … are loaded on first use, never linked"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
 	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
-	@echo "make bench      benchmarks, reported as ratios against a baseline from the same run"
+	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
 
 # Installs only what is missing, so a machine that has everything pays nothing.
@@ -74,16 +83,22 @@ $(BUILD)/libmecha.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
 
-$(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a
+# Before the link: a call into a loaded-on-first-use library that its shim
+# does not forward is named here, with the row to add, not as "undefined reference".
+$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) scripts/dlsyms.sh
+	@sh scripts/dlsyms.sh $(LIB_OBJ) $(BIN_OBJ)
+	@touch $@
+
+$(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BIN_OBJ) $(BUILD)/libmecha.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(PKGS)) -lpthread)
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
-	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(PKGS)) -lpthread)
+	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 unit: $(UNIT_BIN)
 	@status=0; for t in $(UNIT_BIN); do \
@@ -111,7 +126,12 @@ valgrind: $(BUILD)/mecha
 layers:
 	@sh scripts/layers.sh
 
-check: all layers unit cli mcp-test
+# The shims forward every call the objects make, and the binary does not link
+# a loaded-on-first-use library (scripts/dlsyms.sh).
+dlsyms: $(BUILD)/mecha
+	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha $(LIB_OBJ) $(BIN_OBJ)
+
+check: all layers dlsyms unit cli mcp-test
 
 # ASan and UBSan in one build; any report fails the run.
 asan:
@@ -124,7 +144,7 @@ demo: all
 	@sh docs/demo.sh $(abspath $(BUILD)/mecha)
 
 bench: all
-	@sh bench/run.sh $(abspath $(BUILD)/mecha)
+	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))
 
 fuzz:
 	@sh fuzz/run.sh

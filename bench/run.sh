@@ -1,13 +1,13 @@
 #!/bin/sh
-# Runs every benchmark (bench/bench_*.sh) against the built binary given as $1.
-# Each prints ratios against a baseline it measures in the same run.
+# make bench: builds the bench's C helper and runs every figure (bench/bench.py)
+# against the built binary. One table on stdout, a copy in BUILD/bench.json.
+# Exit 1 when a goal is not met.
+#
+# usage: bench/run.sh PATH-TO-MECHA [BUILD-DIR]
 set -eu
-bin=${1:?usage: bench/run.sh PATH-TO-MECHA}
+bin=${1:?usage: bench/run.sh PATH-TO-MECHA [BUILD-DIR]}
 dir=$(dirname "$0")
-status=0
-for b in "$dir"/bench_*.sh; do
-  [ -e "$b" ] || continue
-  echo "== $(basename "$b" .sh)"
-  sh "$b" "$bin" || status=1
-done
-exit $status
+build=${2:-$(dirname "$bin")}
+mkdir -p "$build/bench"
+${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$build/bench/helper" "$dir/helper.c"
+exec /usr/bin/python3 -B "$dir/bench.py" "$bin" "$build/bench/helper" "$build/bench.json"

@@ -8,7 +8,8 @@ out=build-fuzz
 make --no-print-directory BUILD=$out CC=clang \
   CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
   $out/libmecha.a $out/mecha
-libs="$(pkg-config --libs jansson libcurl libcrypto libical ncursesw) -lpthread"
+# libcurl and libical are loaded on first use (src/base/dl.h), as in build/mecha.
+libs="$(pkg-config --libs jansson libcrypto) -lpthread"
 status=0
 for src in fuzz/fuzz_*.c; do
   [ -e "$src" ] || continue

@@ -54,6 +54,7 @@ enum {
 	X(DELIVERY, "delivery", EXIT_FAIL, "the mail route did not take a message")               \
 	X(DELIVERY_UNCONFIRMED, "delivery_unconfirmed", EXIT_FAIL,                              \
 	  "the message was handed over but its acceptance never confirmed: it may have arrived") \
+	X(MISSING_LIBRARY, "missing_library", EXIT_FAIL, "a shared library mecha needs is not installed") \
 	X(NO_ROUTE, "no_route", EXIT_FAIL, "[mail] names no way for a message to leave")          \
 	X(BAD_ARGS, "bad_args", EXIT_FAIL, "a staged draft cannot be turned into what it sends")  \
 	X(UNAVAILABLE, "unavailable", EXIT_FAIL, "the draft's tool has no sink here")             \

@@ -6,6 +6,7 @@
 #include "calendar/calendar.h"
 
 #include "base/buf.h"
+#include "base/dl.h"
 #include "base/err.h"
 #include "base/rfc3339.h"
 #include "calendar/reader.h"
@@ -83,6 +84,8 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
+	if (dl_require(DL_ICAL, e) != 0)
+		return -1;
 	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
 		return -1;
 	if (source_each(&s, reader_file, &r, e) != 0) {

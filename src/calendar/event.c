@@ -13,6 +13,7 @@
 #include "calendar/calendar.h"
 
 #include "base/buf.h"
+#include "base/dl.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/hash.h"
@@ -200,7 +201,7 @@ int calendar_itip(const struct calendar_event *ev, enum calendar_itip_method met
 	*text = NULL;
 	if (!ev->uid || !*ev->uid || !ev->organizer)
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invitation needs the event's UID and organizer");
-	if (check_event(ev, e) != 0)
+	if (check_event(ev, e) != 0 || dl_require(DL_ICAL, e) != 0)
 		return -1;
 	*text = calendar_text(vevent_new(ev, ev->uid, ev->organizer, ev->sequence + cancel, cancel),
 			      cancel ? ICAL_METHOD_CANCEL : ICAL_METHOD_REQUEST);
@@ -468,7 +469,7 @@ int calendar_event_write(const struct config *cfg, const struct calendar_event *
 	if (check_event(ev, e) != 0 || organizer_of(cfg, ev, org, e) != 0 || pick_uid(ev, uid, e) != 0)
 		return -1;
 	source_from_config(cfg, &s);
-	if (source_target(&s, &where, &kind, e) != 0)
+	if (dl_require(DL_ICAL, e) != 0 || source_target(&s, &where, &kind, e) != 0)
 		return -1;
 	vevent = vevent_new(ev, uid, org, ev->sequence, 0);
 	rc = kind == SOURCE_VDIR ? vdir_write(where, uid, vevent, e)
@@ -491,7 +492,7 @@ int calendar_event_remove(const struct config *cfg, const char *uid, struct err 
 	if (!uid || check_uid(uid, e) != 0)
 		return uid ? -1 : err_set(e, ERR_BAD_ARGUMENTS, "no event UID");
 	source_from_config(cfg, &s);
-	if (source_target(&s, &where, &kind, e) != 0)
+	if (dl_require(DL_ICAL, e) != 0 || source_target(&s, &where, &kind, e) != 0)
 		return -1;
 	if (kind == SOURCE_FILE)
 		rc = file_change(where, uid, NULL, e);

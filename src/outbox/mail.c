@@ -8,6 +8,7 @@
 #include "outbox/mail.h"
 
 #include "base/buf.h"
+#include "base/dl.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
@@ -698,6 +699,8 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 	if (!smtp_scheme_ok(cfg->mail_smtp_url))
 		return err_set(e, ERR_NO_ROUTE, "[mail] smtp_url must start with smtp:// or smtps://");
 	if (smtp_password(cfg, &pw, e) != 0)
+		return -1;
+	if (dl_require(DL_CURL, e) != 0)
 		return -1;
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(h = curl_easy_init()))
 		return err_set(e, ERR_DELIVERY, "libcurl could not start");

@@ -1,6 +1,8 @@
 /*
  * http — the transport under the providers: libcurl easy handles driven by one
- * multi handle, so one call and forty in flight take the same path.
+ * multi handle, so one call and forty in flight take the same path. libcurl
+ * is loaded (and its global state set up) by base/dl on first use; the
+ * provider checks that it can be before it builds a request.
  */
 #include "provider/http.h"
 
@@ -9,7 +11,6 @@
 #include "base/text.h"
 
 #include <curl/curl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,15 +38,6 @@ struct http_multi {
 	size_t in_flight;
 	size_t cap;
 };
-
-static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-
-/* libcurl's global state must be set up once, before any handle exists. */
-static void global_init(void)
-{
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		abort();
-}
 
 static size_t on_data(char *data, size_t size, size_t n, void *arg)
 {
@@ -90,7 +82,6 @@ struct http_exchange *http_post_new(const char *url, char *body, size_t len, lon
 {
 	struct http_exchange *x = xcalloc(1, sizeof *x);
 
-	pthread_once(&global_once, global_init);
 	x->easy = curl_easy_init();
 	if (!x->easy)
 		abort();
@@ -227,7 +218,6 @@ struct http_multi *http_multi_new(void)
 {
 	struct http_multi *m = xcalloc(1, sizeof *m);
 
-	pthread_once(&global_once, global_init);
 	m->multi = curl_multi_init();
 	if (!m->multi)
 		abort();

@@ -6,6 +6,7 @@
 #include "provider/provider.h"
 
 #include "base/buf.h"
+#include "base/dl.h"
 #include "base/err.h"
 #include "provider/anthropic.h"
 #include "provider/http.h"
@@ -275,7 +276,7 @@ struct provider_batch *provider_batch_new(const struct provider_conf *conf, unsi
 {
 	struct provider_batch *b;
 
-	if (provider_conf_check(conf, e) != 0)
+	if (provider_conf_check(conf, e) != 0 || dl_require(DL_CURL, e) != 0)
 		return NULL;
 	b = xcalloc(1, sizeof *b);
 	b->conf = conf;

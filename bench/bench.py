@@ -1,0 +1,49 @@
+"""make bench: every figure, each against a baseline measured in the same run,
+printed as one table and kept in build/bench.json (so a regression shows up as
+a changed row).
+
+usage: bench.py MECHA HELPER OUT.json
+Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_EXTRACT_RECORDS
+(256), BENCH_MCP_POSTS (300), BENCH_ROUNDS (21)."""
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import extract  # noqa: E402
+import mission  # noqa: E402
+import store  # noqa: E402
+from common import Bench, table  # noqa: E402
+
+
+def main():
+    mecha, helper, out = sys.argv[1:4]
+    work = tempfile.mkdtemp(prefix="mecha-bench-")
+    b = Bench(mecha, helper, work)
+    start, load = time.time(), os.getloadavg()
+    try:
+        for part in (store, mission, extract):
+            t = time.perf_counter()
+            part.figures(b)
+            print(f"  {part.__name__}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(table(b.rows))
+    doc = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
+           "machine": {"cpus": os.cpu_count(), "system": platform.platform(),
+                       "load_average_at_start": load},
+           "mecha": mecha, "rows": b.rows}
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print(f"(machine-readable: {out})")
+    return 0 if all(r["met"] is not False for r in b.rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

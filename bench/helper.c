@@ -1,0 +1,102 @@
+/*
+ * helper — the bench's two tiny C programs in one:
+ *
+ *   helper time [--in FILE] -- CMD ARG...
+ *	runs CMD once (stdout and stderr to /dev/null, stdin from FILE or
+ *	/dev/null) and prints "<wall ns> <peak RSS KiB> <exit status>": the
+ *	clock around posix_spawn and wait4, so what a Python loop costs to start
+ *	a process is never part of a figure.
+ *
+ *   helper append FILE LINE [COUNT]
+ *	the baseline of a post: COUNT times (default 1) one write of LINE and a
+ *	newline to FILE (O_APPEND), then fdatasync. With COUNT > 1 it prints the
+ *	loop's wall ns (its start is not part of the loop rate).
+ *
+ * Built by `make bench` (build/bench/helper); links nothing but libc, as a
+ * baseline process should.
+ */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int run_timed(const char *in, char **argv)
+{
+	posix_spawn_file_actions_t fa;
+	struct rusage ru;
+	long long t0, t1;
+	int status;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	t0 = now_ns();
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+		perror(argv[0]);
+		return 1;
+	}
+	if (wait4(pid, &status, 0, &ru) != pid) {
+		perror("wait4");
+		return 1;
+	}
+	t1 = now_ns();
+	printf("%lld %ld %d\n", t1 - t0, ru.ru_maxrss, WIFEXITED(status) ? WEXITSTATUS(status) : 128);
+	return 0;
+}
+
+static int append(const char *path, const char *line, long count)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	size_t len = strlen(line);
+	char *buf = malloc(len + 1);
+	long long t0;
+
+	if (fd < 0 || !buf) {
+		perror(path);
+		return 1;
+	}
+	memcpy(buf, line, len);
+	buf[len] = '\n';
+	t0 = now_ns();
+	for (long i = 0; i < count; i++) {
+		if (write(fd, buf, len + 1) != (ssize_t)(len + 1) || fdatasync(fd) != 0) {
+			perror(path);
+			return 1;
+		}
+	}
+	if (count > 1)
+		printf("%lld\n", now_ns() - t0);
+	free(buf);
+	return close(fd) != 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && strcmp(argv[1], "append") == 0)
+		return append(argv[2], argv[3], argc > 4 ? strtol(argv[4], NULL, 10) : 1);
+	if (argc >= 4 && strcmp(argv[1], "time") == 0 && strcmp(argv[2], "--") == 0)
+		return run_timed(NULL, argv + 3);
+	if (argc >= 6 && strcmp(argv[1], "time") == 0 && strcmp(argv[2], "--in") == 0 &&
+	    strcmp(argv[4], "--") == 0)
+		return run_timed(argv[3], argv + 5);
+	fprintf(stderr, "usage: helper time [--in FILE] -- CMD ARG... | "
+		"helper append FILE LINE [COUNT]\n");
+	return 2;
+}

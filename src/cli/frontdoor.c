@@ -496,7 +496,7 @@ static const struct cli_verb verbs[] = {
 	  "settle requests whose drafts were released or rejected" },
 };
 
-static const struct cli_group group = {
+const struct cli_group cli_frontdoor_group = {
 	"frontdoor",
 	"Requests strangers submitted. The privileged run sees the extraction, never the prose.",
 	verbs,
@@ -507,5 +507,5 @@ static const struct cli_group group = {
 int cli_frontdoor(int argc, char **argv)
 {
 	color = text_color_ok(stdout);
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_frontdoor_group, argc, argv);
 }

@@ -110,12 +110,18 @@ static int by_seq(const void *a, const void *b)
 
 static void warn_unreadable(struct store *s, const char *name, const struct err *why)
 {
+	size_t n = strlen(name);
+	const char *msg = why->msg;
+
 	if (!s->warn)
 		return;
+	/* A parse error already names the file: say it once. */
+	if (strncmp(msg, name, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
+		msg += n + 2;
 	fputs("mecha: skipping unreadable request ", s->warn);
 	text_print(s->warn, name, 0);
 	fputs(": ", s->warn);
-	text_print(s->warn, why->msg, 0);
+	text_print(s->warn, msg, 0);
 	fputc('\n', s->warn);
 }
 

@@ -161,3 +161,19 @@ words=(mecha mission post ''); CURRENT=4; PREFIX=''; _mecha
     assert "needs-info:park a request until its requester answers" in verbs.splitlines()
     assert "--brain-ref" in options.split() and "--block" in options.split()
     assert files.strip() == "FILES"
+
+
+# ---- the documentation points only at what a clone has ---------------------------
+
+
+def test_the_readme_and_docs_point_only_at_files_in_the_repository():
+    from conftest import ROOT
+
+    pointer = re.compile(r"(?<![\w/.~-])((?:\.\./|docs/|tests/|scripts/|src/|bench/|fuzz/|\.ci/)"
+                         r"[\w./-]*\w)")
+    missing = []
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for path in pointer.findall(doc.read_text()):
+            if path.startswith("../") or not (ROOT / path).exists():
+                missing.append(f"{doc.name}: {path}")
+    assert missing == []

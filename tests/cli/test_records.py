@@ -120,3 +120,12 @@ def test_list_columns_hold_ten_digit_seqs(mecha):
     assert len(starts) == 1, lines
     assert lines[2].startswith("1234567890  meeting")
     assert lines[0].startswith("         7  meeting")
+
+
+def test_every_listing_verb_names_the_strays_once_however_many_passes_it_makes(mecha):
+    mecha.write_record(1)
+    (mecha.requests / "req1.json").write_text("{}")
+    for args in (["frontdoor", "next"], ["frontdoor", "extract"], ["frontdoor", "reconcile"],
+                 ["frontdoor", "list", "--state", "drained"]):
+        p = mecha.run(*args, check=0)
+        assert p.err.count("ignoring 1 file") == 1, (args, p.err)

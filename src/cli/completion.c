@@ -120,6 +120,14 @@ static void print_verb_cases(FILE *f, const struct cli_command *c, const char *i
 		fprintf(f, "%s'%s -'*) %s--help%s ;;\n", indent, c->name, open, close);
 }
 
+/* The third word on: the options of the verb named by the first two. */
+static void print_option_cases(FILE *f, const char *indent, const char *open, const char *close)
+{
+	for (size_t i = 0; i < cli_ncommands; i++)
+		print_verb_cases(f, &cli_commands[i], indent, open, close);
+	fprintf(f, "%s'help codes') %s--json%s ;;\n", indent, open, close);
+}
+
 /* ---- bash ---------------------------------------------------------------------------- */
 
 static void bash_names(FILE *f, const struct cli_group *g)
@@ -141,6 +149,22 @@ static void bash_commands(FILE *f, const char *extra)
 	fputs(extra, f);
 }
 
+/* The second word: a group's verbs (help: a command or codes; completion: a shell). */
+static void bash_verb_cases(FILE *f)
+{
+	for (size_t i = 0; i < cli_ncommands; i++) {
+		const struct cli_command *c = &cli_commands[i];
+		if (!c->group || !word_ok(c->name, strlen(c->name)))
+			continue;
+		fprintf(f, "\t\t%s) words='", c->name);
+		bash_names(f, c->group);
+		fputs("' ;;\n", f);
+	}
+	fputs("\t\thelp) words='", f);
+	bash_commands(f, "codes' ;;\n");
+	fputs("\t\tcompletion) words='bash zsh' ;;\n", f);
+}
+
 static void bash_script(FILE *f)
 {
 	fputs("# bash completion for mecha, written by `mecha completion bash` from its verb\n"
@@ -155,25 +179,13 @@ static void bash_script(FILE *f)
 	fputs("\telif [ \"$COMP_CWORD\" -eq 2 ] && [ \"${cur#-}\" = \"$cur\" ]; then\n"
 	      "\t\tcase ${COMP_WORDS[1]} in\n",
 	      f);
-	for (size_t i = 0; i < cli_ncommands; i++) {
-		const struct cli_command *c = &cli_commands[i];
-		if (!c->group || !word_ok(c->name, strlen(c->name)))
-			continue;
-		fprintf(f, "\t\t%s) words='", c->name);
-		bash_names(f, c->group);
-		fputs("' ;;\n", f);
-	}
-	fputs("\t\thelp) words='", f);
-	bash_commands(f, "codes' ;;\n");
-	fputs("\t\tcompletion) words='bash zsh' ;;\n"
-	      "\t\tesac\n"
+	bash_verb_cases(f);
+	fputs("\t\tesac\n"
 	      "\telif [ \"${cur#-}\" != \"$cur\" ]; then\n"
 	      "\t\tcase \"${COMP_WORDS[1]} ${COMP_WORDS[2]}\" in\n",
 	      f);
-	for (size_t i = 0; i < cli_ncommands; i++)
-		print_verb_cases(f, &cli_commands[i], "\t\t", "words='", "'");
-	fputs("\t\t'help codes') words='--json' ;;\n"
-	      "\t\tesac\n"
+	print_option_cases(f, "\t\t", "words='", "'");
+	fputs("\t\tesac\n"
 	      "\tfi\n"
 	      "\t[ -n \"$words\" ] && COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
 	      "\treturn 0\n"
@@ -213,6 +225,24 @@ static void zsh_verbs(FILE *f, const struct cli_group *g)
 			zsh_pair(f, g->verbs[i].name, g->verbs[i].summary);
 }
 
+static void zsh_verb_cases(FILE *f)
+{
+	for (size_t i = 0; i < cli_ncommands; i++) {
+		const struct cli_command *c = &cli_commands[i];
+		if (!c->group || !word_ok(c->name, strlen(c->name)))
+			continue;
+		fprintf(f, "\t\t%s) cands=(", c->name);
+		zsh_verbs(f, c->group);
+		fputs(") ;;\n", f);
+	}
+	fputs("\t\thelp) cands=(", f);
+	zsh_commands(f);
+	zsh_pair(f, "codes", "every error code with its exit status");
+	fputs(") ;;\n"
+	      "\t\tcompletion) cands=('bash:a script for bash' 'zsh:a script for zsh') ;;\n",
+	      f);
+}
+
 static void zsh_script(FILE *f)
 {
 	fputs("#compdef mecha\n"
@@ -234,20 +264,8 @@ static void zsh_script(FILE *f)
 	      "\tif (( CURRENT == 3 )) && [[ $PREFIX != -* ]]; then\n"
 	      "\t\tcase $words[2] in\n",
 	      f);
-	for (size_t i = 0; i < cli_ncommands; i++) {
-		const struct cli_command *c = &cli_commands[i];
-		if (!c->group || !word_ok(c->name, strlen(c->name)))
-			continue;
-		fprintf(f, "\t\t%s) cands=(", c->name);
-		zsh_verbs(f, c->group);
-		fputs(") ;;\n", f);
-	}
-	fputs("\t\thelp) cands=(", f);
-	zsh_commands(f);
-	zsh_pair(f, "codes", "every error code with its exit status");
-	fputs(") ;;\n"
-	      "\t\tcompletion) cands=('bash:a script for bash' 'zsh:a script for zsh') ;;\n"
-	      "\t\tesac\n"
+	zsh_verb_cases(f);
+	fputs("\t\tesac\n"
 	      "\t\tif (( $#cands )); then _describe -t verbs 'verb' cands; else _files; fi\n"
 	      "\t\treturn\n"
 	      "\tfi\n"
@@ -257,10 +275,8 @@ static void zsh_script(FILE *f)
 	      "\tfi\n"
 	      "\tcase \"$words[2] $words[3]\" in\n",
 	      f);
-	for (size_t i = 0; i < cli_ncommands; i++)
-		print_verb_cases(f, &cli_commands[i], "\t", "cands=(", ")");
-	fputs("\t'help codes') cands=(--json) ;;\n"
-	      "\tesac\n"
+	print_option_cases(f, "\t", "cands=(", ")");
+	fputs("\tesac\n"
 	      "\tcompadd -a cands\n"
 	      "}\n"
 	      "if [ \"$funcstack[1]\" = _mecha ]; then _mecha \"$@\"; else compdef _mecha mecha; fi\n",

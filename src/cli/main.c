@@ -2,7 +2,9 @@
  * main — the mecha command: finds the verb group and hands it argv.
  *
  * Nothing is decided here beyond which group runs; each group parses its own
- * options and owns its exit status.
+ * options and owns its exit status. cli_commands is the one list of them:
+ * --help, `mecha help GROUP` and the completion scripts (completion.c) walk it
+ * and each group's verb table, so none of them can miss a verb.
  */
 #include "cli/cli.h"
 #include "cli/verb.h"

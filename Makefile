@@ -19,7 +19,7 @@ DL_PKGS   := libcurl libical ncursesw
 PKGS      := $(LINK_PKGS) $(DL_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
-            valgrind nodejs
+            valgrind nodejs zsh
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter
@@ -53,7 +53,7 @@ help:
 	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
-	@echo "make layers     check that every #include follows the arrows of DESIGN.md"
+	@echo "make layers     check that every #include follows the arrows of docs/architecture.md"
 	@echo "make dlsyms     check that libcurl, libical … are loaded on first use, never linked"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
@@ -100,19 +100,34 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
 	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
+# The tests' temporary files go under $(TEST_TMP), never straight into /tmp:
+# each suite gets TMPDIR=$(TEST_TMP)/<suite>, which is removed after it. The CLI
+# and node suites must leave theirs empty (a test that forgets to clean up fails
+# the run: tests/cli/conftest.py checks its own, tmp_empty the node one's).
+TEST_TMP := $(abspath $(BUILD))/tmp
+tmp_fresh = rm -rf $(TEST_TMP)/$(1) && mkdir -p $(TEST_TMP)/$(1)
+tmp_empty = left=$$(ls -A $(TEST_TMP)/$(1)); \
+	  if [ -n "$$left" ]; then echo "tests left files in TMPDIR ($(TEST_TMP)/$(1)): $$left" >&2; \
+	  exit 1; fi; rmdir $(TEST_TMP)/$(1)
+
 unit: $(UNIT_BIN)
+	@$(call tmp_fresh,unit)
 	@status=0; for t in $(UNIT_BIN); do \
-	  echo "== $$t"; $$t --jobs 2 $(CRITERION_ARGS) || status=1; \
-	done; exit $$status
+	  echo "== $$t"; TMPDIR=$(TEST_TMP)/unit $$t --jobs 2 $(CRITERION_ARGS) || status=1; \
+	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
 cli: $(BUILD)/mecha
-	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
+	@$(call tmp_fresh,cli)
+	TMPDIR=$(TEST_TMP)/cli MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
+	@$(call tmp_empty,cli)
 
 # The MCP server driven by the official client (tests/mcp, pinned by its lock
 # file). npm is asked only when node_modules is missing, so it runs offline after.
 mcp-test: $(BUILD)/mecha
 	@[ -d tests/mcp/node_modules ] || npm ci --prefix tests/mcp --no-audit --no-fund
-	MECHA_BIN=$(abspath $(BUILD)/mecha) node --test tests/mcp/
+	@$(call tmp_fresh,mcp)
+	TMPDIR=$(TEST_TMP)/mcp MECHA_BIN=$(abspath $(BUILD)/mecha) node --test tests/mcp/
+	@$(call tmp_empty,mcp)
 
 # The black-box tests that do not depend on timing, with every mecha run under
 # valgrind (slow: for developers, not CI, which runs ASan and UBSan).
@@ -122,7 +137,7 @@ valgrind: $(BUILD)/mecha
 	VALGRIND_MECHA=$(abspath $(BUILD)/mecha) MECHA_BIN=$(abspath tests/support/valgrind-mecha) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(VALGRIND_TESTS) $(PYTEST_ARGS)
 
-# Every #include follows the arrows of DESIGN.md (scripts/layers.sh).
+# Every #include follows the arrows of docs/architecture.md (scripts/layers.sh).
 layers:
 	@sh scripts/layers.sh
 

@@ -1,10 +1,24 @@
 #!/bin/sh
 # make demo: a walk through the front door in a sandbox home under a temporary
-# directory. Nothing outside that directory is read or written.
+# directory. Nothing outside that directory is read or written, and the
+# directory is removed at the end, however the demo ends (MECHA_DEMO_KEEP=1
+# keeps it to look around in).
 set -eu
 MECHA=${1:?usage: docs/demo.sh PATH-TO-MECHA}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SANDBOX=$(mktemp -d "${TMPDIR:-/tmp}/mecha-demo.XXXXXX")
+SMTP_PID=
+cleanup() {
+  [ -z "$SMTP_PID" ] || kill "$SMTP_PID" 2>/dev/null || true
+  if [ -n "${MECHA_DEMO_KEEP:-}" ]; then
+    echo "(MECHA_DEMO_KEEP is set: the sandbox $SANDBOX is kept)"
+  else
+    rm -rf "$SANDBOX"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 export MECHA_HOME="$SANDBOX/home"
 export NO_COLOR=1
 unset MECHA_OUTBOX_DIR MECHA_PROVIDER MECHA_MODEL
@@ -88,4 +102,4 @@ for part in "$ROOT"/docs/demo.d/*.sh; do
   . "$part"
 done
 
-say "Done. The sandbox is $SANDBOX (remove it when you like)."
+say "Done. The sandbox goes with it (make demo MECHA_DEMO_KEEP=1 keeps it)."

@@ -1,6 +1,6 @@
 #!/bin/sh
 # layers — checks that every #include "dir/file.h" in src/ follows the arrows
-# of DESIGN.md:
+# of docs/architecture.md:
 #   cli → tui, mcp, box, drain → frontdoor, mission → outbox, types, calendar,
 #   provider, config → base
 # with the exceptions the design states: the outbox never includes the front
@@ -39,7 +39,7 @@ for dir in src/*/; do
 	mod=$(basename "$dir")
 	ok=$(allowed "$mod")
 	if [ "$ok" = "?" ]; then
-		echo "$dir: a module DESIGN.md does not name (add it to scripts/layers.sh and DESIGN.md)"
+		echo "$dir: a module docs/architecture.md does not name (add it to scripts/layers.sh and docs/architecture.md)"
 		bad=1
 		continue
 	fi
@@ -52,7 +52,7 @@ for dir in src/*/; do
 		case " $ok " in
 		*" $dep "*) ;;
 		*)
-			echo "$where: $mod must not include $dep/ (see the arrows in DESIGN.md)"
+			echo "$where: $mod must not include $dep/ (see the arrows in docs/architecture.md)"
 			bad=1
 			;;
 		esac

@@ -1,6 +1,6 @@
 # Sourced by docs/demo.sh: an agent connected over MCP drafts a reply.
 say "An agent connects over MCP (mecha mcp). Its client configuration:"
-"$MECHA" mcp --help | sed -n '/"mcpServers"/,/^}/p'
+"$MECHA" mcp --help | sed -n '/^{$/,/^}$/p'
 
 say "What a configured model would be told, and what it may do"
 cat <<'TXT'

@@ -2,8 +2,7 @@
 say "The outbox: a person reads the draft and releases it"
 mkdir -p "$SANDBOX/smtp"
 "$PYTHON" "$ROOT/tests/support/smtp_sink.py" "$SANDBOX/smtp" > "$SANDBOX/smtp.port" &
-SMTP_PID=$!
-trap 'kill $SMTP_PID 2>/dev/null || true' EXIT
+SMTP_PID=$! # demo.sh's cleanup stops it, however the demo ends
 i=0
 while [ ! -s "$SANDBOX/smtp.port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 SMTP_PORT=$(cat "$SANDBOX/smtp.port")
@@ -30,4 +29,5 @@ done
 
 say "The request caught up by itself: the released draft answered it"
 run frontdoor list
-kill $SMTP_PID 2>/dev/null || true
+kill "$SMTP_PID" 2>/dev/null || true
+SMTP_PID=

@@ -92,6 +92,8 @@ enum {
 	X(INVALID_MISSION_SEQ, "invalid_mission_seq", EXIT_REFUSED, "the mission seq is not valid") \
 	X(INVALID_PHASE, "invalid_phase", EXIT_REFUSED, "the phase is not one of the known ones")   \
 	X(INVALID_AGENT, "invalid_agent", EXIT_REFUSED, "the agent id is empty or not text")      \
+	X(INVALID_TIMESTAMP, "invalid_timestamp", EXIT_REFUSED,                                  \
+	  "a letter's started_at or updated_at is not RFC 3339")                                  \
 	X(LANDED_LAW, "landed_law", EXIT_REFUSED, "landed needs a receipt a person imported")     \
 	X(SCHEMA_MISMATCH, "schema_mismatch", EXIT_REFUSED, "the letter names another schema")    \
 	X(BLOCK_EXISTS, "block_exists", EXIT_REFUSED, "a block with that id exists")              \

@@ -186,7 +186,7 @@ static const struct cli_verb verbs[] = {
 	{ "remove", remove_verb, remove_help, "remove an event by its UID" },
 };
 
-static const struct cli_group group = {
+const struct cli_group cli_calendar_group = {
 	"calendar",
 	"The calendar of [calendar] path (an .ics file, a vdir or a vdirsyncer root): the\n"
 	"busy time agents are shown, and the events mecha writes.",
@@ -197,5 +197,5 @@ static const struct cli_group group = {
 
 int cli_calendar(int argc, char **argv)
 {
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_calendar_group, argc, argv);
 }

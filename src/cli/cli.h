@@ -12,6 +12,9 @@
 
 #include <stdio.h>
 
+#include <stddef.h>
+
+struct cli_group;
 struct err;
 
 int cli_frontdoor(int argc, char **argv);
@@ -20,6 +23,31 @@ int cli_mcp(int argc, char **argv);
 int cli_mission(int argc, char **argv);
 int cli_blocks(int argc, char **argv);
 int cli_calendar(int argc, char **argv);
+
+/* The verb tables of the groups (verb.h), for the top-level help and completion. */
+extern const struct cli_group cli_frontdoor_group;
+extern const struct cli_group cli_outbox_group;
+extern const struct cli_group cli_mission_group;
+extern const struct cli_group cli_blocks_group;
+extern const struct cli_group cli_calendar_group;
+
+/*
+ * One top-level command. The table of them (main.c) is the one list `mecha
+ * --help`, `mecha help GROUP` and the completion scripts walk: a new group
+ * joins by exporting its struct cli_group and adding one row there.
+ */
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const struct cli_group *group; /* its verbs; NULL for a command without verbs (mcp) */
+	const char *summary;
+};
+
+extern const struct cli_command cli_commands[];
+extern const size_t cli_ncommands;
+
+/* `mecha completion bash|zsh`: prints a completion script generated from cli_commands. */
+int cli_completion(int argc, char **argv);
 
 /* "mecha: <message>" on stderr; returns the exit status for e. */
 int cli_fail(const struct err *e);

@@ -78,7 +78,7 @@ static const char list_help[] =
 
 struct list_ctx {
 	const char *state;
-	json_t *rows; /* with --json */
+	json_t *rows;
 	size_t shown;
 };
 
@@ -120,15 +120,13 @@ static void list_row(json_t *rows, const struct record *r, const char *topic, in
 }
 
 /* A booking has no topic: its slot says what it is. */
-static void print_topic(const struct record *r, const char *topic)
+static void print_topic(const json_t *row)
 {
-	char a[RFC3339_LEN], b[RFC3339_LEN];
-	time_t start, end;
+	const char *topic = jsonio_str(row, "topic");
+	const json_t *slot = json_object_get(row, "slot");
 
-	if (!topic && sweep_slot(r, &start, &end)) {
-		rfc3339_format(start, a);
-		rfc3339_format(end, b);
-		printf("%s → %s", a, b);
+	if (!topic && json_is_object(slot)) {
+		printf("%s → %s", jsonio_str_or(slot, "start", ""), jsonio_str_or(slot, "end", ""));
 		return;
 	}
 	text_print(stdout, topic ? topic : "", 0);
@@ -145,22 +143,69 @@ static int list_one(struct record *r, void *arg, struct err *e)
 	if (c->state && strcmp(state, c->state) != 0)
 		return VERDICT_NEXT;
 	c->shown++;
-	if (c->rows) {
-		list_row(c->rows, r, topic, flagged);
-		return VERDICT_NEXT;
-	}
-	printf("%6lld  ", r->seq);
-	print_padded(r->type_id, 12);
-	printf(" %s", state_color(state));
-	print_padded(state, 18);
-	printf("%s ", paint(RESET));
-	print_topic(r, topic);
-	if (!record_valid(r))
-		printf("  %sINVALID%s", paint(RED), paint(RESET));
-	if (flagged)
-		printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
-	putchar('\n');
+	list_row(c->rows, r, topic, flagged);
 	return VERDICT_NEXT;
+}
+
+/* Rendered width of a row's text field (as print_padded will show it). */
+static int safe_width(const json_t *row, const char *key)
+{
+	const char *s = jsonio_str(row, key);
+	struct buf b = BUF_INIT;
+	int n;
+
+	text_safe(&b, s ? s : "", s ? strlen(s) : 0, 0);
+	n = (int)b.len;
+	buf_free(&b);
+	return n;
+}
+
+struct list_widths {
+	int seq, type, state;
+};
+
+/* Columns wide enough for every row (seqs run to ten digits and beyond), within reason. */
+static struct list_widths list_widths(const json_t *rows)
+{
+	struct list_widths w = { 6, 12, 18 };
+	const json_t *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		char seq[24];
+		int n = snprintf(seq, sizeof seq, "%lld",
+				 (long long)json_integer_value(json_object_get(row, "seq")));
+		if (n > w.seq)
+			w.seq = n;
+		if ((n = safe_width(row, "type")) > w.type)
+			w.type = n > 40 ? 40 : n;
+		if ((n = safe_width(row, "state")) + 1 > w.state)
+			w.state = n + 1 > 40 ? 40 : n + 1;
+	}
+	return w;
+}
+
+static void list_print(const json_t *rows)
+{
+	struct list_widths w = list_widths(rows);
+	const json_t *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		const char *state = jsonio_str(row, "state");
+
+		printf("%*lld  ", w.seq, (long long)json_integer_value(json_object_get(row, "seq")));
+		print_padded(jsonio_str(row, "type"), w.type);
+		printf(" %s", state_color(state ? state : ""));
+		print_padded(state, w.state);
+		printf("%s ", paint(RESET));
+		print_topic(row);
+		if (!json_is_true(json_object_get(row, "valid")))
+			printf("  %sINVALID%s", paint(RED), paint(RESET));
+		if (json_is_true(json_object_get(row, "reads_like_instructions")))
+			printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
+		putchar('\n');
+	}
 }
 
 static int fd_list(int argc, char **argv)
@@ -182,20 +227,21 @@ static int fd_list(int argc, char **argv)
 		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
 	if (store_open_default(&s, STORE_READ, &e) != 0)
 		return cli_fail(&e);
-	if (json)
-		c.rows = json_array();
+	/* Rows are gathered first: the columns are as wide as the widest seq. */
+	c.rows = json_array();
 	rc = reconcile_each(&s, list_one, &c, &frontdoor_report, &e);
 	store_close(&s);
 	if (rc != 0) {
 		json_decref(c.rows);
 		return cli_fail(&e);
 	}
-	if (json) {
+	if (json)
 		jsonio_print(stdout, c.rows);
-		json_decref(c.rows);
-	} else if (c.shown == 0) {
+	else if (c.shown == 0)
 		puts(c.state ? "no requests in that state" : "no requests");
-	}
+	else
+		list_print(c.rows);
+	json_decref(c.rows);
 	return EXIT_OK;
 }
 
@@ -529,7 +575,7 @@ static const struct cli_verb verbs[] = {
 	  "book confirmed bookings and withdraw cancelled ones (no model)" },
 };
 
-static const struct cli_group group = {
+const struct cli_group cli_frontdoor_group = {
 	"frontdoor",
 	"Requests strangers submitted. The privileged run sees the extraction, never the prose.",
 	verbs,
@@ -540,5 +586,5 @@ static const struct cli_group group = {
 int cli_frontdoor(int argc, char **argv)
 {
 	color = text_color_ok(stdout);
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_frontdoor_group, argc, argv);
 }

@@ -2,12 +2,16 @@
  * main — the mecha command: finds the verb group and hands it argv.
  *
  * Nothing is decided here beyond which group runs; each group parses its own
- * options and owns its exit status.
+ * options and owns its exit status. cli_commands is the one list of them:
+ * --help, `mecha help GROUP` and the completion scripts (completion.c) walk it
+ * and each group's verb table, so none of them can miss a verb.
  */
 #include "cli/cli.h"
+#include "cli/verb.h"
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/text.h"
 
 #include <jansson.h>
 #include <locale.h>
@@ -18,20 +22,20 @@
 #define MECHA_VERSION "0.1.0"
 #endif
 
-struct group {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
+/*
+ * Every top-level command, in the order --help lists them. A new verb group
+ * joins here (one row) and --help, `mecha help GROUP` and the completion
+ * scripts know it: they all walk this table and the groups' verb tables.
+ */
+const struct cli_command cli_commands[] = {
+	{ "frontdoor", cli_frontdoor, &cli_frontdoor_group, "strangers' requests and their states" },
+	{ "outbox", cli_outbox, &cli_outbox_group, "drafts a person releases or rejects" },
+	{ "mcp", cli_mcp, NULL, "the MCP server on stdio: the agent-safe tools, for any agent" },
+	{ "mission", cli_mission, &cli_mission_group, "the mission board agents report to" },
+	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },
+	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy" },
 };
-
-static const struct group groups[] = {
-	{ "frontdoor", cli_frontdoor, "strangers' requests: list, show, extract, next, triage, close" },
-	{ "outbox", cli_outbox, "drafts a person releases or rejects: list, show, approve, reject" },
-	{ "mcp", cli_mcp, "the MCP server on stdio: the agent-safe tools, for any agent" },
-	{ "mission", cli_mission, "the mission board: post, new, heads, log, land, archive" },
-	{ "blocks", cli_blocks, "the block store missions land receipts on: add, list" },
-	{ "calendar", cli_calendar, "the calendar agents see as free/busy: free-busy, add, remove" },
-};
+const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 
 /* `mecha help codes [--json]`: the table every refusal and failure comes from. */
 static int help_codes(int json)
@@ -69,10 +73,10 @@ static int help(int argc, char **argv)
 		fputs("mecha: help codes takes only --json (see 'mecha help')\n", stderr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; argc == 3 && i < sizeof groups / sizeof groups[0]; i++)
-		if (strcmp(argv[2], groups[i].name) == 0) {
+	for (size_t i = 0; argc == 3 && i < cli_ncommands; i++)
+		if (strcmp(argv[2], cli_commands[i].name) == 0) {
 			char *args[] = { argv[2], help_flag, NULL };
-			return groups[i].run(2, args);
+			return cli_commands[i].run(2, args);
 		}
 	if (argc > 2) {
 		fputs("mecha: help takes a group name or 'codes' (see 'mecha help')\n", stderr);
@@ -82,14 +86,36 @@ static int help(int argc, char **argv)
 	return EXIT_OK;
 }
 
+/* One command and, for a group, every verb it shows in its own help. */
+static void usage_command(FILE *f, const struct cli_command *c)
+{
+	const struct cli_group *g = c->group;
+	char head[64];
+
+	snprintf(head, sizeof head, "%s%s", c->name,
+		 !g ? "" : g->default_verb ? " [VERB]" : " VERB");
+	fprintf(f, "  %-20s%s", head, c->summary);
+	if (g && g->default_verb)
+		fprintf(f, " (no verb: %s)", g->default_verb);
+	fputc('\n', f);
+	for (size_t i = 0; g && i < g->nverbs; i++)
+		if (g->verbs[i].summary) /* NULL: an alias, named in its verb's summary */
+			fprintf(f, "      %-16s%s\n", g->verbs[i].name, g->verbs[i].summary);
+}
+
 static void usage(FILE *f)
 {
-	fputs("usage: mecha <group> [verb] [options]\n\n"
+	fputs("usage: mecha COMMAND [VERB] [options]\n\n"
 	      "mecha keeps the gates of a house where an AI agent holds your calendar and mail.\n\n",
 	      f);
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-		fprintf(f, "  %-10s %s\n", groups[i].name, groups[i].summary);
-	fputs("\nEach group and verb takes --help; `mecha help GROUP` is the same. Exit status:\n"
+	for (size_t i = 0; i < cli_ncommands; i++)
+		usage_command(f, &cli_commands[i]);
+	fputs("\n  help [GROUP]        this text, or one group's\n"
+	      "  help codes [--json] every error code with its exit status\n"
+	      "  completion SHELL    a completion script for bash or zsh:\n"
+	      "                      source <(mecha completion bash)\n"
+	      "  --version           the version\n\n"
+	      "Each group and verb takes --help; `mecha help GROUP` is the same. Exit status:\n"
 	      "0 ok, 1 failure, 2 usage, 3 refused by a rule (nothing changed); `mecha help\n"
 	      "codes` lists every error code with its status. See mecha(1).\n",
 	      f);
@@ -112,10 +138,14 @@ int main(int argc, char **argv)
 		printf("mecha %s\n", MECHA_VERSION);
 		return EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-		if (strcmp(argv[1], groups[i].name) == 0)
-			return groups[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "mecha: unknown command '%s'\n", argv[1]);
+	if (strcmp(argv[1], "completion") == 0)
+		return cli_completion(argc - 1, argv + 1);
+	for (size_t i = 0; i < cli_ncommands; i++)
+		if (strcmp(argv[1], cli_commands[i].name) == 0)
+			return cli_commands[i].run(argc - 1, argv + 1);
+	fputs("mecha: unknown command '", stderr);
+	text_print(stderr, argv[1], 0); /* an argument is not ours to send raw to a terminal */
+	fputs("'\n", stderr);
 	usage(stderr);
 	return EXIT_USAGE;
 }

@@ -647,24 +647,25 @@ static int m_archive(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const struct cli_verb mission_verbs[] = {
+	{ "post", m_post, post_help, "post letters (JSON) as an agent" },
+	{ "new", m_new, new_help, "open a mission with a seq-1 judging letter" },
+	{ "heads", m_heads, heads_help, "every mission's current head" },
+	{ "log", m_log, log_help, "one mission's chain, first letter to head" },
+	{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)" },
+	{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)" },
+};
+
+const struct cli_group cli_mission_group = {
+	"mission",
+	"The mission board: agents report their missions' state as hash-chained letters;\n"
+	"a person lands or archives.",
+	mission_verbs, sizeof mission_verbs / sizeof mission_verbs[0], NULL,
+};
+
 int cli_mission(int argc, char **argv)
 {
-	static const struct cli_verb verbs[] = {
-		{ "post", m_post, post_help, "post letters (JSON) as an agent" },
-		{ "new", m_new, new_help, "open a mission with a seq-1 judging letter" },
-		{ "heads", m_heads, heads_help, "every mission's current head" },
-		{ "log", m_log, log_help, "one mission's chain, first letter to head" },
-		{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)" },
-		{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)" },
-	};
-	static const struct cli_group group = {
-		"mission",
-		"The mission board: agents report their missions' state as hash-chained letters;\n"
-		"a person lands or archives.",
-		verbs, sizeof verbs / sizeof verbs[0], NULL,
-	};
-
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_mission_group, argc, argv);
 }
 
 /* ---- blocks --------------------------------------------------------------------- */
@@ -791,18 +792,19 @@ static int b_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const struct cli_verb blocks_verbs[] = {
+	{ "add", b_add, blocks_add_help, "add a block to the store beside the box" },
+	{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts" },
+};
+
+const struct cli_group cli_blocks_group = {
+	"blocks",
+	"The block store a mission board checks letters against, and where landed\n"
+	"receipts are recorded.",
+	blocks_verbs, sizeof blocks_verbs / sizeof blocks_verbs[0], NULL,
+};
+
 int cli_blocks(int argc, char **argv)
 {
-	static const struct cli_verb verbs[] = {
-		{ "add", b_add, blocks_add_help, "add a block to the store beside the box" },
-		{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts" },
-	};
-	static const struct cli_group group = {
-		"blocks",
-		"The block store a mission board checks letters against, and where landed\n"
-		"receipts are recorded.",
-		verbs, sizeof verbs / sizeof verbs[0], NULL,
-	};
-
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_blocks_group, argc, argv);
 }

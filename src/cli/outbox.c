@@ -665,7 +665,7 @@ static const struct cli_verb verbs[] = {
 	  "go through the pending drafts one at a time" },
 };
 
-static const struct cli_group group = {
+const struct cli_group cli_outbox_group = {
 	"outbox",
 	"Drafts an agent staged, which only a person releases or rejects.\n"
 	"See mecha(1) and docs/outbox.md.",
@@ -674,5 +674,5 @@ static const struct cli_group group = {
 
 int cli_outbox(int argc, char **argv)
 {
-	return cli_dispatch(&group, argc, argv);
+	return cli_dispatch(&cli_outbox_group, argc, argv);
 }

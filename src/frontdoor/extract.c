@@ -315,8 +315,8 @@ static int mover_for_one(const struct record *r, int force, struct err *e)
 	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_FORCE))
 		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is already %s; add --force to "
 			       "extract it again (nothing changed)", r->seq, st);
-	return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; extract does not move a %s "
-		       "request (nothing changed)", r->seq, st, st);
+	return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; extract does not move a request "
+		       "out of %s (nothing changed)", r->seq, st, st);
 }
 
 int extract_select_one(struct store *s, long long seq, int force, const struct provider_conf *conf,

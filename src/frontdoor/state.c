@@ -109,7 +109,8 @@ int state_move(struct record *r, const char *to, enum state_mover by, struct err
 			       r->seq, from, state_mover_name(by));
 	if (!state_allows(from, to, by))
 		return err_set(e, ERR_INVALID_TRANSITION,
-			       "request %lld is %s; %s does not move a %s request (nothing changed)",
+			       "request %lld is %s; %s does not move a request out of %s "
+			       "(nothing changed)",
 			       r->seq, from, state_mover_name(by), from);
 	state_set(r, to);
 	return 0;

@@ -30,6 +30,7 @@ int store_open(struct store *s, const char *dir, enum store_mode mode, struct er
 	s->dir = xstrdup(dir);
 	s->dirfd = -1;
 	s->warn = stderr;
+	s->told_strays = 0;
 	if (mode == STORE_CREATE && fs_private_dir_tighten(dir, &was, e) != 0)
 		goto fail;
 	fs_tell_tightened(s->warn, dir, was);
@@ -109,12 +110,18 @@ static int by_seq(const void *a, const void *b)
 
 static void warn_unreadable(struct store *s, const char *name, const struct err *why)
 {
+	size_t n = strlen(name);
+	const char *msg = why->msg;
+
 	if (!s->warn)
 		return;
+	/* A parse error already names the file: say it once. */
+	if (strncmp(msg, name, n) == 0 && strncmp(msg + n, ": ", 2) == 0)
+		msg += n + 2;
 	fputs("mecha: skipping unreadable request ", s->warn);
 	text_print(s->warn, name, 0);
 	fputs(": ", s->warn);
-	text_print(s->warn, why->msg, 0);
+	text_print(s->warn, msg, 0);
 	fputc('\n', s->warn);
 }
 
@@ -190,8 +197,75 @@ static int find_by_types(struct store *s, long long seq, char name[RECORD_FILE_N
 	return found;
 }
 
-/* Reads the names of the record files, sorted by seq. */
-static int list_names(struct store *s, struct entry **out, size_t *count, struct err *e)
+/*
+ * Names that are not records: a record saved as req1.json would otherwise be
+ * ignored without a word. The store's own names are not strays: dot-files
+ * (.lock, .types, the temp file of an atomic replace), the attachments the
+ * drain stored, and the booking sweep's ledger.
+ */
+#define STRAYS_NAMED 3
+
+static const char *const store_own_names[] = { "attachments", "bookings.jsonl" };
+
+struct strays {
+	size_t n;
+	char *first[STRAYS_NAMED]; /* the first names in byte order */
+};
+
+static void strays_add(struct strays *st, const char *name)
+{
+	size_t k = st->n < STRAYS_NAMED ? st->n : STRAYS_NAMED;
+
+	st->n++;
+	if (k == STRAYS_NAMED && strcmp(name, st->first[k - 1]) >= 0)
+		return;
+	if (k == STRAYS_NAMED)
+		free(st->first[--k]);
+	while (k > 0 && strcmp(name, st->first[k - 1]) < 0) {
+		st->first[k] = st->first[k - 1];
+		k--;
+	}
+	st->first[k] = xstrdup(name);
+}
+
+static void strays_note(struct strays *st, const char *name)
+{
+	if (!st || name[0] == '.')
+		return;
+	for (size_t i = 0; i < sizeof store_own_names / sizeof store_own_names[0]; i++)
+		if (strcmp(name, store_own_names[i]) == 0)
+			return;
+	strays_add(st, name);
+}
+
+/* One line on warn, once per open store; names are bytes from a directory, shown safely. */
+static void strays_tell(struct store *s, struct strays *st)
+{
+	size_t shown = st->n < STRAYS_NAMED ? st->n : STRAYS_NAMED;
+
+	if (st->n && s->warn && !s->told_strays) {
+		s->told_strays = 1;
+		fprintf(s->warn, "mecha: ignoring %zu %s in ", st->n, st->n == 1 ? "file" : "files");
+		text_print(s->warn, s->dir, 0);
+		fputs(st->n == 1 ? " that is not a request record: " : " that are not request records: ",
+		      s->warn);
+		for (size_t i = 0; i < shown; i++) {
+			fputs(i ? ", " : "", s->warn);
+			text_print(s->warn, st->first[i], 0);
+		}
+		if (st->n > shown)
+			fprintf(s->warn, " and %zu more", st->n - shown);
+		fputs(" (a record is named like 0000000012-meeting.json: see docs/records.md)\n",
+		      s->warn);
+	}
+	for (size_t i = 0; i < shown; i++)
+		free(st->first[i]);
+	st->n = 0;
+}
+
+/* Reads the names of the record files, sorted by seq; the others go to strays (if given). */
+static int list_names(struct store *s, struct entry **out, size_t *count, struct strays *strays,
+		      struct err *e)
 {
 	struct entry *v = NULL;
 	size_t n = 0, cap = 0;
@@ -212,8 +286,10 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 	rewinddir(dir);
 	while ((d = readdir(dir))) {
 		long long seq;
-		if (d->d_name[0] == '.' || name_seq(d->d_name, &seq) != 0)
+		if (d->d_name[0] == '.' || name_seq(d->d_name, &seq) != 0) {
+			strays_note(strays, d->d_name);
 			continue;
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			v = xrealloc(v, cap * sizeof *v);
@@ -276,12 +352,14 @@ static int read_named(struct store *s, const char *name, struct record *out, str
 static int each(struct store *s, const char *needle,
 		int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e)
 {
+	struct strays strays = { 0 };
 	struct entry *names;
 	size_t n;
 	int rc = 0;
 
-	if (list_names(s, &names, &n, e) != 0)
+	if (list_names(s, &names, &n, s->told_strays ? NULL : &strays, e) != 0)
 		return -1;
+	strays_tell(s, &strays);
 	for (size_t i = 0; i < n && rc == VERDICT_NEXT; i++) {
 		struct record r;
 		struct err why;
@@ -368,13 +446,15 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 			struct err *e)
 {
 	struct parallel p = { .s = s, .needle = needle, .fn = fn, .ctx = ctx };
+	struct strays strays = { 0 };
 	pthread_t tid[STORE_MAX_THREADS];
 	unsigned started = 0;
 
 	if (threads > STORE_MAX_THREADS)
 		threads = STORE_MAX_THREADS;
-	if (list_names(s, &p.names, &p.n, e) != 0)
+	if (list_names(s, &p.names, &p.n, s->told_strays ? NULL : &strays, e) != 0)
 		return -1;
+	strays_tell(s, &strays);
 	atomic_init(&p.next, 0);
 	atomic_init(&p.stop, 0);
 	pthread_mutex_init(&p.mu, NULL);

@@ -29,6 +29,7 @@ struct store {
 	char *dir;
 	int dirfd; /* -1 when the directory does not exist (a read-only open) */
 	FILE *warn; /* where "skipping unreadable request" goes; stderr by default */
+	int told_strays; /* a listing told about names that are not records (once per open) */
 };
 
 enum store_mode {
@@ -48,6 +49,12 @@ int store_open_default(struct store *s, enum store_mode mode, struct err *e);
 void store_close(struct store *s);
 
 /*
+ * Names in the directory that are neither records nor the store's own files
+ * (dot-files such as .lock, .types and a replace's temp file; attachments/;
+ * bookings.jsonl) are ignored, and the first listing of an open store says so
+ * on warn, once: how many, the first few names, and where the naming rule is
+ * written (docs/records.md). Saying so writes nothing.
+ *
  * Calls fn for every readable record, in seq order, one at a time. fn returns
  * VERDICT_NEXT, VERDICT_STOP (base/verdict.h) or -1 to fail (its err is
  * passed back).

@@ -43,7 +43,8 @@ static const struct args_spec post_args[] = {
 	{ "letter", ARGS_OBJECT, ARGS_REQUIRED, 0, 0,
 	  "The mission letter (schema m1nd-mission-letter-v0): the `mission` object alone. "
 	  "A new mission starts at mission_seq 1 without prev_letter_id; every later letter "
-	  "has mission_seq = head + 1 and prev_letter_id = the head's letter_id." },
+	  "has mission_seq = head + 1 and prev_letter_id = the head's letter_id; started_at and "
+	  "updated_at are RFC 3339 timestamps (2026-07-09T00:00:00Z)." },
 };
 
 static const struct args_spec log_args[] = {
@@ -212,7 +213,10 @@ static json_t *run_mission_post(const json_t *args, struct err *e)
 
 	if (read_letter(json_object_get(args, "letter"), &l, e) != 0)
 		return NULL;
-	rc = board_open(&b, e);
+	/* An agent writes its letters fresh: the house's clock rule (letter.h) applies. */
+	rc = letter_check_times(&l, e);
+	if (rc == 0)
+		rc = board_open(&b, e);
 	if (rc == 0) {
 		rc = board_post_agent(&b, agent, &l, &res, e);
 		board_free(&b);

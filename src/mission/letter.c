@@ -7,6 +7,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/rfc3339.h"
 #include "base/text.h"
 #include "mission/wire.h"
 
@@ -827,6 +828,38 @@ int letter_validate(const struct letter *l, struct err *e)
 			return incomplete(e, "receipt_candidate.evidence", "evidence_refs");
 	}
 	return 0;
+}
+
+/* ---- the house's clock rule ------------------------------------------------------ */
+
+/* A value a person can read in a one-line refusal: at most 40 bytes, cut on a character. */
+static int quoted_len(const struct letter_str *s)
+{
+	size_t n = text_utf8_clip(s->s, s->len, 40);
+	const char *nul = memchr(s->s, '\0', n);
+
+	return (int)(nul ? (size_t)(nul - s->s) : n);
+}
+
+static int check_time(const char *key, const struct letter_str *s, struct err *e)
+{
+	time_t t;
+
+	/* A NUL inside the string would hide the rest from the parser: not a timestamp. */
+	if (s->s && strlen(s->s) == s->len && rfc3339_parse(s->s, &t) == 0)
+		return 0;
+	return err_set(e, ERR_INVALID_TIMESTAMP,
+		       "invalid_timestamp: %s '%.*s%s' is not an RFC 3339 timestamp (for "
+		       "example 2026-07-09T00:00:00Z) — nothing was appended",
+		       key, s->s ? quoted_len(s) : 0, s->s ? s->s : "",
+		       s->s && (size_t)quoted_len(s) < s->len ? "…" : "");
+}
+
+int letter_check_times(const struct letter *l, struct err *e)
+{
+	if (check_time("started_at", &l->started_at, e) != 0)
+		return -1;
+	return check_time("updated_at", &l->updated_at, e);
 }
 
 /* ---- copies and freeing --------------------------------------------------- */

@@ -189,6 +189,18 @@ void letter_write_json(struct buf *out, const struct letter *l);
 int letter_validate(const struct letter *l, struct err *e);
 
 /*
+ * The house's rule on a letter's clock, stricter than the reference: started_at
+ * and updated_at are RFC 3339 timestamps ("2026-07-09T00:00:00Z"). The
+ * reference stores any string there, so letter_validate does not ask this —
+ * every letter the reference accepts is still read, replayed and posted with
+ * `mecha mission post` byte for byte. It is asked where a letter is written
+ * fresh: by an agent over MCP (mission_post). The letters mecha makes itself
+ * (mission new, land, archive) carry the current time. A failure is the
+ * refusal "invalid_timestamp" naming the key and its value. Pure.
+ */
+int letter_check_times(const struct letter *l, struct err *e);
+
+/*
  * The letter a person's gesture puts after `head` (content id head_id): the
  * same identity (schema, mission, block, brain, seat, runner, capability,
  * packet, tokens, started_at, synthetic) and gate, seq + 1, prev_letter_id =

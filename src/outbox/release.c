@@ -38,8 +38,11 @@ static int record_error(struct outbox_store *s, struct outbox_item *it, struct e
 
 	outbox_item_set(it, "error", e->msg);
 	outbox_item_unset(it, "sending_since");
-	if (outbox_store_write(s, it, &w) != 0)
-		err_prefix(e, "(and recording the error failed: %s)", w.msg);
+	if (outbox_store_write(s, it, &w) != 0) {
+		size_t n = strlen(e->msg);
+		snprintf(e->msg + n, sizeof e->msg - n, " (and recording the error failed: %s)",
+			 w.msg);
+	}
 	return -1;
 }
 

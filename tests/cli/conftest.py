@@ -2,16 +2,61 @@
 
 Every test gets its own MECHA_HOME under pytest's tmp_path and runs the real
 binary (MECHA_BIN, set by `make cli`; build/mecha otherwise).
+
+The run leaves nothing behind: every temporary file of the session — pytest's
+tmp_path directories, and whatever a test, the binary or a helper server puts
+in $TMPDIR — goes under one directory made for the session, which is removed at
+the end; anything found there outside pytest's own tmp_path tree fails the run.
 """
 import json
 import os
 import pathlib
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "mecha"))
+
+
+# -- one temporary directory for the whole session, removed at the end ------------
+SESSION_TMP = None
+BASETEMP = "pytest"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """Points TMPDIR (for this process and every child) at a directory of the
+    session's own, and pytest's tmp_path tree inside it. Runs before pytest's
+    tmpdir plugin reads --basetemp."""
+    global SESSION_TMP
+    SESSION_TMP = pathlib.Path(tempfile.mkdtemp(prefix="mecha-cli-tests."))
+    os.environ["TMPDIR"] = str(SESSION_TMP)
+    tempfile.tempdir = str(SESSION_TMP)
+    if not config.option.basetemp:
+        config.option.basetemp = str(SESSION_TMP / BASETEMP)
+
+
+def leftovers():
+    """What the session left in its TMPDIR besides pytest's tmp_path tree."""
+    return sorted(p.name for p in SESSION_TMP.iterdir() if p.name != BASETEMP)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    left = leftovers()
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter:
+            reporter.write_line(f"tests left files in TMPDIR ({SESSION_TMP}): {', '.join(left)}",
+                                red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config):
+    if SESSION_TMP is not None:
+        shutil.rmtree(SESSION_TMP, ignore_errors=True)
 
 
 class Mecha:

@@ -1,8 +1,8 @@
 """`make demo` is one of the README's two commands: it must keep working, and
 what it claims (no prose in the briefs, a draft delivered once, a request
 answered, a mission landed) must be true of the binary under test."""
+import json
 import os
-import shutil
 import subprocess
 
 from conftest import BIN, ROOT
@@ -23,6 +23,22 @@ def test_the_demo_walks_every_gate_and_says_what_each_side_saw(tmp_path):
     assert "never delivered twice" in out
     assert "awaiting_me → answered" in p.stderr or "awaiting_me → answered" in out
     assert "landed msn_" in out
-    sandbox = [d for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")]
-    assert len(sandbox) == 1
-    shutil.rmtree(sandbox[0], ignore_errors=True)
+    # The sandbox goes with the demo: nothing is left in TMPDIR.
+    assert [d.name for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")] == []
+    # The client configuration it prints is JSON a person can paste as it is.
+    lines = out.split("Its client configuration:", 1)[1].splitlines()[1:]
+    config = json.loads("\n".join(lines[:lines.index("}") + 1]))
+    server = config["mcpServers"]["mecha"]
+    assert server["command"] == BIN and server["args"] == ["mcp"]
+    assert server["env"]["MECHA_HOME"].startswith(str(tmp_path / "mecha-demo."))
+
+
+def test_the_demo_can_keep_its_sandbox_when_asked(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MECHA_")}
+    env.update(TMPDIR=str(tmp_path), HOME=str(tmp_path), MECHA_DEMO_KEEP="1")
+    p = subprocess.run(["sh", str(ROOT / "docs" / "demo.sh"), BIN], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    kept = [d for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")]
+    assert len(kept) == 1 and (kept[0] / "home" / "requests").is_dir()
+    assert f"the sandbox {kept[0]} is kept" in p.stdout

@@ -10,7 +10,7 @@ MAN = ROOT / "docs" / "mecha.1"
 # Words shaped like a code that are something else (fields, settings, variables).
 NOT_CODES = {
     "no_proxy", "brain_ref", "block_id", "in_reply_to", "not_in_the_text",
-    "provider_conf", "block_exists_check",
+    "provider_conf", "block_exists_check", "invalid_reason",
 }
 CODE_SHAPED = re.compile(
     r"\b((?:invalid|unknown|stale|not|no|bad|reason|in|human|landed|scope|schema|brain|"

@@ -1,4 +1,4 @@
-"""`make layers`: the include arrows of DESIGN.md hold, and a planted upward
+"""`make layers`: the include arrows of docs/architecture.md hold, and a planted upward
 include is caught (in a copy of the tree, never in the real one)."""
 import pathlib
 import shutil

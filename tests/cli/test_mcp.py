@@ -314,3 +314,26 @@ def test_the_help_and_the_manual_list_exactly_the_tools_a_client_is_given(mecha)
     manual = (ROOT / "docs" / "mcp.md").read_text()
     documented = re.findall(r"^\| `([a-z_]+)` \|", manual, re.M)
     assert sorted(documented) == sorted(tools)
+
+
+def test_mission_post_refuses_a_letter_posted_yesterday_and_appends_nothing(mecha):
+    letter = {"schema": "m1nd-mission-letter-v0", "mission_id": "msn_0123456789ab",
+              "mission_seq": 1, "block_id": "sb_alpha", "brain_ref": "repo-a", "seat": "hand",
+              "capability": "build-runner", "phase": "judging",
+              "started_at": "2026-07-09T00:00:00Z", "updated_at": "yesterday"}
+    fixed = dict(letter, updated_at="2026-07-09T00:00:00+02:00")
+    answers, p = serve(mecha, call(1, "mission_post", {"agent_id": "agent-a", "letter": letter}),
+                       call(2, "mission_post", {"agent_id": "agent-a",
+                                                "letter": dict(letter, started_at="soon",
+                                                               updated_at=fixed["updated_at"])}),
+                       call(3, "mission_post", {"agent_id": "agent-a", "letter": fixed}))
+    assert p.returncode == 0, p.err
+    for a, key in ((answers[0], "updated_at 'yesterday'"), (answers[1], "started_at 'soon'")):
+        result = a["result"]
+        assert result["isError"] is True
+        assert result["structuredContent"]["error"] == "invalid_timestamp"
+        assert key in result["content"][0]["text"]
+        assert "RFC 3339" in result["content"][0]["text"]
+    assert "isError" not in answers[2]["result"], answers[2]
+    lines = (mecha.home / "missions" / "inbox.jsonl").read_text().splitlines()
+    assert len(lines) == 1 and '"ts":"2026-07-09T00:00:00+02:00"' in lines[0]

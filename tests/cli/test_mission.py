@@ -838,3 +838,25 @@ def test_blocks_add_refuses_a_taken_id(mecha):
     assert json.loads(p.out)["error"] == "block_exists"
     out = mecha.run("blocks", "list", check=0).out
     assert "sb_alpha  boundary 1  contract 1  receipts 0  Alpha" in out
+
+
+# ---- timestamps: the reference's freedom on the wire, the house's rule at its own doors ----
+
+
+def test_mission_post_keeps_a_reference_letter_with_free_text_times_byte_for_byte(mecha):
+    # The reference stores any string in started_at/updated_at: so does a replay here.
+    p = post(mecha, letter(1, "judging", updated_at="yesterday", started_at="a while ago"))
+    line = box_bytes(mecha).rstrip(b"\n")
+    assert json.loads(p.out)["letter_id"] == letter_id(line)
+    assert b'"ts":"yesterday"' in line
+    assert line.endswith(b'"started_at":"a while ago","updated_at":"yesterday"}}')
+
+
+def test_the_letters_mecha_writes_itself_carry_rfc3339_times(mecha):
+    add_block(mecha)
+    out = json.loads(mecha.run("mission", "new", "--block", "sb_alpha", "--brain-ref", "repo-a",
+                               "--json", check=0).out)
+    head = json.loads(mecha.run("mission", "heads", "--json", check=0).out)["missions"][0]["head"]
+    assert head["mission_id"] == out["mission_id"]
+    for key in ("started_at", "updated_at"):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", head[key]), head

@@ -18,6 +18,7 @@
 #ifndef MECHA_TESTS_MODEL_SERVER_H
 #define MECHA_TESTS_MODEL_SERVER_H
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -41,7 +42,7 @@ extern char **environ;
 struct model_server {
 	pid_t pid;
 	int port;
-	char dir[64];
+	char dir[512];
 	char *log;
 };
 
@@ -86,8 +87,7 @@ static inline void model_server_start(struct model_server *ms, const char *scrip
 	int n = 0;
 
 	memset(ms, 0, sizeof *ms);
-	snprintf(ms->dir, sizeof ms->dir, "/tmp/mecha-ms-XXXXXX");
-	cr_assert_not_null(mkdtemp(ms->dir));
+	cr_assert_not_null(scratch_mkdtemp(ms->dir, sizeof ms->dir, "ms"));
 	cr_assert_eq(access(prog, R_OK), 0, "cannot find %s (run from the repository root)", prog);
 	portfile = fs_join(ms->dir, "port");
 	scriptfile = fs_join(ms->dir, "script.json");

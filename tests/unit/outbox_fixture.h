@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -39,11 +40,11 @@ static inline int fixture_rm_one(const char *path, const struct stat *st, int fl
 
 static inline void fixture_setup(struct fixture *f)
 {
-	char tmpl[] = "/tmp/mecha-outbox-XXXXXX";
+	char tmpl[512];
 	struct err e;
 
 	memset(f, 0, sizeof *f);
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "outbox"));
 	f->root = xstrdup(tmpl);
 	f->dir = fs_join(f->root, "outbox");
 	cr_assert_eq(outbox_store_open(&f->s, f->dir, OUTBOX_WRITE, &e), 0, "%s", e.msg);

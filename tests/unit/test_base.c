@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -20,8 +21,8 @@
 
 static char *tmpdir(void)
 {
-	char tmpl[] = "/tmp/mecha-unit-XXXXXX";
-	char *d = mkdtemp(tmpl);
+	char tmpl[512];
+	char *d = scratch_mkdtemp(tmpl, sizeof tmpl, "unit");
 
 	cr_assert_not_null(d);
 	return xstrdup(d);

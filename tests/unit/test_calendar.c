@@ -6,6 +6,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -41,17 +42,17 @@ static const char ics[] =
 /* The path-only API reads config.toml: give it an empty home of its own. */
 static void empty_home(void)
 {
-	char tmpl[] = "/tmp/mecha-cal-home-XXXXXX";
+	char tmpl[512];
 
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "cal-home"));
 	setenv("MECHA_HOME", tmpl, 1);
 }
 
 static char *temp_dir(void)
 {
-	char tmpl[] = "/tmp/mecha-cal-XXXXXX";
+	char tmpl[512];
 
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "cal"));
 	return xstrdup(tmpl);
 }
 

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -226,8 +227,8 @@ static void done(char *home)
 
 static char *make_home(const char *text)
 {
-	char tmpl[] = "/tmp/mecha-config-XXXXXX";
-	char *d = mkdtemp(tmpl);
+	char tmpl[512];
+	char *d = scratch_mkdtemp(tmpl, sizeof tmpl, "config");
 	struct err e;
 
 	cr_assert_not_null(d);

@@ -35,17 +35,18 @@ static size_t collect(char *p, size_t size, size_t n, void *ud)
 }
 
 /* A file:// URL of a fresh file holding text; path receives its name. Free the URL. */
-static char *file_url(const char *text, char path[64])
+static char *file_url(const char *text, char path[600])
 {
-	char *url = malloc(80);
+	char *url = malloc(640);
+	const char *tmp = getenv("TMPDIR");
 	FILE *f;
 
-	snprintf(path, 64, "/tmp/mecha-test-dl-%d", (int)getpid());
+	snprintf(path, 600, "%s/mecha-test-dl-%d", tmp && *tmp ? tmp : P_tmpdir, (int)getpid());
 	f = fopen(path, "w");
 	cr_assert(f);
 	fputs(text, f);
 	fclose(f);
-	snprintf(url, 80, "file://%s", path);
+	snprintf(url, 640, "file://%s", path);
 	return url;
 }
 
@@ -53,7 +54,7 @@ Test(dl, setopt_forwards_longs_strings_function_pointers_and_private_data)
 {
 	struct sink s = { .len = 0 };
 	struct err e;
-	char path[64], *url = file_url("hello, shim\n", path);
+	char path[600], *url = file_url("hello, shim\n", path);
 	char *effective = NULL, *priv = NULL;
 	CURL *h;
 
@@ -79,7 +80,7 @@ Test(dl, setopt_forwards_longs_strings_function_pointers_and_private_data)
 
 Test(dl, setopt_forwards_an_off_t_offset)
 {
-	char path[64], *url = file_url("twenty bytes of text", path);
+	char path[600], *url = file_url("twenty bytes of text", path);
 	struct sink s = { .len = 0 };
 	CURL *h = curl_easy_init(); /* no dl_require: the wrapper loads libcurl itself */
 

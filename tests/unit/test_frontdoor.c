@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -399,8 +400,8 @@ Test(record, outbox_ids_only_ever_grow)
 
 static char *tmp_store(void)
 {
-	char tmpl[] = "/tmp/mecha-store-XXXXXX";
-	cr_assert_not_null(mkdtemp(tmpl));
+	char tmpl[512];
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "store"));
 	return fs_join(tmpl, "requests");
 }
 

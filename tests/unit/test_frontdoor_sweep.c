@@ -4,6 +4,7 @@
  * refused. (The sweep end to end, with a real calendar, a real SMTP server
  * and kills at every step, is tests/cli/test_sweep.py.)
  */
+#include "scratch.h"
 #include <criterion/criterion.h>
 
 #include "base/buf.h"
@@ -85,9 +86,9 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 static char *tmp_dir(void)
 {
-	char tmpl[] = "/tmp/mecha-sweep-XXXXXX";
+	char tmpl[512];
 
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "sweep"));
 	return xstrdup(tmpl);
 }
 

@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -48,10 +49,10 @@ static void scratch_remove(void)
 
 static struct scratch scratch(void)
 {
-	char tmpl[] = "/tmp/mecha-board-XXXXXX";
+	char tmpl[512];
 	struct scratch s;
 
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "board"));
 	s.dir = xstrdup(tmpl);
 	atexit(scratch_remove);
 	s.box = fs_join(s.dir, "inbox.jsonl");

@@ -676,3 +676,89 @@ Test(reader, a_nul_inside_a_string_survives_the_round_trip)
 	letter_free(&l);
 	free(json);
 }
+
+/* ---- the house's clock rule (letter_check_times) ----------------------------------- */
+
+static const char *times_refusal(const char *started, const char *updated)
+{
+	static struct err e;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	int rc;
+
+	set_str(&l.started_at, started);
+	set_str(&l.updated_at, updated);
+	rc = letter_check_times(&l, &e);
+	letter_free(&l);
+	return rc == 0 ? NULL : e.msg;
+}
+
+Test(times, rfc3339_timestamps_pass_with_any_offset_or_fraction)
+{
+	cr_assert_null(times_refusal("2026-07-09T00:00:00Z", "2026-07-09T12:30:00.250+02:00"));
+	cr_assert_null(times_refusal("2026-02-28T23:59:60Z", "2024-02-29T00:00:00-05:30"));
+}
+
+Test(times, free_text_in_updated_at_is_refused_naming_the_key_and_value)
+{
+	struct err e;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+
+	set_str(&l.updated_at, "yesterday");
+	cr_assert_eq(letter_check_times(&l, &e), -1);
+	cr_assert_eq(e.code, ERR_INVALID_TIMESTAMP);
+	cr_assert_eq(err_exit_code(&e), EXIT_REFUSED);
+	cr_assert_str_eq(e.msg, "invalid_timestamp: updated_at 'yesterday' is not an RFC 3339 "
+				"timestamp (for example 2026-07-09T00:00:00Z) — nothing was appended");
+	letter_free(&l);
+}
+
+Test(times, started_at_is_checked_first_and_near_misses_are_refused)
+{
+	static const char *const bad[] = {
+		"", "2026-07-09", "2026-07-09T00:00:00", "2026-13-09T00:00:00Z",
+		"2026-02-30T00:00:00Z", "2026-07-09T00:00:00Z ", "2026-07-09T24:00:00Z",
+	};
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *msg = times_refusal(bad[i], "2026-07-09T00:00:00Z");
+		cr_assert_not_null(msg, "'%s' passed", bad[i]);
+		cr_assert(strstr(msg, "started_at '"), "%s", msg);
+	}
+}
+
+Test(times, a_long_value_is_quoted_clipped_on_a_character)
+{
+	const char *msg = times_refusal("2026-07-09T00:00:00Z",
+					"ééééééééééééééééééééééééééééééééé");
+	cr_assert_not_null(msg);
+	cr_assert(strstr(msg, "'éééééééééééééééééééé…'"), "%s", msg);
+}
+
+Test(times, a_nul_inside_the_value_is_not_a_timestamp)
+{
+	struct err e;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+
+	free(l.updated_at.s);
+	l.updated_at.s = malloc(22);
+	memcpy(l.updated_at.s, "2026-07-09T00:00:00Z\0x", 22);
+	l.updated_at.len = 22;
+	l.updated_at.s[21] = '\0';
+	cr_assert_eq(letter_check_times(&l, &e), -1);
+	letter_free(&l);
+}
+
+Test(times, the_reference_rules_still_accept_free_text_byte_for_byte)
+{
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	struct buf line = BUF_INIT;
+	struct err e;
+
+	set_str(&l.updated_at, "yesterday");
+	cr_assert_eq(letter_validate(&l, &e), 0, "%s", e.msg);
+	letter_write_line(&line, "agent-a", &l);
+	cr_assert(strstr(buf_str(&line), "\"ts\":\"yesterday\""));
+	cr_assert(strstr(buf_str(&line), "\"updated_at\":\"yesterday\"}}"));
+	buf_free(&line);
+	letter_free(&l);
+}

@@ -182,7 +182,7 @@ Test(invite, the_sink_needs_a_calendar_and_a_mail_route)
 	cr_assert_eq(sink_available(&c, "calendar_invite", &e), 0);
 	cr_assert_eq(e.code, ERR_UNAVAILABLE);
 	cr_assert(strstr(e.msg, "[calendar] path") != NULL, "%s", e.msg);
-	c.calendar_path = "/tmp/nowhere";
+	c.calendar_path = "/nonexistent/calendar.ics";
 	cr_assert_eq(sink_available(&c, "calendar_invite", &e), 0);
 	cr_assert_eq(e.code, ERR_NO_ROUTE);
 	c.mail_sendmail = "/usr/sbin/sendmail -t";

@@ -4,6 +4,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -59,11 +60,11 @@ static void write_script(struct fixture *f, const char *name, const char *extra)
 
 static void setup(struct fixture *f)
 {
-	char tmpl[] = "/tmp/mecha-release-XXXXXX";
+	char tmpl[512];
 	struct err e;
 
 	memset(f, 0, sizeof *f);
-	cr_assert_not_null(mkdtemp(tmpl));
+	cr_assert_not_null(scratch_mkdtemp(tmpl, sizeof tmpl, "release"));
 	f->root = xstrdup(tmpl);
 	f->dir = fs_join(f->root, "outbox");
 	f->received = fs_join(f->root, "received");

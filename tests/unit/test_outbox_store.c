@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 
+#include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -23,8 +24,8 @@
 
 static char *tmpdir(void)
 {
-	char tmpl[] = "/tmp/mecha-outbox-XXXXXX";
-	char *d = mkdtemp(tmpl);
+	char tmpl[512];
+	char *d = scratch_mkdtemp(tmpl, sizeof tmpl, "outbox");
 
 	cr_assert_not_null(d);
 	return fs_join(d, "outbox");

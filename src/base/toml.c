@@ -815,6 +815,8 @@ static int array_body(struct parser *ps, struct toml_value *a)
 		struct toml_value *item;
 		if (skip_space(ps) != 0)
 			return -1;
+		if (at_end(ps))
+			return fail(ps, "unterminated array");
 		if (peek(ps, 0) == ']')
 			break;
 		if (!(item = value(ps)))
@@ -827,7 +829,7 @@ static int array_body(struct parser *ps, struct toml_value *a)
 			continue;
 		}
 		if (peek(ps, 0) != ']')
-			return fail(ps, at_end(ps) ? "unterminated array" : "expected ',' or ']' in an array");
+			return fail(ps, "expected ',' or ']' in an array");
 		break;
 	}
 	ps->p++; /* ']' */
@@ -1117,7 +1119,7 @@ static int check_bytes(struct parser *ps, const char *text, size_t len)
 		size_t n = (unsigned char)text[i] < 0x80 ? 1 : text_utf8_decode(text + i, len - i, &cp);
 		if (n == 0) {
 			ps->line = line_of(text, text + i);
-			return fail(ps, "bytes that are not UTF-8");
+			return fail(ps, "bytes that are not valid UTF-8");
 		}
 		i += n;
 	}

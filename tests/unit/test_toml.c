@@ -81,7 +81,7 @@ Test(toml, a_nul_byte_or_bytes_that_are_not_utf8_are_refused_where_they_are)
 
 	cr_assert_null(toml_parse(nul, sizeof nul - 1, "t.toml", &e));
 	cr_assert_str_eq(e.msg, "t.toml:3: a NUL byte");
-	refused("a = 1\n# caf\xe9\n", "t.toml:2: bytes that are not UTF-8");
+	refused("a = 1\n# caf\xe9\n", "t.toml:2: bytes that are not valid UTF-8");
 }
 
 Test(toml, integers_span_64_bits_in_four_bases)

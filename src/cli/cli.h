@@ -20,6 +20,7 @@ int cli_mcp(int argc, char **argv);
 int cli_mission(int argc, char **argv);
 int cli_blocks(int argc, char **argv);
 int cli_calendar(int argc, char **argv);
+int cli_types(int argc, char **argv);
 
 /* "mecha: <message>" on stderr; returns the exit status for e. */
 int cli_fail(const struct err *e);

@@ -31,6 +31,7 @@ static const struct group groups[] = {
 	{ "mission", cli_mission, "the mission board: post, new, heads, log, land, archive" },
 	{ "blocks", cli_blocks, "the block store missions land receipts on: add, list" },
 	{ "calendar", cli_calendar, "the calendar agents see as free/busy: free-busy, add, remove" },
+	{ "types", cli_types, "request types (forms' manifests): check, list, show, schema, validate" },
 };
 
 /* `mecha help codes [--json]`: the table every refusal and failure comes from. */

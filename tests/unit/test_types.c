@@ -11,6 +11,7 @@
 #include "base/jsonio.h"
 #include "types/booking.h"
 #include "types/condition.h"
+#include "types/confirmation.h"
 #include "types/manifest.h"
 #include "types/schema.h"
 #include "types/validate.h"
@@ -899,5 +900,27 @@ Test(schema, each_kind_states_its_type_caps_and_enums)
 		free(got);
 	}
 	json_decref(s);
+	manifest_free(m);
+}
+
+/* ---- confirmation ------------------------------------------------------------------------- */
+
+Test(confirmation, placeholders_fill_from_the_values_on_one_line)
+{
+	struct manifest *m = load_file("meeting");
+	json_t *v = json_loads("{\"requester_name\":\"Ada\\r\\nSubject: x\",\"purpose\":\"advising\","
+			       "\"duration_minutes\":45}", 0, NULL);
+	char *page;
+
+	page = confirmation_render(m->confirmation, v);
+	cr_assert_str_eq(page, "Your request about advising is in the queue.");
+	free(page);
+	free(m->confirmation->body);
+	m->confirmation->body = xstrdup("{requester_name} wants {duration_minutes} minutes; {agenda}");
+	page = confirmation_render(m->confirmation, v);
+	cr_assert_str_eq(page, "Ada  Subject: x wants 45 minutes; {agenda}",
+			 "no new line, a number as JSON, an absent value left as written");
+	free(page);
+	json_decref(v);
 	manifest_free(m);
 }

@@ -187,26 +187,30 @@ static void store(struct walk *w, const struct key *k, char *base, const struct 
 	}
 }
 
-/* The entries of table t (named `path` in messages), set into the struct at base. */
+/* One entry of a table named `path` in messages, set into the struct at base. */
+static void setting(struct walk *w, enum table tab, const char *path, char *base,
+		    const struct toml_entry *en)
+{
+	const struct key *k = find_key(tab, en->key);
+	char *name;
+
+	if (k && strlen(en->key) == en->keylen) {
+		store(w, k, base, en->value);
+		return;
+	}
+	name = safe(en->key, en->keylen);
+	if (en->value->type == TOML_TABLE && !toml_is_inline(en->value))
+		problem(w, en->value->line, "unknown table [%s%s%s]", path, *path ? "." : "", name);
+	else
+		problem(w, en->value->line, "unknown key '%s' in %s", name, table_names[tab]);
+	free(name);
+}
+
 static void settings(struct walk *w, enum table tab, const char *path, char *base,
 		     const struct toml_value *t)
 {
-	for (size_t i = 0; i < t->u.table.n; i++) {
-		const struct toml_entry *en = &t->u.table.items[i];
-		const struct key *k = find_key(tab, en->key);
-		char *name;
-		if (k && strlen(en->key) == en->keylen) {
-			store(w, k, base, en->value);
-			continue;
-		}
-		name = safe(en->key, en->keylen);
-		if (en->value->type == TOML_TABLE && !toml_is_inline(en->value))
-			problem(w, en->value->line, "unknown table [%s%s%s]", path, *path ? "." : "",
-				name);
-		else
-			problem(w, en->value->line, "unknown key '%s' in %s", name, table_names[tab]);
-		free(name);
-	}
+	for (size_t i = 0; i < t->u.table.n; i++)
+		setting(w, tab, path, base, &t->u.table.items[i]);
 }
 
 /* A table where one belongs: not a value, not an array of tables. */
@@ -271,15 +275,10 @@ static void top_level(struct walk *w, const struct toml_value *root)
 		while (t < sizeof fixed_tables / sizeof fixed_tables[0] &&
 		       strcmp(en->key, fixed_tables[t].name) != 0)
 			t++;
-		if (t == sizeof fixed_tables / sizeof fixed_tables[0] ||
-		    strlen(en->key) != en->keylen) {
-			struct toml_value only = *root;
-			only.u.table.items = (struct toml_entry *)en;
-			only.u.table.n = 1;
-			settings(w, T_ROOT, "", (char *)w->cfg, &only);
-		} else if (is_table(w, en->key, en->value)) {
+		if (t == sizeof fixed_tables / sizeof fixed_tables[0] || strlen(en->key) != en->keylen)
+			setting(w, T_ROOT, "", (char *)w->cfg, en);
+		else if (is_table(w, en->key, en->value))
 			settings(w, fixed_tables[t].t, en->key, (char *)w->cfg, en->value);
-		}
 	}
 }
 

@@ -20,6 +20,9 @@ PKGS      := $(LINK_PKGS) $(DL_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
             valgrind nodejs zsh
+# The toml-test suite's files (valid/ and invalid/), which make check runs against base/toml.
+DEB_PKGS += golang-github-burntsushi-toml-dev
+TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter
@@ -37,7 +40,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
-LIB_DIRS := base config calendar frontdoor outbox mission provider mcp
+LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -70,7 +73,7 @@ deps:
 # `make deps` by itself instead of failing on a missing header.
 $(BUILD)/.deps-ok:
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
-	  || $(MAKE) --no-print-directory deps
+	  && [ -d $(TOML_TEST_DIR) ] || $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -116,9 +119,17 @@ unit: $(UNIT_BIN)
 	  echo "== $$t"; TMPDIR=$(TEST_TMP)/unit $$t --jobs 2 $(CRITERION_ARGS) || status=1; \
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
-cli: $(BUILD)/mecha
+# The decoder toml-test drives (tests/cli/test_toml_suite.py).
+$(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) -lm
+
+cli: $(BUILD)/mecha $(BUILD)/tests/toml_decode
 	@$(call tmp_fresh,cli)
-	TMPDIR=$(TEST_TMP)/cli MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
+	TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
+	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 	@$(call tmp_empty,cli)
 
 # The MCP server driven by the official client (tests/mcp, pinned by its lock

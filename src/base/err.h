@@ -64,12 +64,16 @@ enum {
 	X(PROVIDER_HTTP, "provider_http", EXIT_FAIL, "a provider answered with an HTTP error")    \
 	X(PROVIDER_REPLY, "provider_reply", EXIT_FAIL, "a provider's answer could not be read")   \
 	X(PROVIDER_CANCELLED, "provider_cancelled", EXIT_FAIL, "a provider call was cancelled")   \
+	X(INVALID_MANIFEST, "invalid_manifest", EXIT_FAIL,                                       \
+	  "a request type's manifest breaks a rule of its format")                                \
 	/* a rule said no and nothing changed: exit 3 */                                          \
 	X(INVALID_TRANSITION, "invalid_transition", EXIT_REFUSED,                                \
 	  "the state table does not allow that move")                                             \
 	X(UNKNOWN_STATE, "unknown_state", EXIT_REFUSED, "a request is in a state mecha does not know") \
 	X(INVALID_REQUEST, "invalid_request", EXIT_REFUSED,                                      \
 	  "the request did not validate at drain time")                                           \
+	X(INVALID_SUBMISSION, "invalid_submission", EXIT_REFUSED,                                \
+	  "a submission does not validate against its request type")                              \
 	X(BOOKING, "booking", EXIT_REFUSED, "a booking or cancellation is the sweep's, not a model's") \
 	X(NOT_EXTRACTED, "not_extracted", EXIT_REFUSED, "the request has no checked extraction")  \
 	X(NO_REPLY_TO, "no_reply_to", EXIT_REFUSED,                                              \

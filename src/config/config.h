@@ -1,13 +1,11 @@
 /*
  * config — HOME_M/config.toml, read once, strictly, into typed values.
  *
- * The file is the small TOML subset the Rust tool's configuration uses:
- * `[table]` and `[table.sub]` headers, `key = value` where a value is a basic
- * ("…", with escapes) or literal ('…') string, a decimal integer, a boolean or
- * an array of strings (which may span lines), and `#` comments. Anything else
- * — a float, a date, an inline table, a dotted key, a multi-line string, a key
- * or table this program does not know, a value of the wrong type, a duplicate —
- * is an error naming the file and the line. The rule: a setting mecha would
+ * The file is TOML, read by base/toml (so any TOML spelling of a setting
+ * works: a dotted key, an inline table, a multi-line string). What it may say
+ * is strict: a key or table this program does not know, a value of the wrong
+ * type, an array of tables, a duplicate, a string holding NUL — each is an
+ * error naming the file and the line. The rule: a setting mecha would
  * silently ignore is worse than a refusal to start, because the person who
  * wrote it believes it is in force (an unrouted `[outbox] tools` sends mail).
  *

@@ -17,6 +17,7 @@ static const char *const places[] = {
 	[HOME_OUTBOX] = "outbox",
 	[HOME_SESSIONS] = "sessions",
 	[HOME_MISSION_BOX] = "missions/inbox.jsonl",
+	[HOME_TYPES] = "factory/types",
 };
 
 static char *root(struct err *e)

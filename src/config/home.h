@@ -19,6 +19,7 @@ enum home_place {
 	HOME_OUTBOX,      /* HOME_M/outbox: the outbox, unless configured elsewhere */
 	HOME_SESSIONS,    /* HOME_M/sessions: triage transcripts */
 	HOME_MISSION_BOX, /* HOME_M/missions/inbox.jsonl: the default mission box */
+	HOME_TYPES,       /* HOME_M/factory/types: request-type manifests (the reference's path) */
 };
 
 /* The default path of a place. Fails only when neither MECHA_HOME nor HOME is set. */

@@ -7,11 +7,13 @@
 #include "base/err.h"
 #include "base/verdict.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/prose.h"
 #include "frontdoor/reconcile.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct collect {
@@ -27,6 +29,8 @@ static int next_one(struct record *r, void *arg, struct err *e)
 	(void)e;
 	if (strcmp(record_state(r), STATE_EXTRACTED) != 0)
 		return VERDICT_NEXT;
+	if (record_valid(r))
+		prose_follow_manifest(r, stderr);
 	b = brief_build(r);
 	if (!b)
 		return VERDICT_NEXT;

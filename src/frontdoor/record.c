@@ -174,6 +174,7 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 		return -1;
 	}
 	out->doc = doc;
+	out->manifest_prose = NULL;
 	out->seq = json_integer_value(json_object_get(doc, "seq"));
 	snprintf(out->type_id, sizeof out->type_id, "%s", jsonio_str(doc, "type_id"));
 	return 0;
@@ -185,6 +186,8 @@ void record_free(struct record *r)
 		return;
 	json_decref(r->doc);
 	r->doc = NULL;
+	json_decref(r->manifest_prose);
+	r->manifest_prose = NULL;
 }
 
 void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_NAME_MAX])
@@ -287,15 +290,25 @@ json_t *record_outbox(const struct record *r)
 	return json_object_get(r->doc, "outbox");
 }
 
-int record_is_prose(const struct record *r, const char *name)
+static int named_in(const json_t *names, const char *name)
 {
-	json_t *names = json_object_get(r->doc, "free_text"), *v;
+	json_t *v;
 	size_t i;
 
 	json_array_foreach(names, i, v)
 		if (strcmp(json_string_value(v), name) == 0)
 			return 1;
 	return 0;
+}
+
+int record_lists_prose(const struct record *r, const char *name)
+{
+	return named_in(json_object_get(r->doc, "free_text"), name);
+}
+
+int record_is_prose(const struct record *r, const char *name)
+{
+	return record_lists_prose(r, name) || named_in(r->manifest_prose, name);
 }
 
 int record_is_attachment_field(const struct record *r, const char *name)
@@ -309,23 +322,39 @@ int record_is_attachment_field(const struct record *r, const char *name)
 	return 0;
 }
 
+/* Appends names' string values to out[*n…], skipping names free_text already gave (when skip). */
+static void add_prose(const struct record *r, const json_t *names, int skip,
+		      struct prose_field *out, size_t *n)
+{
+	json_t *name;
+	size_t i;
+
+	json_array_foreach(names, i, name) {
+		json_t *v = json_object_get(record_values(r), json_string_value(name));
+		if (!json_is_string(v) || (skip && record_lists_prose(r, json_string_value(name))))
+			continue;
+		out[*n].name = json_string_value(name);
+		out[*n].text = json_string_value(v);
+		out[*n].len = json_string_length(v);
+		(*n)++;
+	}
+}
+
 size_t record_prose(const struct record *r, struct prose_field **out)
 {
-	json_t *names = json_object_get(r->doc, "free_text"), *name;
-	json_t *values = record_values(r);
-	size_t i, n = 0;
+	json_t *names = json_object_get(r->doc, "free_text");
+	size_t n = 0;
 
-	*out = xcalloc(json_array_size(names) + 1, sizeof **out);
-	json_array_foreach(names, i, name) {
-		json_t *v = json_object_get(values, json_string_value(name));
-		if (!json_is_string(v))
-			continue;
-		(*out)[n].name = json_string_value(name);
-		(*out)[n].text = json_string_value(v);
-		(*out)[n].len = json_string_length(v);
-		n++;
-	}
+	*out = xcalloc(json_array_size(names) + json_array_size(r->manifest_prose) + 1, sizeof **out);
+	add_prose(r, names, 0, *out, &n);
+	add_prose(r, r->manifest_prose, 1, *out, &n);
 	return n;
+}
+
+void record_set_manifest_prose(struct record *r, json_t *names)
+{
+	json_decref(r->manifest_prose);
+	r->manifest_prose = names;
 }
 
 void record_set_string(struct record *r, const char *key, const char *value)

@@ -30,6 +30,12 @@ struct record {
 	json_t *doc;       /* the object as read and updated; NEW reference owned here */
 	long long seq;     /* doc.seq */
 	char type_id[RECORD_TYPE_ID_MAX + 1];
+	/*
+	 * Names the type's manifest makes prose by their kind (prose.h), NEW
+	 * reference owned here; NULL when no manifest was consulted. Never written
+	 * to the file: free_text is the drain's, this is home's reading of it.
+	 */
+	json_t *manifest_prose;
 };
 
 /* One prose field: borrowed pointers into the record. text may hold NUL bytes. */
@@ -68,14 +74,17 @@ json_t *record_extraction(const struct record *r);        /* borrowed; NULL when
 json_t *record_attachments(const struct record *r);       /* borrowed array; NULL when absent */
 json_t *record_outbox(const struct record *r);            /* borrowed array; NULL when absent */
 
-/* 1 when name is listed in free_text. */
+/* 1 when name is listed in free_text, or is prose by the manifest (manifest_prose). */
 int record_is_prose(const struct record *r, const char *name);
+/* 1 when name is listed in free_text (what the drain wrote, whatever the manifest says). */
+int record_lists_prose(const struct record *r, const char *name);
 /* 1 when name is the field of one of the record's attachments. */
 int record_is_attachment_field(const struct record *r, const char *name);
 /*
  * The prose, for a person or the extractor's prompt: the free_text names, in
- * their order, whose value is a string. *out is a malloc'd array (free it)
- * of borrowed pointers. Returns the count.
+ * their order, then the manifest's prose names free_text left out, each whose
+ * value is a string. *out is a malloc'd array (free it) of borrowed pointers.
+ * Returns the count.
  */
 size_t record_prose(const struct record *r, struct prose_field **out);
 
@@ -90,5 +99,7 @@ void record_set_string(struct record *r, const char *key, const char *value);
 void record_set_extraction(struct record *r, json_t *extraction);
 /* Appends an outbox id unless it is already there: the list only ever grows. */
 void record_add_outbox(struct record *r, const char *id);
+/* Sets (steals the reference to) or, with NULL, clears manifest_prose. */
+void record_set_manifest_prose(struct record *r, json_t *names);
 
 #endif

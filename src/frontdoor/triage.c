@@ -15,6 +15,7 @@
 #include "base/verdict.h"
 #include "frontdoor/agent.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/prose.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -282,6 +283,8 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 	out->seq = seq;
 	if (store_get(env->store, seq, &r, e) != 0)
 		return -1;
+	if (record_valid(&r))
+		prose_follow_manifest(&r, stderr);
 	brief = strcmp(record_state(&r), STATE_EXTRACTED) == 0 ? brief_build(&r) : NULL;
 	record_free(&r);
 	if (!brief)

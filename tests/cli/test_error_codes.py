@@ -11,6 +11,7 @@ MAN = ROOT / "docs" / "mecha.1"
 NOT_CODES = {
     "no_proxy", "brain_ref", "block_id", "in_reply_to", "not_in_the_text",
     "provider_conf", "block_exists_check", "invalid_reason",
+    "not_in",  # a show_when operator (docs/types.md)
 }
 CODE_SHAPED = re.compile(
     r"\b((?:invalid|unknown|stale|not|no|bad|reason|in|human|landed|scope|schema|brain|"

@@ -16,6 +16,7 @@ struct err;
 
 int cli_frontdoor(int argc, char **argv);
 int cli_outbox(int argc, char **argv);
+int cli_review(int argc, char **argv);
 int cli_mcp(int argc, char **argv);
 int cli_mission(int argc, char **argv);
 int cli_blocks(int argc, char **argv);

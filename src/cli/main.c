@@ -27,6 +27,7 @@ struct group {
 static const struct group groups[] = {
 	{ "frontdoor", cli_frontdoor, "strangers' requests: list, show, extract, next, triage, close" },
 	{ "outbox", cli_outbox, "drafts a person releases or rejects: list, show, approve, reject" },
+	{ "review", cli_review, "the review screen: read, decide and answer in one terminal" },
 	{ "mcp", cli_mcp, "the MCP server on stdio: the agent-safe tools, for any agent" },
 	{ "mission", cli_mission, "the mission board: post, new, heads, log, land, archive" },
 	{ "blocks", cli_blocks, "the block store missions land receipts on: add, list" },

@@ -90,5 +90,10 @@ void record_set_string(struct record *r, const char *key, const char *value);
 void record_set_extraction(struct record *r, json_t *extraction);
 /* Appends an outbox id unless it is already there: the list only ever grows. */
 void record_add_outbox(struct record *r, const char *id);
+/*
+ * 1 when r's outbox list holds the draft id: r is the request that draft
+ * answers (how the review screen finds a draft's request and its prose).
+ */
+int record_has_draft(const struct record *r, const char *id);
 
 #endif

@@ -239,12 +239,12 @@ static void restore_signals(const struct sigaction old[3])
 static int app_init(struct app *a, const struct tui_opts *o, struct err *e)
 {
 	memset(a, 0, sizeof *a);
-	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return err_set(e, ERR_USAGE, "mecha review needs a terminal; `mecha outbox review` "
-			       "reads its answers from standard input");
 	if (o->state && !state_known(o->state) && strcmp(o->state, APP_FILTER_WAITING) != 0 &&
 	    strcmp(o->state, APP_FILTER_ALL) != 0)
 		return err_set(e, ERR_USAGE, "'%s' is not a state, 'waiting' or 'all'", o->state);
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
+		return err_set(e, ERR_USAGE, "mecha review needs a terminal; `mecha outbox review` "
+			       "reads its answers from standard input");
 	snprintf(a->filter, sizeof a->filter, "%s", o->state ? o->state : APP_FILTER_WAITING);
 	if (config_load(&a->cfg, e) != 0)
 		return -1;

@@ -11,7 +11,7 @@ PYTHON   ?= /usr/bin/python3
 PKGS     := jansson libcurl libcrypto libical ncursesw
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
-            valgrind nodejs
+            valgrind nodejs tmux
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
             -Wmissing-prototypes -Wvla -Wno-unused-parameter

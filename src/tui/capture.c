@@ -87,6 +87,9 @@ char *capture_take(struct capture *c)
 	}
 	if (b.len == 0)
 		return NULL;
+	/* Start the file over (fd 2 shares its offset), so a long session keeps no backlog. */
+	if (ftruncate(c->fd, 0) == 0 && lseek(c->fd, 0, SEEK_SET) == 0)
+		c->seen = 0;
 	remember(c, buf_str(&b));
 	return buf_steal(&b);
 }

@@ -177,7 +177,7 @@ void lines_wrap(const struct lines *l, int width, struct lines_wrap *w)
 	w->n = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lines_line *ln = &l->v[i];
-		const char *s = l->text.data ? l->text.data + ln->off : "";
+		const char *s = buf_str(&l->text) + ln->off;
 		int cols = width - lines_width(ln->gutter, strlen(ln->gutter));
 		size_t done = 0;
 

@@ -94,12 +94,13 @@ int prompt_line(struct app *a, const char *question, const char *initial, char *
 
 	buf_adds(&typed, initial ? initial : "");
 	curs_set(1);
-	while (!done && !app_stop) {
+	for (int rc = OK; !done && !app_stop;) {
 		wint_t ch;
-		int rc;
-		draw_question(a, question);
-		draw_typed(&typed);
-		refresh();
+		if (rc != ERR) { /* a key or a resize: draw again */
+			draw_question(a, question);
+			draw_typed(&typed);
+			refresh();
+		}
 		rc = get_wch(&ch);
 		if (rc != ERR)
 			done = line_key(&typed, rc, ch, &cancel);
@@ -117,16 +118,17 @@ int prompt_line(struct app *a, const char *question, const char *initial, char *
 
 int prompt_key(struct app *a, const char *question, const char *keys)
 {
-	while (!app_stop) {
+	for (int rc = OK; !app_stop;) {
 		wint_t ch;
-		int rc;
-		draw_question(a, question);
-		move(LINES - 1, 0);
-		clrtoeol();
-		attron(A_DIM);
-		addnstr("Esc cancels", COLS);
-		attroff(A_DIM);
-		refresh();
+		if (rc != ERR) {
+			draw_question(a, question);
+			move(LINES - 1, 0);
+			clrtoeol();
+			attron(A_DIM);
+			addnstr("Esc cancels", COLS);
+			attroff(A_DIM);
+			refresh();
+		}
 		rc = get_wch(&ch);
 		if (rc == OK && ch == KEY_ESC)
 			return PROMPT_CANCEL;
@@ -208,11 +210,12 @@ int prompt_page(struct app *a, const char *title, const struct lines *l, const c
 {
 	struct page p = { title, question, NULL, 0, 0, 0, 0 };
 
-	while (!app_stop) {
+	for (int rc = OK; !app_stop;) {
 		wint_t ch;
-		int rc;
-		page_draw(a, l, &p);
-		refresh();
+		if (rc != ERR) {
+			page_draw(a, l, &p);
+			refresh();
+		}
 		rc = get_wch(&ch);
 		if (rc == ERR || page_scroll(&p, rc, ch))
 			continue;

@@ -291,7 +291,7 @@ size_t screen_rows(const struct app *a, const struct lines *l, const struct line
 		for (int s = 0; s < row->hang && used < COLS; s++, used++)
 			addch(' ');
 		attron(screen_attr(a, ln->style));
-		lines_put(l->text.data + row->off, row->len, COLS - used);
+		lines_put(buf_str(&l->text) + row->off, row->len, COLS - used);
 		attroff(screen_attr(a, ln->style));
 	}
 	return w->n;

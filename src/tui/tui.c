@@ -192,18 +192,26 @@ static void key(struct app *a, int rc, wint_t ch)
 	}
 }
 
+/* Draws only after something happened: drawing reads the selected request's drafts. */
 static void loop(struct app *a)
 {
+	int dirty = 1;
+
 	while (!a->quit && !app_stop) {
 		wint_t ch;
 		int rc;
-		screen_draw(a);
-		refresh();
+		if (dirty) {
+			screen_draw(a);
+			refresh();
+		}
 		rc = get_wch(&ch);
-		if (rc != ERR)
+		dirty = rc != ERR;
+		if (dirty)
 			key(a, rc, ch);
-		if (lists_changed(a))
+		if (lists_changed(a)) {
 			reload_quietly(a);
+			dirty = 1;
+		}
 	}
 }
 
@@ -278,11 +286,38 @@ static void curses_setup(struct app *a)
 	screen_init_colors(a);
 }
 
+/*
+ * The screen on the person's terminal, or -1 with e: a terminal type terminfo
+ * does not know, or one that cannot move its cursor (TERM=dumb), which would
+ * get a screen of garbage.
+ */
+static SCREEN *screen_open(struct err *e)
+{
+	const char *term = getenv("TERM") ? getenv("TERM") : "";
+	SCREEN *sp = newterm(NULL, stdout, stdin);
+	char *cup;
+
+	if (!sp) {
+		err_set(e, ERR_CONFIG, "the terminal type '%s' is not known here (TERM)", term);
+		return NULL;
+	}
+	set_term(sp);
+	cup = tigetstr("cup");
+	if (cup && cup != (char *)-1)
+		return sp;
+	endwin();
+	delscreen(sp);
+	err_set(e, ERR_CONFIG, "the terminal '%s' cannot place the cursor, which a screen "
+		"needs; `mecha outbox review` works on any terminal", term);
+	return NULL;
+}
+
 int tui_run(const struct tui_opts *o, struct err *e)
 {
 	struct sigaction old[3];
 	struct app a;
 	SCREEN *sp;
+	int rc = -1;
 
 	if (app_init(&a, o, e) != 0)
 		return -1;
@@ -291,22 +326,17 @@ int tui_run(const struct tui_opts *o, struct err *e)
 		return err_errno(e, "cannot set stderr aside for the screen");
 	}
 	catch_signals(old);
-	sp = newterm(NULL, stdout, stdin);
-	if (!sp) {
-		restore_signals(old);
-		capture_stop(&a.cap);
-		app_free(&a);
-		return err_set(e, ERR_CONFIG, "the terminal type '%s' is not known here (TERM)",
-			       getenv("TERM") ? getenv("TERM") : "");
+	sp = screen_open(e);
+	if (sp) {
+		curses_setup(&a);
+		app_after(&a); /* the first look, reconciling as it reads */
+		loop(&a);
+		endwin();
+		delscreen(sp);
+		rc = 0;
 	}
-	set_term(sp);
-	curses_setup(&a);
-	app_after(&a); /* the first look, reconciling as it reads */
-	loop(&a);
-	endwin();
-	delscreen(sp);
 	restore_signals(old);
 	capture_stop(&a.cap);
 	app_free(&a);
-	return 0;
+	return rc;
 }

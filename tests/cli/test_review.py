@@ -29,12 +29,13 @@ class Screen:
             pytest.fail("tmux is missing: `make deps` installs it")
         self.mecha = mecha
         self.sock = f"mecha-review-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.env = dict(mecha.env, LC_ALL="C.UTF-8", TERM="screen", **(env or {}))
+        self.env = dict(mecha.env, LC_ALL="C.UTF-8", TERM="screen")  # tmux's own
+        pane_env = dict(self.env, **(env or {}))  # what mecha review runs with
         conf = mecha.tmp / "tmux.conf"
         conf.write_text("set -g remain-on-exit on\nset -g default-terminal screen\n"
                         "set -g status off\n")
         script = mecha.tmp / f"{self.sock}.sh"
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in self.env.items()
+        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in pane_env.items()
                           if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", k))
         # The status and stderr (a sanitizer's report, say) go to files: tmux does not
         # always hear a pane's exit status.
@@ -498,6 +499,13 @@ def test_colour_only_when_the_terminal_has_it_and_no_color_is_unset(mecha, scree
 def test_review_needs_a_terminal_and_says_where_scripts_go(mecha):
     p = mecha.run("review", input="", check=2)
     assert "outbox review" in p.err
+
+
+def test_a_terminal_that_cannot_place_the_cursor_is_refused(mecha, screen):
+    s = screen(env={"TERM": "dumb"})
+    s.wait_until(s.status.exists, "mecha review exiting")
+    assert s.status.read_text().strip() == "1"
+    assert "cannot place the cursor" in s.stderr.read_text()
 
 
 def test_review_explains_itself_and_checks_its_state(mecha):

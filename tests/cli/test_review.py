@@ -235,8 +235,8 @@ def test_a_draft_is_shown_whole_with_its_request_marked_as_third_party_text(mech
     s = screen()
     s.wait_for(d)
     s.keys("j", "Enter")
-    flat = s.wait_for("TAINTED")
-    assert "line 0 of the body" in flat and "THE LAST LINE" not in flat
+    flat = s.wait_for("line 0 of the body")
+    assert "TAINTED" in flat and "THE LAST LINE" not in flat
     s.keys("G")
     flat = s.wait_for("Mallory's words")
     assert "third-party text" in flat and "THE LAST LINE" in flat
@@ -362,14 +362,13 @@ def test_edit_leaves_for_the_editor_and_comes_back_with_the_edit_saved(mecha, sc
     ed = tmp_path / "ed"
     ed.write_text('#!/bin/sh\nsed -i "s/Tuesday at ten/Friday at four/" "$1"\n')
     ed.chmod(0o755)
-    s = screen(env={"EDITOR": str(ed), "VISUAL": ""})
+    s = screen(rows=40, env={"EDITOR": str(ed), "VISUAL": ""})
     s.wait_for(d)
     s.keys("e")
     s.wait_for(f"Saved your edit of {d}")
     assert item(mecha, d)["args"]["body_text"] == "Dear Ada,\n\nFriday at four works.\n"
-    s.keys("Enter")
-    flat = s.wait_for("edited (- as drafted, + as it will be sent)")
-    assert "- Tuesday at ten works." in flat and "+ Friday at four works." in flat
+    s.wait_for(lambda flat: "edited (- as drafted, + as it will be sent)" in flat
+               and "- Tuesday at ten works." in flat and "+ Friday at four works." in flat)
     s.quit()
 
 

@@ -54,6 +54,7 @@ struct capture {
 struct stamp {
 	int exists;
 	struct timespec mtime;
+	int racy; /* seen within a second of its change: a second change may share the time */
 };
 
 #define APP_FILTER_WAITING "waiting"

@@ -297,40 +297,49 @@ void detail_draft(struct app *a, const struct outbox_item *it, struct lines *l, 
 
 /* ---- the help ---------------------------------------------------------------------------- */
 
-static const char *const help_text[] = {
-	"mecha review: the front door and the outbox in one screen",
-	"",
-	"moving",
-	"  Up/Down, j/k     select a request or a draft",
-	"  PgUp/PgDn, b/Space  scroll the detail pane; g/G its top and end",
-	"  Enter, z         the detail pane alone (again to go back)",
-	"  f                filter requests: waiting, all, one state after another",
-	"  /                search requests and drafts for text (empty: everything)",
-	"  h                show the resolved drafts too (sent, rejected)",
-	"",
-	"deciding (on a draft, or on a request with one pending draft)",
-	"  a                approve: shows the draft whole, y sends it",
-	"  r                reject, with a reason (Esc cancels)",
-	"  e                edit in $VISUAL or $EDITOR",
-	"",
-	"on a request",
-	"  c                close, with a reason (offers to reject its pending drafts)",
-	"  n                needs-info, with an optional note",
-	"  x                extract it (again)",
-	"  t                triage it: a model run that may stage a draft",
-	"",
-	"  Ctrl-L redraws, ? shows this, q quits",
-	"",
-	"waiting on you: extraction_failed, extracted, awaiting_me, needs_info,",
-	"booked, and drained requests that did not validate.",
+/* The help: a heading (key NULL), a paragraph (key ""), or a key and what it does. */
+static const char *const help_text[][2] = {
+	{ NULL, "mecha review: the front door and the outbox in one screen" },
+	{ NULL, "" },
+	{ NULL, "moving" },
+	{ "Up/Down j/k", "select a request or a draft" },
+	{ "PgUp/PgDn b/Space", "scroll the detail pane; g and G go to its top and end" },
+	{ "Enter z", "the detail pane alone (again to go back)" },
+	{ "f", "filter requests: waiting, all, then one state after another" },
+	{ "/", "search requests and drafts for text (empty: everything)" },
+	{ "h", "show the resolved drafts too (sent, rejected)" },
+	{ NULL, "" },
+	{ NULL, "deciding (on a draft, or on a request with one pending draft)" },
+	{ "a", "approve: shows the draft whole; y sends it" },
+	{ "r", "reject, with a reason (Esc cancels)" },
+	{ "e", "edit in $VISUAL or $EDITOR" },
+	{ NULL, "" },
+	{ NULL, "on a request" },
+	{ "c", "close, with a reason (offers to reject its pending drafts first)" },
+	{ "n", "needs-info, with an optional note" },
+	{ "x", "extract it (again)" },
+	{ "t", "triage it: a model run that may stage a draft" },
+	{ NULL, "" },
+	{ "Ctrl-L", "redraw" },
+	{ "? q", "this help; quit" },
+	{ NULL, "" },
+	{ "", "Waiting on you: extraction_failed, extracted, awaiting_me, needs_info, booked, "
+		"and drained requests that did not validate." },
 };
 
 void detail_help(struct lines *l)
 {
-	for (size_t i = 0; i < sizeof help_text / sizeof help_text[0]; i++)
-		lines_addf(l, i == 0 || (help_text[i][0] && help_text[i][0] != ' ') ? LINES_HEADING
-										    : LINES_NORMAL,
-			   "%s", help_text[i]);
+	for (size_t i = 0; i < sizeof help_text / sizeof help_text[0]; i++) {
+		const char *k = help_text[i][0], *what = help_text[i][1];
+		if (!k) {
+			lines_addf(l, LINES_HEADING, "%s", what);
+		} else if (!*k) {
+			lines_addf(l, LINES_NORMAL, "%s", what);
+		} else {
+			lines_addf(l, LINES_NORMAL, "  %-18s %s", k, what);
+			lines_hang(l, 21);
+		}
+	}
 }
 
 void detail_selected(struct app *a, struct lines *l)

@@ -24,28 +24,31 @@
 
 /* ---- noticing a change ---------------------------------------------------------------- */
 
+/*
+ * The kernel stamps a directory from a clock that ticks every few
+ * milliseconds, so two changes close together can leave the same time. A
+ * stamp taken within a second of its change is therefore racy (git's word
+ * for its index): it counts as changed until a look a second later confirms it.
+ */
 static struct stamp stamp_of(const char *dir)
 {
-	struct stamp s = { 0, { 0, 0 } };
+	struct stamp s = { 0, { 0, 0 }, 0 };
+	struct timespec now;
 	struct stat st;
 
 	if (dir && stat(dir, &st) == 0) {
 		s.exists = 1;
 		s.mtime = st.st_mtim;
+		clock_gettime(CLOCK_REALTIME, &now);
+		s.racy = now.tv_sec - st.st_mtim.tv_sec < 2;
 	}
 	return s;
 }
 
 static int stamp_same(struct stamp a, struct stamp b)
 {
-	return a.exists == b.exists && a.mtime.tv_sec == b.mtime.tv_sec &&
+	return !a.racy && a.exists == b.exists && a.mtime.tv_sec == b.mtime.tv_sec &&
 	       a.mtime.tv_nsec == b.mtime.tv_nsec;
-}
-
-int lists_changed(const struct app *a)
-{
-	return !stamp_same(a->stamps[0], stamp_of(a->requests_dir)) ||
-	       !stamp_same(a->stamps[1], stamp_of(a->cfg.outbox_dir));
 }
 
 static void build_entries(struct app *a);
@@ -155,11 +158,18 @@ static void restore(struct app *a, const struct key *k)
 	lists_move(a, 0); /* the same place, or the nearest row that is an entry */
 }
 
+int lists_changed(const struct app *a)
+{
+	return !stamp_same(a->stamps[0], stamp_of(a->requests_dir)) ||
+	       !stamp_same(a->stamps[1], stamp_of(a->cfg.outbox_dir));
+}
+
 int lists_reload(struct app *a, struct err *e)
 {
 	struct key k = key_of(a);
 	int rc;
 
+	/* Before reading: a change made while we read is a change still to see. */
 	a->stamps[0] = stamp_of(a->requests_dir);
 	a->stamps[1] = stamp_of(a->cfg.outbox_dir);
 	free_loaded(a);
@@ -167,8 +177,6 @@ int lists_reload(struct app *a, struct err *e)
 	if (rc == 0)
 		rc = load_drafts(a, e);
 	reconcile_outbox_open(&a->statuses);
-	/* The moves of the reconciling pass changed the store: look again from here. */
-	a->stamps[0] = stamp_of(a->requests_dir);
 	build_entries(a);
 	restore(a, &k);
 	free(k.id);

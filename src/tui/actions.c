@@ -244,8 +244,10 @@ static int offer_reject(struct app *a, long long seq, const char *reason)
 		app_say(a, 0, "Close cancelled: request %lld is as it was.", seq);
 		return -1;
 	}
-	if (key == 'n' || open_outbox(a, &ob) != 0)
-		return key == 'n' ? 0 : -1;
+	if (key == 'n')
+		return 0;
+	if (open_outbox(a, &ob) != 0)
+		return -1;
 	if (release_reject(&ob, (char *const *)ids, n, reason, 0, &e) != 0) {
 		fail(a, &e); /* all or none: nothing was rejected, so nothing is closed */
 		rc = -1;

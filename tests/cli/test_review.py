@@ -29,7 +29,9 @@ class Screen:
             pytest.fail("tmux is missing: `make deps` installs it")
         self.mecha = mecha
         self.sock = f"mecha-review-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self.env = dict(mecha.env, LC_ALL="C.UTF-8", TERM="screen")  # tmux's own
+        # tmux's own environment: a test run inside tmux must not reach that server.
+        self.env = {k: v for k, v in mecha.env.items() if not k.startswith("TMUX")}
+        self.env.update(LC_ALL="C.UTF-8", TERM="screen")
         pane_env = dict(self.env, **(env or {}))  # what mecha review runs with
         conf = mecha.tmp / "tmux.conf"
         conf.write_text("set -g remain-on-exit on\nset -g default-terminal screen\n"

@@ -15,11 +15,14 @@ LINK_PKGS := jansson libcrypto
 # review screen never pays for mapping them. A library here needs a row in
 # DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
 # shims. (ncursesw gets its row with the review screen's first call.)
-DL_PKGS   := libcurl libical ncursesw
-PKGS      := $(LINK_PKGS) $(DL_PKGS)
+DL_PKGS   := libcurl libical
+# The review screen is its own program (mecha-review, which `mecha review`
+# runs), so only it maps ncurses.
+TUI_PKGS  := ncursesw
+PKGS      := $(LINK_PKGS) $(DL_PKGS) $(TUI_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
-            valgrind nodejs zsh
+            valgrind nodejs zsh tmux
 # The toml-test suite's files (valid/ and invalid/), which make check runs against base/toml.
 DEB_PKGS += golang-github-burntsushi-toml-dev
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
@@ -42,15 +45,18 @@ LDLIBS     += $(PKG_LIBS) -lpthread
 
 LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
-BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c)
+REVIEW_ONLY := src/cli/review.c src/cli/review_main.c
+BIN_SRC  := $(filter-out $(REVIEW_ONLY),$(wildcard src/cli/*.c))
+REVIEW_SRC := $(REVIEW_ONLY) src/cli/verb.c src/cli/util.c $(wildcard src/tui/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
+REVIEW_OBJ := $(REVIEW_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
-all: $(BUILD)/mecha
+all: $(BUILD)/mecha $(BUILD)/mecha-review
 
 help:
 	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
@@ -88,14 +94,21 @@ $(BUILD)/libmecha.a: $(LIB_OBJ)
 
 # Before the link: a call into a loaded-on-first-use library that its shim
 # does not forward is named here, with the row to add, not as "undefined reference".
-$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) scripts/dlsyms.sh
-	@sh scripts/dlsyms.sh $(LIB_OBJ) $(BIN_OBJ)
+$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) scripts/dlsyms.sh
+	@sh scripts/dlsyms.sh $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ)
 	@touch $@
 
 $(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	@echo "  LD      $@"
 	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BIN_OBJ) $(BUILD)/libmecha.a \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+
+# The review screen: the same library, plus ncurses (the only program that maps it).
+$(BUILD)/mecha-review: $(REVIEW_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REVIEW_OBJ) $(BUILD)/libmecha.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
+	  $(shell pkg-config --libs $(TUI_PKGS))
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)
@@ -178,9 +191,10 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
+	install -m 0755 $(BUILD)/mecha-review $(DESTDIR)$(PREFIX)/bin/mecha-review
 	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
 
 clean:
 	rm -rf build build-asan build-*
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(REVIEW_OBJ:.o=.d)

@@ -30,6 +30,7 @@
 const struct cli_command cli_commands[] = {
 	{ "frontdoor", cli_frontdoor, &cli_frontdoor_group, "strangers' requests and their states" },
 	{ "outbox", cli_outbox, &cli_outbox_group, "drafts a person releases or rejects" },
+	{ "review", cli_review_exec, NULL, "the review screen: read, decide and answer in one terminal" },
 	{ "mcp", cli_mcp, NULL, "the MCP server on stdio: the agent-safe tools, for any agent" },
 	{ "mission", cli_mission, &cli_mission_group, "the mission board agents report to" },
 	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },

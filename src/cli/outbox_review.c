@@ -77,24 +77,25 @@ struct tally {
 	int quit;
 };
 
-/* Asks for the reason until there is one (a blank line asks again; EOF stops). */
-static void reject_with_reason(struct cli_outbox *c, const char *id, struct tally *t)
+/*
+ * Asks for the reason. An empty line (or the end of input) cancels the
+ * reject, so a person who typed r by mistake has a way back that does not
+ * turn whatever they type next into the reason. Returns 1 when it was
+ * cancelled (the same draft is asked about again).
+ */
+static int reject_with_reason(struct cli_outbox *c, const char *id, struct tally *t)
 {
-	char *reason = NULL, *ids[1] = { (char *)id };
+	char *reason, *ids[1] = { (char *)id };
 	struct err e;
 
-	for (;;) {
-		fputs("reason: ", stdout);
-		fflush(stdout);
+	fputs("reason (an empty line cancels): ", stdout);
+	fflush(stdout);
+	reason = cli_outbox_read_line();
+	if (!reason || text_blank(reason)) {
+		puts(reason ? "reject cancelled" : "\nreject cancelled");
+		t->quit = !reason;
 		free(reason);
-		reason = cli_outbox_read_line();
-		if (!reason) {
-			t->quit = 1;
-			return;
-		}
-		if (!text_blank(reason))
-			break;
-		puts("A rejection needs a reason: it is what the next draft is written from.");
+		return 1;
 	}
 	if (release_reject(&c->store, ids, 1, reason, 0, &e) != 0) {
 		cli_fail(&e);
@@ -105,6 +106,7 @@ static void reject_with_reason(struct cli_outbox *c, const char *id, struct tall
 		t->rejected++;
 	}
 	free(reason);
+	return 0;
 }
 
 static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
@@ -152,7 +154,7 @@ static int review_one(struct cli_outbox *c, const char *id, size_t i, size_t n, 
 	case 's': send_now(c, id, t); return 0;
 	case 'k': t->kept++; return 0;
 	case 'q': t->quit = 1; return 0;
-	case 'r': reject_with_reason(c, id, t); return 0;
+	case 'r': return reject_with_reason(c, id, t);
 	case 'e':
 		if (cli_outbox_edit_item(c, id, &e) != 0)
 			cli_fail(&e);
@@ -167,7 +169,8 @@ const char outbox_review_help[] =
 	"usage: mecha outbox review\n\n"
 	"Goes through the pending drafts one at a time, oldest first, and asks:\n"
 	"[s]end [e]dit [r]eject [k]eep [q]uit. Answers are read from standard input,\n"
-	"one per line, so a script can drive it.\n";
+	"one per line, so a script can drive it. After r, the next line is the reason;\n"
+	"an empty line cancels the reject and the draft is asked about again.\n";
 
 int cli_outbox_review(int argc, char **argv)
 {

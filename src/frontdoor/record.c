@@ -393,3 +393,14 @@ void record_add_outbox(struct record *r, const char *id)
 			return;
 	json_array_append_new(list, json_string(id));
 }
+
+int record_has_draft(const struct record *r, const char *id)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(record_outbox(r), i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), id) == 0)
+			return 1;
+	return 0;
+}

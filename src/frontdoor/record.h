@@ -101,5 +101,10 @@ void record_set_extraction(struct record *r, json_t *extraction);
 void record_add_outbox(struct record *r, const char *id);
 /* Sets (steals the reference to) or, with NULL, clears manifest_prose. */
 void record_set_manifest_prose(struct record *r, json_t *names);
+/*
+ * 1 when r's outbox list holds the draft id: r is the request that draft
+ * answers (how the review screen finds a draft's request and its prose).
+ */
+int record_has_draft(const struct record *r, const char *id);
 
 #endif

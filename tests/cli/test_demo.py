@@ -3,6 +3,7 @@ what it claims (no prose in the briefs, a draft delivered once, a request
 answered, a mission landed) must be true of the binary under test."""
 import json
 import os
+import re
 import subprocess
 
 from conftest import BIN, ROOT
@@ -23,6 +24,7 @@ def test_the_demo_walks_every_gate_and_says_what_each_side_saw(tmp_path):
     assert "never delivered twice" in out
     assert "awaiting_me → answered" in p.stderr or "awaiting_me → answered" in out
     assert "landed msn_" in out
+    assert re.search(r"MECHA_HOME=\S+ \S+ review\n", out), "the demo names the review screen"
     # The sandbox goes with the demo: nothing is left in TMPDIR.
     assert [d.name for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")] == []
     # The client configuration it prints is JSON a person can paste as it is.

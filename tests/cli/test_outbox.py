@@ -494,11 +494,12 @@ def test_review_from_a_pipe_sends_rejects_and_keeps(mecha, smtp_sink, tmp_path):
     for _ in range(4):
         stage(mecha)
     a, b, c, d = [i["id"] for i in mecha.json("outbox", "list", "--json")]  # review's order
-    answers = "x\ns\nr\n\nnot this one\ne\nk\nq\n"
+    answers = "x\ns\nr\n\nr\nnot this one\ne\nk\nq\n"  # the empty reason cancels one reject
     p = mecha.run("outbox", "review", input=answers,
                   env={"EDITOR": editor(tmp_path, "Friday")}, check=0)
     assert "[s]end [e]dit [r]eject [k]eep [q]uit" in p.out
     assert "Answer s, e, r, k or q." in p.out
+    assert "reject cancelled" in p.out
     assert read_item(mecha, a)["status"] == "sent"
     item = read_item(mecha, b)
     assert item["status"] == "rejected" and item["reason"] == "not this one"
@@ -507,6 +508,16 @@ def test_review_from_a_pipe_sends_rejects_and_keeps(mecha, smtp_sink, tmp_path):
     assert read_item(mecha, d)["status"] == "pending"
     assert "1 sent, 1 rejected, 1 kept." in p.out
     assert len(smtp_sink.raw()) == 1
+
+
+def test_review_reject_is_cancelled_by_an_empty_reason_and_q_never_becomes_one(mecha):
+    a = stage(mecha)
+    p = mecha.run("outbox", "review", input="r\n\nq\n", check=0)
+    assert "an empty line cancels" in p.out and "reject cancelled" in p.out
+    assert read_item(mecha, a)["status"] == "pending"
+    p = mecha.run("outbox", "review", input="r\n", check=0)  # the input ends at the reason
+    assert "reject cancelled" in p.out
+    assert read_item(mecha, a)["status"] == "pending"
 
 
 def test_review_with_nothing_pending_says_so(mecha):

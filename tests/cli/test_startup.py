@@ -10,12 +10,14 @@ every object it loads, at startup or by dlopen. No timing here: that lives in
 import json
 import re
 
-from conftest import ROOT, write_config
+import subprocess
+
+from conftest import BIN, ROOT, write_config
 
 # libcurl, libical and the heaviest of what they pull in (GnuTLS, Kerberos,
 # LDAP, SSH, RTMP, nghttp2, ICU).
 HEAVY = ("libcurl", "libical", "libgnutls", "libgssapi", "libkrb5", "libldap", "libssh",
-         "librtmp", "libnghttp2", "libicu")
+         "librtmp", "libnghttp2", "libicu", "libncurses", "libtinfo")
 WINDOW = ("--from", "2026-10-01T00:00:00Z", "--to", "2026-12-01T00:00:00Z")
 LETTER = {"schema": "m1nd-mission-letter-v0", "mission_id": "msn_000000000001",
           "mission_seq": 1, "block_id": "sb_alpha", "brain_ref": "repo-a", "seat": "hand",
@@ -134,3 +136,12 @@ def test_a_missing_libcurl_does_not_stop_the_local_verbs(mecha):
     mecha.run("frontdoor", "list", env=env, check=0)
     mecha.run("frontdoor", "show", "1", env=env, check=0)
     mecha.run("mission", "post", "--agent", "a", input=json.dumps(LETTER), env=env, check=0)
+
+
+def test_only_the_review_screen_maps_ncurses():
+    """`mecha review` runs mecha-review, the one program linked with ncurses."""
+    import pathlib
+    review = pathlib.Path(BIN).with_name("mecha-review")
+    needed = subprocess.run(["ldd", str(review)], capture_output=True, text=True).stdout
+    assert "libncursesw" in needed
+    assert "libncurses" not in subprocess.run(["ldd", BIN], capture_output=True, text=True).stdout

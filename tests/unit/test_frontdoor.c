@@ -398,6 +398,17 @@ Test(record, outbox_ids_only_ever_grow)
 	record_free(&r);
 }
 
+Test(record, a_draft_is_found_on_the_request_whose_outbox_lists_it)
+{
+	struct record r = with_prose();
+	cr_assert_not(record_has_draft(&r, "a"), "a record with no outbox list answers no draft");
+	record_add_outbox(&r, "20260806T020312-3f2a9c1b");
+	cr_assert(record_has_draft(&r, "20260806T020312-3f2a9c1b"));
+	cr_assert_not(record_has_draft(&r, "20260806T020312"), "a prefix is not the draft");
+	cr_assert_not(record_has_draft(&r, "20260806T020312-3f2a9c1b-x"));
+	record_free(&r);
+}
+
 static char *tmp_store(void)
 {
 	char tmpl[512];

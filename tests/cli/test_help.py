@@ -171,9 +171,13 @@ def test_the_readme_and_docs_point_only_at_files_in_the_repository():
 
     pointer = re.compile(r"(?<![\w/.~-])((?:\.\./|docs/|tests/|scripts/|src/|bench/|fuzz/|\.ci/)"
                          r"[\w./-]*\w)")
+    # What the build makes (npm's tests/mcp/node_modules) is named on purpose, not shipped.
+    made = ("tests/mcp/node_modules",)
     missing = []
     for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for path in pointer.findall(doc.read_text()):
+            if path in made:
+                continue
             if path.startswith("../") or not (ROOT / path).exists():
                 missing.append(f"{doc.name}: {path}")
     assert missing == []

@@ -84,6 +84,9 @@ enum {
 	X(CHANGED, "changed", EXIT_REFUSED, "the draft changed while it was being edited")        \
 	X(DECLINED, "declined", EXIT_REFUSED, "the person said no at the prompt")                 \
 	X(NOT_PENDING, "not_pending", EXIT_REFUSED, "the draft is no longer pending")             \
+	X(DRAFTS_PENDING, "drafts_pending", EXIT_REFUSED,                                        \
+	  "the request has drafts still pending: reject them or keep them")                       \
+	X(REQUEST_CLOSED, "request_closed", EXIT_REFUSED, "the draft answers a request that was closed") \
 	X(IN_FLIGHT, "in_flight", EXIT_REFUSED, "a send of the draft is (or was) in flight")      \
 	X(HUMAN_GESTURE, "human_gesture", EXIT_REFUSED, "only a person may do that")              \
 	X(BAD_WINDOW, "bad_window", EXIT_REFUSED, "a calendar window is empty or too long")       \

@@ -1,11 +1,13 @@
 /*
  * extract (cli) — `mecha frontdoor extract`: parses, runs extract_run, and
- * prints a line per landed result (or a JSON summary), with a progress
- * counter on a TTY. Which records are taken and how each lands is the
- * library's (frontdoor/extract.h).
+ * prints a summary (or a JSON one), with the meter on a terminal; a request
+ * that was not extracted is always named, one that was only with -v. The
+ * exit status says whether every request taken was extracted. Which records
+ * are taken and how each lands is the library's (frontdoor/extract.h).
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
+#include "cli/progress.h"
 #include "cli/verb.h"
 
 #include "base/err.h"
@@ -14,42 +16,61 @@
 #include "frontdoor/extract.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 const char frontdoor_extract_help[] =
-	"usage: mecha frontdoor extract [--seq N [--force]] [--retry-failed] [--jobs N] [--json]\n\n"
+	"usage: mecha frontdoor extract [--seq N [--force]] [--retry-failed] [--jobs N] [-v]\n"
+	"                               [--json]\n\n"
 	"The quarantined pass: a model call with no tools, no system prompt and no history\n"
 	"over each new request's prose, turning it into typed fields. A failure waits for\n"
 	"you in extraction_failed; the prose is never handed on in its place. Without a\n"
-	"configured provider, the offline rules extractor runs (no model at all).\n\n"
+	"configured provider, the offline rules extractor runs (no model at all).\n"
+	"A meter shows progress on a terminal; then a summary, naming each request that\n"
+	"was not extracted.\n\n"
 	"  --seq N          only request N (drained, or extraction_failed)\n"
 	"  --force          with --seq: re-extract an extracted or triaged request\n"
 	"  --retry-failed   also retry every request in extraction_failed\n"
 	"  --jobs N         calls in flight at once (default 4)\n"
-	"  --json           a summary object on stdout instead of lines\n";
+	"  -v, --verbose    also a line for each request extracted\n"
+	"  --json           a summary object on stdout instead of lines\n\n"
+	"Exit status: 0 every request taken was extracted (or changed by you meanwhile);\n"
+	"1 any failed or could not be written; 3 refused before any call.\n";
 
 struct tally {
-	size_t total, done, extracted, failed, dropped;
-	int tty, json;
+	size_t extracted, failed, unwritten, dropped;
+	int json, verbose;
+	struct progress meter;
 	json_t *summary;
 };
 
-static void progress(const struct tally *t)
-{
-	if (t->tty && !t->json)
-		fprintf(stderr, "\r  [%zu/%zu]", t->done, t->total);
-}
-
 static void on_start(size_t total, void *ctx)
 {
-	((struct tally *)ctx)->total = total;
+	progress_total(&((struct tally *)ctx)->meter, total);
 }
 
-static void add_failed(struct tally *t, long long seq, const char *why)
+static void add_failed(struct tally *t, long long seq, const char *why, const char *state)
 {
-	t->failed++;
 	json_array_append_new(json_object_get(t->summary, "failed"),
-			      json_pack("{s:I,s:s}", "seq", (json_int_t)seq, "error", why));
+			      json_pack("{s:I,s:s,s:s}", "seq", (json_int_t)seq, "error", why,
+					"state", state));
+}
+
+/* The result was known but the record could not be written: say which, and where it stays. */
+static void print_unwritten(struct tally *t, const struct extract_job *j, const struct err *why)
+{
+	t->unwritten++;
+	fprintf(stderr, "mecha: request %lld: ", j->seq);
+	if (j->result) {
+		fputs("extracted, but the result could not be written: ", stderr);
+	} else {
+		fputs("extraction failed (", stderr);
+		text_print(stderr, j->error ? j->error : "", 0);
+		fputs(") and the failure could not be recorded either: ", stderr);
+	}
+	text_print(stderr, why->msg, 0);
+	fputs("; it is still ", stderr);
+	text_print(stderr, j->state_seen, 0);
+	fputc('\n', stderr);
+	add_failed(t, j->seq, why->msg, j->state_seen);
 }
 
 static void print_result(struct tally *t, const struct extract_job *j)
@@ -60,10 +81,11 @@ static void print_result(struct tally *t, const struct extract_job *j)
 		t->extracted++;
 		json_array_append_new(json_object_get(t->summary, "extracted"), json_integer(j->seq));
 	} else {
-		add_failed(t, j->seq, j->error ? j->error : "");
+		t->failed++;
+		add_failed(t, j->seq, j->error ? j->error : "", "extraction_failed");
 	}
-	if (t->json)
-		return;
+	if (t->json || (j->result && !t->verbose))
+		return; /* a request not extracted is always named */
 	if (j->result) {
 		printf("%6lld  ", j->seq);
 		text_print(stdout, topic && *topic ? topic : "(no topic)", 0);
@@ -78,14 +100,9 @@ static void on_landed(const struct extract_job *j, int landed, const struct err 
 {
 	struct tally *t = ctx;
 
-	t->done++;
-	if (t->tty && !t->json)
-		fputs("\r\033[K", stderr);
+	progress_hide(&t->meter);
 	if (landed < 0) {
-		fprintf(stderr, "mecha: request %lld: ", j->seq);
-		text_print(stderr, why->msg, 0);
-		fputc('\n', stderr);
-		add_failed(t, j->seq, why->msg);
+		print_unwritten(t, j, why);
 	} else if (landed == EXTRACT_DROPPED) {
 		t->dropped++;
 		fprintf(stderr, "%6lld  changed while it was being extracted; the result was "
@@ -95,19 +112,21 @@ static void on_landed(const struct extract_job *j, int landed, const struct err 
 		print_result(t, j);
 	}
 	fflush(stdout);
-	progress(t);
+	progress_step(&t->meter);
 }
 
-static void finish(const struct tally *t)
+static void finish(struct tally *t)
 {
-	if (t->tty && !t->json && t->total)
-		fputs("\r\033[K", stderr);
+	progress_end(&t->meter);
 	if (t->json) {
 		jsonio_print(stdout, t->summary);
-	} else if (t->total == 0) {
+	} else if (t->meter.total == 0) {
 		puts("nothing to extract");
 	} else {
 		printf("%zu extracted, %zu failed and waiting for you", t->extracted, t->failed);
+		if (t->unwritten)
+			printf(", %zu could not be written and stay as they were (named above)",
+			       t->unwritten);
 		if (t->dropped)
 			printf(", %zu dropped because you changed them meanwhile", t->dropped);
 		putchar('\n');
@@ -125,6 +144,7 @@ int frontdoor_extract_verb(int argc, char **argv)
 		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
 		{ "retry-failed", 0, CLI_FLAG, &o.retry_failed, 0, 0, 0 },
 		{ "jobs", 0, CLI_COUNT, &jobs, 0, 1, 64 },
+		{ "verbose", 'v', CLI_FLAG, &t.verbose, 0, 0, 0 },
 		{ "json", 0, CLI_FLAG, &t.json, 0, 0, 0 },
 	};
 	struct cli_args a;
@@ -136,11 +156,15 @@ int frontdoor_extract_verb(int argc, char **argv)
 	if (o.force && o.seq < 0)
 		return cli_usage_error("frontdoor extract", "--force re-extracts one request: give --seq N");
 	o.jobs = (unsigned)jobs;
-	t.tty = isatty(STDERR_FILENO);
+	progress_begin(&t.meter, "extract");
 	t.summary = json_pack("{s:[],s:[],s:[]}", "extracted", "failed", "dropped");
 	rc = extract_run(&o, &rep, &e);
 	if (rc == 0)
 		finish(&t);
+	else
+		progress_end(&t.meter);
 	json_decref(t.summary);
-	return rc == 0 ? EXIT_OK : cli_fail(&e);
+	if (rc != 0)
+		return cli_fail(&e);
+	return t.failed || t.unwritten ? EXIT_FAIL : EXIT_OK;
 }

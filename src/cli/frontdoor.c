@@ -1,13 +1,13 @@
 /*
- * frontdoor — the verbs a person uses on the request store: list, show, next,
- * needs-info, close (and the dispatch for the verbs of other files: extract,
- * triage, reconcile, sweep). Each parses, calls the library and prints; the rules
- * (which moves the state table allows, that a close needs a reason) are in
- * src/frontdoor/.
+ * frontdoor — the verbs a person uses on the request store: list, next,
+ * needs-info, close (and the dispatch for the verbs of other files: show,
+ * extract, triage, reconcile, sweep), and what those files share. Each parses,
+ * calls the library and prints; the rules (which moves the state table allows,
+ * that a close needs a reason, what becomes of a closed request's drafts) are
+ * in src/frontdoor/.
  *
- * `show` is the one place the prose is printed, and it is printed for a person,
- * through text.h, with every control character made visible — as is every
- * other string that came from a file: field names, states, notes, statuses.
+ * Every string that came from a file — field names, states, notes, statuses —
+ * is printed through text.h, with every control character made visible.
  * `next` prints exactly what brief_build allows and nothing else.
  */
 #include "cli/cli.h"
@@ -20,7 +20,6 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "base/verdict.h"
-#include "frontdoor/brief.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/state.h"
@@ -30,37 +29,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BOLD "\033[1m"
-#define DIM "\033[2m"
-#define RED "\033[31m"
-#define YELLOW "\033[33m"
-#define MAGENTA "\033[35m"
-#define RESET "\033[0m"
+#define BOLD FRONTDOOR_BOLD
+#define DIM FRONTDOOR_DIM
+#define RED FRONTDOOR_RED
+#define YELLOW FRONTDOOR_YELLOW
+#define MAGENTA FRONTDOOR_MAGENTA
+#define RESET FRONTDOOR_RESET
 
 static int color;
 
-static const char *paint(const char *code)
+const char *frontdoor_paint(const char *code)
 {
 	return color ? code : "";
 }
 
+#define paint frontdoor_paint
+
 /* ---- shared helpers --------------------------------------------------------- */
 
-static int frontdoor_parse_seq(const char *verb, const char *s, long long *seq)
+int frontdoor_parse_seq(const char *verb, const char *s, long long *seq)
 {
 	return cli_parse_count(verb, "SEQ", s, seq);
 }
 
-/* s rendered safely, then padded with spaces to width bytes (as printf's %-Ns would). */
-static void print_padded(const char *s, int width)
+void frontdoor_print_padded(FILE *f, const char *s, int width)
 {
 	struct buf b = BUF_INIT;
 
 	text_safe(&b, s ? s : "", s ? strlen(s) : 0, 0);
-	fputs(buf_str(&b), stdout);
+	fputs(buf_str(&b), f);
 	for (int n = (int)b.len; n < width; n++)
-		putchar(' ');
+		fputc(' ', f);
 	buf_free(&b);
+}
+
+static void print_padded(const char *s, int width)
+{
+	frontdoor_print_padded(stdout, s, width);
 }
 
 /* ---- list ------------------------------------------------------------------- */
@@ -82,7 +87,7 @@ struct list_ctx {
 	size_t shown;
 };
 
-static const char *state_color(const char *state)
+const char *frontdoor_state_color(const char *state)
 {
 	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
 		return paint(YELLOW);
@@ -196,7 +201,7 @@ static void list_print(const json_t *rows)
 
 		printf("%*lld  ", w.seq, (long long)json_integer_value(json_object_get(row, "seq")));
 		print_padded(jsonio_str(row, "type"), w.type);
-		printf(" %s", state_color(state ? state : ""));
+		printf(" %s", frontdoor_state_color(state ? state : ""));
 		print_padded(state, w.state);
 		printf("%s ", paint(RESET));
 		print_topic(row);
@@ -245,230 +250,6 @@ static int fd_list(int argc, char **argv)
 	return EXIT_OK;
 }
 
-/* ---- show ------------------------------------------------------------------- */
-
-static const char show_help[] =
-	"usage: mecha frontdoor show SEQ [--json]\n\n"
-	"Everything about one request, including what the stranger wrote. This is for you:\n"
-	"a person reading a stranger's words in a terminal is the safe context. Control\n"
-	"characters are shown visibly (ESC as \\e, others as \\xNN), never sent raw.\n"
-	"Extracted values held back from the privileged run are listed with the reason.\n\n"
-	"  --json   {record: <as stored>, held_back: [{field, value, reason}], unreadable}\n";
-
-static void show_line(const char *label, const char *value)
-{
-	printf("  %-14s ", label);
-	text_print(stdout, value ? value : "", 0);
-	putchar('\n');
-}
-
-static void show_json_value(const char *label, const json_t *v)
-{
-	char *s = jsonio_compact(v);
-
-	printf("    ");
-	print_padded(label, 20);
-	putchar(' ');
-	text_print(stdout, s, 0);
-	putchar('\n');
-	free(s);
-}
-
-/* Prose, indented, with newlines kept and everything else made visible. */
-static void show_prose_block(const struct prose_field *p)
-{
-	struct buf b = BUF_INIT;
-	const char *line, *end;
-
-	printf("  ");
-	text_print(stdout, p->name, 0);
-	printf(":\n");
-	text_safe(&b, p->text, p->len, TEXT_KEEP_NEWLINES);
-	for (line = buf_str(&b); *line; line = *end ? end + 1 : end) {
-		end = strchr(line, '\n');
-		if (!end)
-			end = line + strlen(line);
-		printf("    %s|%s %.*s\n", paint(DIM), paint(RESET), (int)(end - line), line);
-	}
-	if (p->len == 0)
-		printf("    %s|%s\n", paint(DIM), paint(RESET));
-	buf_free(&b);
-}
-
-static void show_header(const struct record *r)
-{
-	const char *reason = jsonio_str(r->doc, "invalid_reason");
-
-	printf("%srequest %lld%s  ", paint(BOLD), r->seq, paint(RESET));
-	text_print(stdout, r->type_id, 0);
-	printf("  %s", state_color(record_state(r)));
-	text_print(stdout, record_state(r), 0);
-	printf("%s\n", paint(RESET));
-	show_line("received", record_created_at(r));
-	show_line("drained", jsonio_str(r->doc, "drained_at"));
-	show_line("reply to", record_reply_to(r) ? record_reply_to(r) : "(none)");
-	if (record_valid(r))
-		show_line("valid", "yes");
-	else {
-		printf("  %-14s %sINVALID%s%s", "valid", paint(RED), paint(RESET), reason ? ": " : "");
-		text_print(stdout, reason ? reason : "", 0);
-		putchar('\n');
-	}
-	if (record_note(r))
-		show_line("note", record_note(r));
-	if (jsonio_str(r->doc, "extraction_error"))
-		show_line("extraction", jsonio_str(r->doc, "extraction_error"));
-	if (jsonio_str(r->doc, "triage_session"))
-		show_line("triage session", jsonio_str(r->doc, "triage_session"));
-}
-
-static void show_fields(const struct record *r)
-{
-	const char *name;
-	json_t *v;
-	struct prose_field *prose;
-	size_t n = record_prose(r, &prose);
-
-	printf("\n%sfields%s (typed; validated by the form)\n", paint(BOLD), paint(RESET));
-	json_object_foreach(record_values(r), name, v)
-		if (!record_is_prose(r, name) && !record_is_attachment_field(r, name))
-			show_json_value(name, v);
-	printf("\n%swhat they wrote%s (shown to you, never to a run)\n", paint(BOLD), paint(RESET));
-	for (size_t i = 0; i < n; i++)
-		show_prose_block(&prose[i]);
-	if (n == 0)
-		printf("  (no prose)\n");
-	free(prose);
-}
-
-static void show_extraction(const struct record *r)
-{
-	json_t *x = record_extraction(r), *held = brief_held_back(r), *h, *d;
-	size_t i;
-
-	if (!x) {
-		json_decref(held);
-		return;
-	}
-	printf("\n%sextraction%s (the quarantined pass; only the checked values reach a run)\n",
-	       paint(BOLD), paint(RESET));
-	show_line("reading", jsonio_str(x, "reading"));
-	show_line("topic", jsonio_str(x, "topic"));
-	show_line("urgency", jsonio_str(x, "urgency_claimed"));
-	json_array_foreach(json_object_get(x, "dates_mentioned"), i, d)
-		show_line(i == 0 ? "dates" : "", json_string_value(d));
-	show_line("institution", jsonio_str(x, "institution"));
-	if (json_is_true(json_object_get(x, "reads_like_instructions")))
-		printf("  %sreads like instructions%s (a label for you; it gates nothing)\n",
-		       paint(MAGENTA), paint(RESET));
-	if (json_array_size(held) > 0)
-		printf("\n%sheld back from the run%s\n", paint(BOLD), paint(RESET));
-	json_array_foreach(held, i, h) {
-		printf("  ");
-		print_padded(jsonio_str(h, "field"), 16);
-		putchar(' ');
-		text_print(stdout, jsonio_str_or(h, "value", ""), 0);
-		printf("  %s(", paint(YELLOW));
-		text_print(stdout, jsonio_str_or(h, "reason", ""), 0);
-		printf(")%s\n", paint(RESET));
-	}
-	json_decref(held);
-}
-
-static void show_attachments_and_drafts(const struct record *r)
-{
-	struct reconcile_outbox drafts;
-	json_t *a, *id;
-	size_t i;
-
-	if (json_array_size(record_attachments(r)) > 0)
-		printf("\n%sattachments%s (measurements reach a run; names and bytes never do)\n",
-		       paint(BOLD), paint(RESET));
-	json_array_foreach(record_attachments(r), i, a) {
-		printf("  ");
-		text_print(stdout, jsonio_str_or(a, "field", ""), 0);
-		printf("  ");
-		text_print(stdout, jsonio_str_or(a, "filename", ""), 0);
-		printf("  %lld bytes  ", (long long)json_integer_value(json_object_get(a, "size")));
-		text_print(stdout, jsonio_str_or(a, "content_type", ""), 0);
-		printf("  ");
-		text_print(stdout, jsonio_str_or(a, "sha256", ""), 0);
-		putchar('\n');
-	}
-	if (json_array_size(record_outbox(r)) == 0)
-		return;
-	printf("\n%sdrafts%s\n", paint(BOLD), paint(RESET));
-	reconcile_outbox_open(&drafts);
-	if (!drafts.open) {
-		fputs("mecha: drafts unknown: ", stderr);
-		text_print(stderr, drafts.why, 0);
-		fputc('\n', stderr);
-	}
-	json_array_foreach(record_outbox(r), i, id) {
-		char status[16];
-		printf("  ");
-		text_print(stdout, json_string_value(id), 0);
-		printf("  ");
-		text_print(stdout, reconcile_draft_status(&drafts, json_string_value(id), status), 0);
-		putchar('\n');
-	}
-	reconcile_outbox_close(&drafts);
-}
-
-static void show_json(const struct record *r)
-{
-	json_t *o = json_pack("{s:O,s:o,s:n}", "record", r->doc, "held_back", brief_held_back(r),
-			      "unreadable");
-
-	jsonio_print(stdout, o);
-	json_decref(o);
-}
-
-/* --json of an unreadable record: the shape of a show, saying why. */
-static void show_unreadable_json(const struct err *e)
-{
-	json_t *o = json_pack("{s:n,s:[],s:s}", "record", "held_back", "unreadable", e->msg);
-
-	jsonio_print(stdout, o);
-	json_decref(o);
-}
-
-static int fd_show(int argc, char **argv)
-{
-	int json = 0;
-	const struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 } };
-	struct cli_args a;
-	struct record r;
-	struct store s;
-	struct err e;
-	long long seq;
-	int rc = cli_parse("frontdoor show", CLI_OPTS(opts), 1, 1, argc, argv, &a);
-
-	if (rc != 0)
-		return rc;
-	if (frontdoor_parse_seq("frontdoor show", a.pos[0], &seq) != 0)
-		return EXIT_USAGE;
-	if (store_open_default(&s, STORE_READ, &e) != 0)
-		return cli_fail(&e);
-	rc = store_get(&s, seq, &r, &e);
-	store_close(&s);
-	if (rc != 0) {
-		if (json && e.code == ERR_UNREADABLE)
-			show_unreadable_json(&e);
-		return cli_fail(&e);
-	}
-	if (json) {
-		show_json(&r);
-	} else {
-		show_header(&r);
-		show_fields(&r);
-		show_extraction(&r);
-		show_attachments_and_drafts(&r);
-	}
-	record_free(&r);
-	return EXIT_OK;
-}
-
 /* ---- next ------------------------------------------------------------------- */
 
 static const char next_help[] =
@@ -505,9 +286,15 @@ static const char needs_info_help[] =
 	"state reads as an explanation of that state). A closed request stays closed.\n";
 
 static const char close_help[] =
-	"usage: mecha frontdoor close SEQ --reason TEXT\n\n"
+	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n\n"
 	"Ends a request. The reason is required: a request that went away without a\n"
-	"recorded reason is indistinguishable from one that was dropped.\n";
+	"recorded reason is indistinguishable from one that was dropped. A closed request\n"
+	"keeps the reason it was closed for: closing it again is refused (exit 3).\n"
+	"A request with a draft still pending in the outbox is not closed until you say\n"
+	"what becomes of the draft (exit 3, drafts_pending):\n\n"
+	"  --reject-drafts   reject its pending drafts, with the same reason\n"
+	"  --keep-drafts     leave them pending (outbox approve then sends one only when\n"
+	"                    forced)\n";
 
 static void frontdoor_print_transition(long long seq, const char *from, const char *to)
 {
@@ -518,28 +305,24 @@ static void frontdoor_print_transition(long long seq, const char *from, const ch
 	putchar('\n');
 }
 
-/* Parses "VERB SEQ [--OPT TEXT]" and makes the move. */
-static int person_move(const char *verb, const char *opt,
-		       int (*fn)(struct store *, long long, const char *, struct moves_result *,
-				 struct err *),
-		       int argc, char **argv)
+static int fd_needs_info(int argc, char **argv)
 {
-	const char *text = NULL;
-	const struct cli_opt opts[] = { { opt, 0, CLI_TEXT, &text, 0, 0, 0 } };
+	const char *note = NULL;
+	const struct cli_opt opts[] = { { "note", 0, CLI_TEXT, &note, 0, 0, 0 } };
 	struct moves_result res;
 	struct cli_args a;
 	struct store s;
 	struct err e;
 	long long seq;
-	int rc = cli_parse(verb, CLI_OPTS(opts), 1, 1, argc, argv, &a);
+	int rc = cli_parse("frontdoor needs-info", CLI_OPTS(opts), 1, 1, argc, argv, &a);
 
 	if (rc != 0)
 		return rc;
-	if (frontdoor_parse_seq(verb, a.pos[0], &seq) != 0)
+	if (frontdoor_parse_seq("frontdoor needs-info", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
 	if (store_open_default(&s, STORE_CREATE, &e) != 0)
 		return cli_fail(&e);
-	rc = fn(&s, seq, text, &res, &e);
+	rc = moves_needs_info(&s, seq, note, &res, &e);
 	store_close(&s);
 	if (rc != 0)
 		return cli_fail(&e);
@@ -547,21 +330,53 @@ static int person_move(const char *verb, const char *opt,
 	return EXIT_OK;
 }
 
-static int fd_needs_info(int argc, char **argv)
+static void print_close(const struct moves_result *res)
 {
-	return person_move("frontdoor needs-info", "note", moves_needs_info, argc, argv);
+	frontdoor_print_transition(res->seq, res->from, res->to);
+	if (res->drafts_rejected)
+		printf("        %zu pending draft%s rejected with the same reason\n",
+		       res->drafts_rejected, res->drafts_rejected == 1 ? "" : "s");
+	if (res->drafts_kept)
+		printf("        %zu draft%s still pending: approving %s needs --force\n",
+		       res->drafts_kept, res->drafts_kept == 1 ? "" : "s",
+		       res->drafts_kept == 1 ? "it" : "one");
 }
 
 static int fd_close(int argc, char **argv)
 {
-	return person_move("frontdoor close", "reason", moves_close, argc, argv);
+	const char *reason = NULL;
+	int reject = 0, keep = 0;
+	const struct cli_opt opts[] = {
+		{ "reason", 0, CLI_TEXT, &reason, 0, 0, 0 },
+		{ "reject-drafts", 0, CLI_FLAG, &reject, 0, 0, 0 },
+		{ "keep-drafts", 0, CLI_FLAG, &keep, 0, 0, 0 },
+	};
+	struct moves_result res;
+	struct cli_args a;
+	struct err e;
+	long long seq;
+	int rc = cli_parse("frontdoor close", CLI_OPTS(opts), 1, 1, argc, argv, &a);
+
+	if (rc != 0)
+		return rc;
+	if (frontdoor_parse_seq("frontdoor close", a.pos[0], &seq) != 0)
+		return EXIT_USAGE;
+	if (reject && keep)
+		return cli_usage_error("frontdoor close", "--reject-drafts or --keep-drafts, not both");
+	if (moves_close_home(seq, reason, reject ? MOVES_DRAFTS_REJECT
+				   : keep ? MOVES_DRAFTS_KEEP : MOVES_DRAFTS_REFUSE,
+			     &res, &e) != 0)
+		return cli_fail(&e);
+	print_close(&res);
+	return EXIT_OK;
 }
 
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct cli_verb verbs[] = {
 	{ "list", fd_list, list_help, "what has arrived, and each request's state" },
-	{ "show", fd_show, show_help, "one request in full, including what the stranger wrote" },
+	{ "show", frontdoor_show_verb, frontdoor_show_help,
+	  "one request in full, including what the stranger wrote" },
 	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
 	{ "extract", frontdoor_extract_verb, frontdoor_extract_help,
 	  "the quarantined pass over anything new (no tools, prose only)" },

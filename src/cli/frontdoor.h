@@ -10,11 +10,35 @@
 
 #include "frontdoor/reconcile.h"
 
+#include <stdio.h>
+
 int frontdoor_reconcile_verb(int argc, char **argv);
 extern const char frontdoor_reconcile_help[];
 
 /* How the verbs report the reconciling pass: each move, and each skip, on stderr. */
 extern const struct reconcile_report frontdoor_report;
+
+/* mecha frontdoor show (frontdoor_show.c). */
+int frontdoor_show_verb(int argc, char **argv);
+extern const char frontdoor_show_help[];
+
+/* ---- what the verb files share (frontdoor.c) ---- */
+
+#define FRONTDOOR_BOLD "\033[1m"
+#define FRONTDOOR_DIM "\033[2m"
+#define FRONTDOOR_RED "\033[31m"
+#define FRONTDOOR_YELLOW "\033[33m"
+#define FRONTDOOR_MAGENTA "\033[35m"
+#define FRONTDOOR_RESET "\033[0m"
+
+/* code when colour is on for standard output (text_color_ok, asked once at dispatch), else "". */
+const char *frontdoor_paint(const char *code);
+/* The colour a state is listed in (painted), or "". */
+const char *frontdoor_state_color(const char *state);
+/* s rendered safely (text.h), then padded with spaces to width bytes, on f. */
+void frontdoor_print_padded(FILE *f, const char *s, int width);
+/* A SEQ argument, strictly; -1 after a usage error naming the verb. */
+int frontdoor_parse_seq(const char *verb, const char *s, long long *seq);
 
 /* mecha frontdoor extract (extract.c). */
 int frontdoor_extract_verb(int argc, char **argv);

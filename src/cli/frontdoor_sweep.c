@@ -1,10 +1,12 @@
 /*
  * frontdoor_sweep (cli) — `mecha frontdoor sweep`: parse, run the sweep
- * (src/frontdoor/sweep.h), print a line per booking, cancellation or
- * conflict, or with --json one summary.
+ * (src/frontdoor/sweep.h), print a summary and a line for each record that
+ * was not settled (every record with -v), or with --json one summary; the
+ * meter on a terminal. The exit status says whether everything was settled.
  */
 #include "cli/cli.h"
 #include "cli/frontdoor.h"
+#include "cli/progress.h"
 #include "cli/verb.h"
 
 #include "base/err.h"
@@ -16,7 +18,7 @@
 #include <stdio.h>
 
 const char frontdoor_sweep_help[] =
-	"usage: mecha frontdoor sweep [--dry-run] [--json]\n\n"
+	"usage: mecha frontdoor sweep [--dry-run] [-v] [--json]\n\n"
 	"Settles confirmed bookings and their cancellations, with no model involved. A\n"
 	"booking whose slot is still free in the calendar gets its event (attendee: the\n"
 	"request's reply_to), its invitation (mailed through [mail], with the manage link)\n"
@@ -25,11 +27,18 @@ const char frontdoor_sweep_help[] =
 	"mails its cancellation, and closes itself and its booking (\"cancelled by the\n"
 	"requester\"). Cancellations go first. requests/bookings.jsonl records every step,\n"
 	"so a rerun, or a run after a crash, does nothing twice. Meant to run from a timer\n"
-	"(docs/mecha-sweep.timer).\n\n"
-	"  --dry-run   say what would happen; write, send and lock nothing\n"
-	"  --json      one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
-	"              failed}, each a list of {seq, booking_id, start, end, uid, attendee,\n"
-	"              booking_seq, message}\n";
+	"(docs/mecha-sweep.timer).\n"
+	"A meter shows progress on a terminal; then a summary. A record that was not\n"
+	"settled (CONFLICT, left, failed), or one that needs a look, always gets its line;\n"
+	"one that was settled only with -v. Nothing is printed when there was nothing to do.\n\n"
+	"  --dry-run       say what would happen; write, send and lock nothing\n"
+	"  -v, --verbose   also a line for each record settled\n"
+	"  --json          one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
+	"                  failed}, each a list of {seq, booking_id, start, end, uid,\n"
+	"                  attendee, booking_seq, message}\n\n"
+	"Exit status: 0 everything was settled; 1 a step failed (the next sweep carries on);\n"
+	"3 a booking was left for you (CONFLICT, or one the sweep cannot read) — a dry run\n"
+	"exits 0 for those, since saying so was all it was asked.\n";
 
 static const char *const outcome_key[] = { "booked", "conflicts", "cancelled",
 					   "closed", "left",      "failed" };
@@ -93,14 +102,42 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+struct tally {
+	json_t *summary; /* with --json */
+	int verbose;
+	struct progress meter;
+};
+
+/*
+ * Settled, and nothing for a person to check: a line only with -v. (A
+ * booking's or a cancellation's message is a warning, a closed one's the
+ * reason it was closed for.)
+ */
+static int quiet(const struct sweep_line *l)
+{
+	return l->outcome == SWEEP_CLOSED ||
+	       (!l->message && (l->outcome == SWEEP_BOOKED || l->outcome == SWEEP_CANCELLED));
+}
+
+static void on_start(size_t total, void *ctx)
+{
+	progress_total(&((struct tally *)ctx)->meter, total);
+}
+
 static void on_line(const struct sweep_line *l, void *ctx)
 {
-	json_t *summary = ctx;
+	struct tally *t = ctx;
+	json_t *summary = t->summary;
 
+	progress_hide(&t->meter);
 	if (!summary) {
-		print_line(l);
+		if (t->verbose || !quiet(l))
+			print_line(l);
+		fflush(stdout);
+		progress_step(&t->meter);
 		return;
 	}
+	progress_step(&t->meter);
 	json_array_append_new(
 		json_object_get(summary, outcome_key[l->outcome]),
 		json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)l->seq,
@@ -120,14 +157,47 @@ static json_t *summary_new(int dry_run)
 	return s;
 }
 
+/* Only what happened, in the order of sweep_outcome; nothing when nothing did. */
+static void print_summary(const struct sweep_counts *n, int dry_run)
+{
+	const size_t counts[] = { n->booked, n->conflicts, n->cancelled, n->closed, n->left,
+				  n->failed };
+	static const char *const done[] = { "booked", "CONFLICT", "cancelled",
+					     "closed", "left for you", "failed" };
+	static const char *const would[] = { "would book", "CONFLICT", "would cancel",
+					      "would close", "left for you", "failed" };
+	int first = 1;
+
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		if (!counts[i])
+			continue;
+		printf("%s%zu %s", first ? "" : ", ", counts[i], (dry_run ? would : done)[i]);
+		first = 0;
+	}
+	if (!first)
+		putchar('\n');
+}
+
+static int sweep_status(const struct sweep_counts *n, int dry_run)
+{
+	/* A step that failed is retried by the next sweep; a timer should still hear of it. */
+	if (n->failed)
+		return EXIT_FAIL;
+	if (!dry_run && (n->conflicts || n->left))
+		return EXIT_REFUSED;
+	return EXIT_OK;
+}
+
 int frontdoor_sweep_verb(int argc, char **argv)
 {
 	int dry_run = 0, json = 0;
+	struct tally t = { NULL, 0, { 0 } };
 	const struct cli_opt opts[] = {
 		{ "dry-run", 0, CLI_FLAG, &dry_run, 0, 0, 0 },
+		{ "verbose", 'v', CLI_FLAG, &t.verbose, 0, 0, 0 },
 		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
 	};
-	struct sweep_report rep = { on_line, NULL };
+	struct sweep_report rep = { on_line, &t, on_start };
 	struct sweep_counts n;
 	struct cli_args a;
 	struct err e;
@@ -136,14 +206,18 @@ int frontdoor_sweep_verb(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	if (json)
-		rep.ctx = summary_new(dry_run);
-	if (sweep_home(dry_run ? SWEEP_DRY_RUN : 0, &rep, &n, &e) != 0) {
-		json_decref(rep.ctx);
+		t.summary = summary_new(dry_run);
+	progress_begin(&t.meter, dry_run ? "sweep (dry run)" : "sweep");
+	rc = sweep_home(dry_run ? SWEEP_DRY_RUN : 0, &rep, &n, &e);
+	progress_end(&t.meter);
+	if (rc != 0) {
+		json_decref(t.summary);
 		return cli_fail_json(&e, json);
 	}
 	if (json)
-		jsonio_print(stdout, rep.ctx);
-	json_decref(rep.ctx);
-	/* A step that failed is retried by the next sweep; a timer should still hear of it. */
-	return n.failed ? EXIT_FAIL : EXIT_OK;
+		jsonio_print(stdout, t.summary);
+	else
+		print_summary(&n, dry_run);
+	json_decref(t.summary);
+	return sweep_status(&n, dry_run);
 }

@@ -195,7 +195,20 @@ struct post_run {
 	int keep_going;
 	size_t done;
 	int status; /* the first refusal's, with --keep-going */
+	size_t tried;        /* letters read so far */
+	size_t nrefused;
+	struct buf refused;  /* with --keep-going: "2, 5" — their places in the input */
 };
+
+/* With --keep-going, the refusals went by one at a time: name them again at the end. */
+static void post_summary(const struct post_run *run, int stopped)
+{
+	if (!run->nrefused)
+		return;
+	fprintf(stderr, "mecha: %zu of %zu letters posted; refused: letter%s %s of the input "
+		"(each said above)\n", run->tried - run->nrefused - (stopped ? 1 : 0), run->tried,
+		run->nrefused == 1 ? "" : "s", buf_str(&run->refused));
+}
 
 /* A refusal in the stream: its line, flushed, so a feeding program can read it. */
 static int post_fail(const struct post_run *run, const struct err *e)
@@ -242,13 +255,17 @@ static int post_feed(struct post_run *run, struct feed *f)
 			continue;
 		}
 		posted = 1;
+		run->tried++;
 		rc = post_one(run, &l);
 		if (rc == EXIT_REFUSED && run->keep_going) {
 			run->status = run->status ? run->status : rc;
+			buf_printf(&run->refused, "%s%zu", run->nrefused++ ? ", " : "", run->tried);
 			continue;
 		}
-		if (rc != EXIT_OK)
+		if (rc != EXIT_OK) {
+			post_summary(run, 1);
 			return rc;
+		}
 	}
 	if (!posted) {
 		err_set(&e, ERR_INVALID_LETTER, "not a mission letter: the input holds no letter");
@@ -256,6 +273,7 @@ static int post_feed(struct post_run *run, struct feed *f)
 	}
 	if (run->done >= 100 && isatty(STDERR_FILENO))
 		fputc('\n', stderr);
+	post_summary(run, 0);
 	return run->status;
 }
 
@@ -305,6 +323,7 @@ static int m_post(int argc, char **argv)
 	if (f.fd != STDIN_FILENO)
 		close(f.fd);
 	buf_free(&f.data);
+	buf_free(&run.refused);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "base/linediff.h"
+#include "frontdoor/answer.h"
 #include "outbox/release.h"
 #include "outbox/select.h"
 #include "outbox/view.h"
@@ -466,10 +467,12 @@ static const char approve_help[] =
 	"  --via S      only drafts whose tool contains S\n"
 	"  -y, --yes    do not ask\n"
 	"  --force      send a draft whose earlier send was interrupted (it may have\n"
-	"               gone out: check first)\n"
+	"               gone out: check first), or whose request was closed\n"
 	"  --mark-sent  record an interrupted draft as sent without sending it again\n\n"
+	"A draft whose request was closed is not sent without --force (request_closed).\n\n"
 	"Exit status: 0 all sent; 1 a delivery failed (the draft stays pending with its\n"
-	"error); 3 refused (already resolved, in flight, or you said no).\n";
+	"error); 3 refused (already resolved, in flight, its request closed, or you said\n"
+	"no). Of several drafts, those not sent are named again at the end.\n";
 
 static int worst(int a, int b)
 {
@@ -504,15 +507,25 @@ static int ask_to_send(const struct outbox_list *l, const struct opts *o)
 	return yes;
 }
 
-static int send_one(struct cli_outbox *c, const struct outbox_item *it, const struct opts *o)
+/* The drafts an approve could not send, named again at the end of a batch. */
+struct unsent {
+	size_t n, sent;
+	struct buf ids;
+};
+
+static int send_one(struct cli_outbox *c, const struct outbox_item *it, const struct opts *o,
+		    struct unsent *u)
 {
 	struct err e;
 	int rc = o->mark_sent ? release_mark_sent(&c->store, it->id, &e)
-			      : release_send(&c->store, &c->cfg, it->id,
-					     o->force ? RELEASE_FORCE : 0, &e);
+			      : answer_release(&c->store, &c->cfg, it->id,
+					       o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0, &e);
 
-	if (rc != 0)
+	if (rc != 0) {
+		buf_printf(&u->ids, "%s%s (%s)", u->n++ ? ", " : "", it->id, err_code_name(e.code));
 		return cli_fail(&e);
+	}
+	u->sent++;
 	printf("%s ", o->mark_sent ? "marked sent" : "sent");
 	print_safe(stdout, it->id);
 	fputs("  ", stdout);
@@ -545,8 +558,15 @@ static int approve_selected(struct cli_outbox *c, const struct opts *o)
 		err_set(&e, ERR_DECLINED, "nothing was sent");
 		rc = cli_fail(&e);
 	} else {
+		struct unsent u = { 0, 0, BUF_INIT };
 		for (size_t i = 0; i < l.n; i++)
-			rc = worst(rc, send_one(c, &l.items[i], o));
+			rc = worst(rc, send_one(c, &l.items[i], o, &u));
+		if (u.n && l.n > 1) {
+			fprintf(stderr, "mecha: %zu of %zu sent; not sent: ", u.sent, l.n);
+			print_safe(stderr, buf_str(&u.ids));
+			fputc('\n', stderr);
+		}
+		buf_free(&u.ids);
 	}
 	outbox_list_free(&l);
 	return rc;

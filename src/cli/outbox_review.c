@@ -13,6 +13,7 @@
 #include "base/editor.h"
 #include "base/err.h"
 #include "base/text.h"
+#include "frontdoor/answer.h"
 #include "outbox/edit.h"
 #include "outbox/release.h"
 
@@ -113,7 +114,8 @@ static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
 {
 	struct err e;
 
-	if (release_send(&c->store, &c->cfg, id, 0, &e) != 0) {
+	/* Through the front door's rule: a draft whose request was closed is not sent. */
+	if (answer_release(&c->store, &c->cfg, id, 0, &e) != 0) {
 		cli_fail(&e);
 		if (err_exit_code(&e) == EXIT_FAIL)
 			t->status = EXIT_FAIL;

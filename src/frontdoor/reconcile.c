@@ -113,12 +113,19 @@ int reconcile_record(struct store *s, long long seq, const struct reconcile_look
  * moves what needs moving under it. Moves are gathered and reported in seq
  * order once the workers are done, so the output does not depend on timing.
  */
+struct skip {
+	long long seq;
+	struct err why;
+};
+
 struct pass {
 	struct store *s;
 	const struct reconcile_lookup *l;
 	pthread_mutex_t mu;
 	struct reconcile_move *moves;
 	size_t n;
+	struct skip *skips; /* a move that could not be written: the pass goes on */
+	size_t nskips;
 };
 
 static int pass_one(struct record *r, void *arg, struct err *e)
@@ -127,20 +134,25 @@ static int pass_one(struct record *r, void *arg, struct err *e)
 	struct reconcile_move m;
 	const char *to;
 	char *note;
+	struct err why;
 	int rc = reconcile_decide(r, p->l, &to, &note, e);
 
 	free(note);
 	if (rc <= 0)
 		return rc;
 	/* Decided on a read without the lock; decided again under it. */
-	rc = reconcile_record(p->s, r->seq, p->l, &m, e);
+	rc = reconcile_record(p->s, r->seq, p->l, &m, &why);
+	pthread_mutex_lock(&p->mu);
 	if (rc > 0) {
-		pthread_mutex_lock(&p->mu);
 		p->moves = xrealloc(p->moves, (p->n + 1) * sizeof *p->moves);
 		p->moves[p->n++] = m;
-		pthread_mutex_unlock(&p->mu);
+	} else if (rc < 0) {
+		p->skips = xrealloc(p->skips, (p->nskips + 1) * sizeof *p->skips);
+		p->skips[p->nskips].seq = r->seq;
+		p->skips[p->nskips++].why = why;
 	}
-	return rc < 0 ? -1 : VERDICT_NEXT;
+	pthread_mutex_unlock(&p->mu);
+	return VERDICT_NEXT;
 }
 
 static int by_seq(const void *a, const void *b)
@@ -150,21 +162,37 @@ static int by_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int reconcile_all(struct store *s, const struct reconcile_lookup *l,
-		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,
-		  struct err *e)
+static int skip_by_seq(const void *a, const void *b)
 {
-	struct pass p = { s, l, PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+	const struct skip *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void pass_report(struct pass *p, const struct reconcile_report *r)
+{
+	if (p->n > 1)
+		qsort(p->moves, p->n, sizeof *p->moves, by_seq);
+	if (p->nskips > 1)
+		qsort(p->skips, p->nskips, sizeof *p->skips, skip_by_seq);
+	for (size_t i = 0; i < p->n && r && r->on_move; i++)
+		r->on_move(&p->moves[i], r->ctx);
+	for (size_t i = 0; i < p->nskips && r && r->on_skip; i++)
+		r->on_skip(p->skips[i].seq, &p->skips[i].why, r->ctx);
+}
+
+int reconcile_all(struct store *s, const struct reconcile_lookup *l,
+		  const struct reconcile_report *report, struct err *e)
+{
+	struct pass p = { s, l, PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0 };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
 	rc = store_each_parallel(s, "\"" STATE_AWAITING_ME "\"", cores > 0 ? (unsigned)cores : 1,
 				 pass_one, &p, e);
-	if (p.n > 1)
-		qsort(p.moves, p.n, sizeof *p.moves, by_seq);
-	for (size_t i = 0; i < p.n && on_move; i++)
-		on_move(&p.moves[i], ctx);
+	pass_report(&p, report);
 	free(p.moves);
+	free(p.skips);
 	return rc;
 }
 
@@ -296,14 +324,6 @@ int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struc
 	return rc;
 }
 
-static void forward_move(const struct reconcile_move *m, void *ctx)
-{
-	const struct reconcile_report *r = ctx;
-
-	if (r && r->on_move)
-		r->on_move(m, r->ctx);
-}
-
 int reconcile_home(const struct reconcile_report *report, struct err *e)
 {
 	struct config cfg;
@@ -322,7 +342,11 @@ int reconcile_home(const struct reconcile_report *report, struct err *e)
 		outbox_store_close(&ob);
 		return -1;
 	}
-	rc = reconcile_all(&s, &l, forward_move, (void *)report, e);
+	if (report && report->on_read) {
+		s.on_read = report->on_read;
+		s.on_read_ctx = report->ctx;
+	}
+	rc = reconcile_all(&s, &l, report, e);
 	store_close(&s);
 	outbox_store_close(&ob);
 	return rc;

@@ -58,15 +58,19 @@ int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, c
 int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,
 		     struct reconcile_move *m, struct err *e);
 
+struct reconcile_report;
+
 /*
- * One pass over the store, on every core. on_move is called for every request
- * that moved, in seq order, after the pass. Records that do not mention
- * awaiting_me are not even parsed. The lookup is called from several threads
- * at once and must be safe for that.
+ * One pass over the store, on every core. After the pass, report->on_move is
+ * called for every request that moved and report->on_skip for every one that
+ * should have moved and could not be written (the pass goes on past it), each
+ * in seq order; report->on_read hears how many files were read, as they are.
+ * Records that do not mention awaiting_me are not even parsed. The lookup is
+ * called from several threads at once and must be safe for that. Returns 0
+ * when the pass ran (whatever it could not write), -1 when it could not.
  */
 int reconcile_all(struct store *s, const struct reconcile_lookup *l,
-		  void (*on_move)(const struct reconcile_move *m, void *ctx), void *ctx,
-		  struct err *e);
+		  const struct reconcile_report *report, struct err *e);
 
 /* ---- reconcile against the configured outbox ------------------------------- */
 
@@ -100,11 +104,16 @@ struct reconcile_report {
 	void (*on_move)(const struct reconcile_move *m, void *ctx);
 	void (*on_skip)(long long seq, const struct err *why, void *ctx);
 	void *ctx;
+	/* reconcile_home only: files read of the store's files (store.h's on_read); may be NULL */
+	void (*on_read)(size_t done, size_t total, void *ctx);
 };
 int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
 		   void *ctx, const struct reconcile_report *report, struct err *e);
 
-/* The reconcile verb: every awaiting_me request against the configured outbox, on every core. */
+/*
+ * The reconcile verb: every awaiting_me request against the configured
+ * outbox, on every core (reconcile_all, reported through report).
+ */
 int reconcile_home(const struct reconcile_report *report, struct err *e);
 
 #endif

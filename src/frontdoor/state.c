@@ -1,6 +1,8 @@
 /*
  * state — the transition table of spec/frontdoor.md §3, and the only writer
- * of a record's state.
+ * of a record's state. One row departs from the spec's table, which lets
+ * close move "any" request: a closed one is not closed again, so the reason
+ * it was closed for is never overwritten (issue 12).
  */
 #include "frontdoor/state.h"
 
@@ -60,8 +62,8 @@ int state_allows(const char *from, const char *to, enum state_mover by)
 		return is(from, STATE_AWAITING_ME) && (is(to, STATE_ANSWERED) || is(to, STATE_EXTRACTED));
 	case MOVER_NEEDS_INFO:
 		return !is(from, STATE_CLOSED) && is(to, STATE_NEEDS_INFO);
-	case MOVER_CLOSE:
-		return is(to, STATE_CLOSED);
+	case MOVER_CLOSE: /* issue 12: a closed request keeps its first reason */
+		return !is(from, STATE_CLOSED) && is(to, STATE_CLOSED);
 	case MOVER_SWEEP:
 		return ((is(from, STATE_DRAINED) || is(from, STATE_EXTRACTED)) && is(to, STATE_BOOKED)) ||
 		       (!is(from, STATE_CLOSED) && is(to, STATE_CLOSED));

@@ -49,7 +49,7 @@ enum state_mover {
 	MOVER_DRAFT,         /* the MCP draft_reply tool: extracted → awaiting_me */
 	MOVER_RECONCILE,     /* awaiting_me → answered | extracted */
 	MOVER_NEEDS_INFO,    /* any but closed → needs_info */
-	MOVER_CLOSE,         /* any → closed */
+	MOVER_CLOSE,         /* any but closed → closed (a closed one keeps its reason) */
 	MOVER_SWEEP,         /* a booking: drained | extracted → booked; a cancellation
 	                        closes itself and its booking: any but closed → closed */
 };

@@ -31,6 +31,8 @@ int store_open(struct store *s, const char *dir, enum store_mode mode, struct er
 	s->dirfd = -1;
 	s->warn = stderr;
 	s->told_strays = 0;
+	s->on_read = NULL;
+	s->on_read_ctx = NULL;
 	if (mode == STORE_CREATE && fs_private_dir_tighten(dir, &was, e) != 0)
 		goto fail;
 	fs_tell_tightened(s->warn, dir, was);
@@ -364,6 +366,8 @@ static int each(struct store *s, const char *needle,
 		struct record r;
 		struct err why;
 		int got = read_named_if(s, names[i].name, needle, &r, &why);
+		if (s->on_read)
+			s->on_read(i + 1, n, s->on_read_ctx);
 		if (got > 0)
 			continue;
 		if (got < 0) {
@@ -401,6 +405,8 @@ struct parallel {
 	struct entry *names;
 	size_t n;
 	atomic_size_t next;
+	atomic_size_t done;     /* files read, for on_read */
+	size_t reported;        /* the most on_read was told (under mu) */
 	atomic_int stop;
 	const char *needle;
 	int (*fn)(struct record *r, void *ctx, struct err *e);
@@ -408,6 +414,21 @@ struct parallel {
 	pthread_mutex_t mu; /* guards err and the warning stream */
 	struct err err;
 };
+
+/* Every 64 files, and the last: a meter needs no more, and the mutex is shared. */
+static void parallel_tick(struct parallel *p)
+{
+	size_t done = atomic_fetch_add(&p->done, 1) + 1;
+
+	if (!p->s->on_read || (done % 64 != 0 && done != p->n))
+		return;
+	pthread_mutex_lock(&p->mu);
+	if (done > p->reported) { /* threads finish out of order: never count backwards */
+		p->reported = done;
+		p->s->on_read(done, p->n, p->s->on_read_ctx);
+	}
+	pthread_mutex_unlock(&p->mu);
+}
 
 static void *parallel_worker(void *arg)
 {
@@ -418,6 +439,7 @@ static void *parallel_worker(void *arg)
 		struct record r;
 		struct err why;
 		int got = read_named_if(p->s, p->names[i].name, p->needle, &r, &why);
+		parallel_tick(p);
 		if (got > 0)
 			continue;
 		if (got < 0) {
@@ -456,6 +478,7 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 		return -1;
 	strays_tell(s, &strays);
 	atomic_init(&p.next, 0);
+	atomic_init(&p.done, 0);
 	atomic_init(&p.stop, 0);
 	pthread_mutex_init(&p.mu, NULL);
 	for (unsigned t = 1; t < threads; t++)
@@ -515,6 +538,42 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 	if (!found)
 		return err_set(e, ERR_NOT_FOUND, "no request with seq %lld", seq);
 	return 0;
+}
+
+struct owner {
+	const char *id;
+	long long seq;
+	int found;
+};
+
+static int owner_one(struct record *r, void *arg, struct err *e)
+{
+	struct owner *o = arg;
+	json_t *id;
+	size_t i;
+
+	(void)e;
+	json_array_foreach(record_outbox(r), i, id) {
+		if (json_is_string(id) && strcmp(json_string_value(id), o->id) == 0) {
+			o->seq = r->seq;
+			o->found = 1;
+			return VERDICT_STOP;
+		}
+	}
+	return VERDICT_NEXT;
+}
+
+int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e)
+{
+	struct owner o = { draft_id, -1, 0 };
+	char *needle = xasprintf("\"%s\"", draft_id);
+	int rc = store_each_mentioning(s, needle, owner_one, &o, e);
+
+	free(needle);
+	if (rc != 0)
+		return -1;
+	*seq = o.seq;
+	return o.found;
 }
 
 int store_get(struct store *s, long long seq, struct record *out, struct err *e)

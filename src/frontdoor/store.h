@@ -30,6 +30,13 @@ struct store {
 	int dirfd; /* -1 when the directory does not exist (a read-only open) */
 	FILE *warn; /* where "skipping unreadable request" goes; stderr by default */
 	int told_strays; /* a listing told about names that are not records (once per open) */
+	/*
+	 * A walk's progress, for a meter (NULL: none, the default): called with
+	 * the files read so far and the files the walk will read, from one thread
+	 * at a time, and at least at the last one.
+	 */
+	void (*on_read)(size_t done, size_t total, void *ctx);
+	void *on_read_ctx;
 };
 
 enum store_mode {
@@ -89,6 +96,14 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 int store_get(struct store *s, long long seq, struct record *out, struct err *e);
 /* The file name of seq's record, without reading it (code "not_found" when none). */
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e);
+
+/*
+ * The request a draft answers: the record whose `outbox` list holds the
+ * draft's id. Returns 1 with *seq set, 0 when no record lists it (a draft
+ * staged by hand or by another tool), -1 on failure. Files that do not
+ * mention the id are not parsed.
+ */
+int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e);
 
 /*
  * Read-modify-write of one record under the store lock. fn receives the record

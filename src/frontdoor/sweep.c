@@ -586,6 +586,18 @@ static void book_all(struct sweep *sw)
 	}
 }
 
+/* What cancel_all and book_all will each say a line about. */
+static size_t to_settle(const struct sweep *sw)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *t = &sw->todo[i];
+		n += bookable(t) || (t->cancel && state_allows(t->state, STATE_CLOSED, MOVER_SWEEP));
+	}
+	return n;
+}
+
 static void cancel_all(struct sweep *sw)
 {
 	for (size_t i = 0; i < sw->n; i++) {
@@ -628,6 +640,8 @@ int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
 		goto out;
 	/* Read again under the ledger's lock: a sweep that ran meanwhile has moved records. */
 	if (gather(&sw, e) == 0) {
+		if (rep && rep->start)
+			rep->start(to_settle(&sw), rep->ctx);
 		cancel_all(&sw);
 		book_all(&sw);
 		rc = 0;

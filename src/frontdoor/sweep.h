@@ -86,9 +86,15 @@ struct sweep_line {
 	const char *message;    /* why (LEFT, FAILED), or a warning; NULL */
 };
 
+/*
+ * How a sweep tells its front end: start with how many records it will
+ * settle (cancellations and bookings; a record already settled is not
+ * counted), then one line per record as it is settled. Either may be NULL.
+ */
 struct sweep_report {
 	void (*line)(const struct sweep_line *l, void *ctx);
 	void *ctx;
+	void (*start)(size_t total, void *ctx);
 };
 
 struct sweep_counts {

@@ -307,6 +307,13 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 	out->drafts = run.tools.drafts;
 	l.final = final;
 	if (store_update(env->store, seq, land_one, &l, e) != 0) {
+		/* What the run did stands (its drafts are on the record); only its end is lost. */
+		err_prefix(e, "the run ended (%s, %zu draft%s staged) but its outcome could not be "
+			   "written, so the request is still extracted",
+			   out->outcome == TRIAGE_DRAFTED   ? "a draft for you"
+			   : out->outcome == TRIAGE_NOTHING ? "nothing drafted"
+							    : "failed",
+			   run.tools.drafts, run.tools.drafts == 1 ? "" : "s");
 		free(final);
 		close(run.t.fd);
 		return -1;

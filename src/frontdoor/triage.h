@@ -105,14 +105,17 @@ struct triage_opts {
 };
 
 /*
- * What a run tells its front end: each request's outcome as it is known, and
- * each request whose run could not start (why says why; the run goes on).
+ * What a run tells its front end: how many requests it selected (before any
+ * call), each request's outcome as it is known, and each request whose run
+ * could not start or whose outcome could not be written (why says why and
+ * what the request is left as; the run goes on). Any may be NULL.
  */
 struct triage_report {
 	void (*on_result)(const struct triage_result *r, void *ctx);
 	void (*on_error)(long long seq, const struct err *why, void *ctx);
 	const struct reconcile_report *reconcile; /* the moves of the reconciling pass */
 	void *ctx;
+	void (*on_start)(size_t total, void *ctx);
 };
 
 /*

@@ -145,6 +145,8 @@ static int run_with(const struct config *cfg, const struct provider_conf *conf,
 		return -1;
 	}
 	rc = triage_select(&s, o->seq, o->limit, rep ? rep->reconcile : NULL, &p, e);
+	if (rc == 0 && rep && rep->on_start)
+		rep->on_start(p.n, rep->ctx);
 	if (rc == 0) {
 		struct triage_env env = { &s, ob, conf, cfg, sessions, o->max_turns };
 		run_each(&env, &p, rep);

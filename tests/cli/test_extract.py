@@ -139,7 +139,7 @@ def test_a_refusal_fails_at_once(mecha, model_server, wire):
     configure(mecha, model_server, wire)
     model_server.script([{"refusal": "I can't help with that", "category": "cyber"}])
     drained(mecha, 1)
-    p = mecha.run("frontdoor", "extract", check=0)
+    p = mecha.run("frontdoor", "extract", check=1)
     assert len(model_server.requests()) == 1
     rec = mecha.read_record(1)
     assert rec["state"] == "extraction_failed"
@@ -152,7 +152,7 @@ def test_an_empty_truncated_answer_retries_once_and_blames_the_token_budget(mech
     configure(mecha, model_server, wire)
     model_server.script([{"truncate": True}, {"truncate": True}])
     drained(mecha, 1)
-    mecha.run("frontdoor", "extract", check=0)
+    mecha.run("frontdoor", "extract", check=1)
     reqs = model_server.requests()
     assert len(reqs) == 2
     assert "Be brief" in content_text(reqs[1]["body"]["messages"][0])
@@ -182,7 +182,7 @@ def test_two_failures_wait_for_a_person_and_the_prose_is_in_no_later_output(mech
     configure(mecha, model_server, wire)
     model_server.script([{"text": "no json here"}, {"text": "still none"}])
     drained(mecha, 1)
-    p = mecha.run("frontdoor", "extract", check=0)
+    p = mecha.run("frontdoor", "extract", check=1)
     rec = mecha.read_record(1)
     assert rec["state"] == "extraction_failed"
     assert "nothing parseable" in rec["extraction_error"]
@@ -199,7 +199,7 @@ def test_a_transport_error_fails_the_record_not_the_run(mecha, model_server, wir
     model_server.script([{"status": 500, "body": {"error": "boom"}}, {"json": GOOD}])
     drained(mecha, 1)
     drained(mecha, 2)
-    p = mecha.run("frontdoor", "extract", "--jobs", "1", check=0)
+    p = mecha.run("frontdoor", "extract", "--jobs", "1", check=1)
     assert "1 extracted, 1 failed and waiting for you" in p.out
     failed = mecha.read_record(1)
     assert failed["state"] == "extraction_failed"
@@ -213,7 +213,7 @@ def test_a_provider_that_is_down_fails_each_record_with_the_url(mecha, tmp_path)
         'default_provider = "down"\n[providers.down]\nkind = "openai"\n'
         'base_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')
     drained(mecha, 1)
-    p = mecha.run("frontdoor", "extract", check=0)
+    p = mecha.run("frontdoor", "extract", check=1)
     err = mecha.read_record(1)["extraction_error"]
     assert "127.0.0.1:9" in err and "down" in err
     assert "0 extracted, 1 failed" in p.out

@@ -224,7 +224,8 @@ def test_a_read_of_a_home_that_does_not_exist_creates_nothing(mecha):
 
 def test_a_write_keeps_the_type_cache_so_a_later_read_needs_no_scan(mecha):
     quiet_home(mecha)
-    mecha.run("frontdoor", "close", "3", "--reason", "done twice", check=0)
+    mecha.write_record(6, type_id="letter", state="extracted")
+    mecha.run("frontdoor", "close", "6", "--reason", "done", check=0)
     assert "letter" in (mecha.requests / ".types").read_text().split("\n")
     assert stat.S_IMODE(os.stat(mecha.requests / ".types").st_mode) == 0o600
 

@@ -31,7 +31,7 @@ def test_a_released_draft_answers_the_request_it_was_drafted_for(mecha, smtp_sin
     d = draft(mecha)
     awaiting(mecha, 1, [d], note="stale explanation")
     p = mecha.run("frontdoor", "reconcile", check=0)
-    assert p.out == "" and p.err == ""
+    assert p.out == "nothing to reconcile\n" and p.err == ""
     assert state(mecha, 1) == "awaiting_me"
     mecha.run("outbox", "approve", d, "-y", check=0)
     p = mecha.run("frontdoor", "list", check=0)
@@ -47,7 +47,7 @@ def test_a_rejected_draft_returns_the_request_for_another_pass_and_says_why(mech
     d = draft(mecha)
     awaiting(mecha, 1, [d])
     mecha.run("outbox", "reject", d, "--reason", "too formal", check=0)
-    p = mecha.run("frontdoor", "reconcile", "--json", check=0)
+    p = mecha.run("frontdoor", "reconcile", "--json", "-v", check=0)
     assert "awaiting_me → extracted" in p.err
     assert json.loads(p.out) == [{"seq": 1, "from": "awaiting_me", "to": "extracted"}]
     rec = mecha.read_record(1)
@@ -99,7 +99,7 @@ def test_nothing_outside_awaiting_me_is_touched(mecha, smtp_sink):
     d = draft(mecha)
     path = mecha.write_record(1, state="closed", note="done", outbox=[d])
     before = path.read_bytes()
-    mecha.run("outbox", "approve", d, "-y", check=0)
+    mecha.run("outbox", "approve", d, "-y", "--force", check=0)  # its request is closed
     mecha.run("frontdoor", "reconcile", check=0)
     mecha.run("frontdoor", "list", check=0)
     assert path.read_bytes() == before

@@ -45,7 +45,7 @@ def test_the_service_units_execstart_sweeps(mecha, smtp_sink):
     service = unit("mecha-sweep.service")
     assert service["Service"]["Type"] == "oneshot"
     argv = shlex.split(service["Service"]["ExecStart"])
-    assert argv[1:] == ["frontdoor", "sweep"]
+    assert argv[1:] == ["frontdoor", "sweep", "-v"], "the journal keeps a line per booking"
     run_and_check_swept(mecha, smtp_sink, argv)
 
 

@@ -83,7 +83,7 @@ def test_a_run_that_drafts_a_reply_stages_it_for_reply_to_only(mecha, model_serv
         {"text": "I drafted a reply."},
     ])
     extracted(mecha, 1)
-    p = mecha.run("frontdoor", "triage", check=0)
+    p = mecha.run("frontdoor", "triage", "-v", check=0)
     assert "awaiting_me" in p.out
     rec = mecha.read_record(1)
     assert rec["state"] == "awaiting_me"
@@ -146,7 +146,7 @@ def test_the_turn_limit_ends_a_looping_run_with_a_note(mecha, model_server, wire
                             "arguments": {"from": "2026-08-11T00:00:00Z", "to": "2026-08-12T00:00:00Z"}}]}
     model_server.script([loop] * 5)
     extracted(mecha, 1)
-    p = mecha.run("frontdoor", "triage", "--max-turns", "3", check=0)
+    p = mecha.run("frontdoor", "triage", "--max-turns", "3", check=1)
     assert len(model_server.requests()) == 3
     rec = mecha.read_record(1)
     assert rec["state"] == "extracted"

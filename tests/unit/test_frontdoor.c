@@ -557,6 +557,8 @@ Test(state, the_transition_table_is_enforced)
 	cr_assert_not(state_allows(STATE_CLOSED, STATE_NEEDS_INFO, MOVER_NEEDS_INFO));
 	cr_assert(state_allows(STATE_ANSWERED, STATE_NEEDS_INFO, MOVER_NEEDS_INFO));
 	cr_assert(state_allows(STATE_BOOKED, STATE_CLOSED, MOVER_CLOSE));
+	cr_assert_not(state_allows(STATE_CLOSED, STATE_CLOSED, MOVER_CLOSE),
+		      "closing a closed request would replace its reason");
 	cr_assert(state_allows(STATE_EXTRACTED, STATE_BOOKED, MOVER_SWEEP));
 	cr_assert_not(state_allows(STATE_AWAITING_ME, STATE_BOOKED, MOVER_SWEEP),
 		      "a request someone is answering is not booked behind their back");
@@ -588,8 +590,8 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 		return IS(from, STATE_AWAITING_ME) && (IS(to, STATE_ANSWERED) || IS(to, STATE_EXTRACTED));
 	case MOVER_NEEDS_INFO:
 		return !IS(from, STATE_CLOSED) && IS(to, STATE_NEEDS_INFO);
-	case MOVER_CLOSE:
-		return IS(to, STATE_CLOSED);
+	case MOVER_CLOSE: /* §3 says "any"; issue 12: a closed request keeps its first reason */
+		return !IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED);
 	case MOVER_SWEEP: /* §3 "drained, extracted → booked by sweep"; §9: a cancellation closes */
 		return ((IS(from, STATE_DRAINED) || IS(from, STATE_EXTRACTED)) && IS(to, STATE_BOOKED)) ||
 		       (!IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED));
@@ -722,7 +724,7 @@ static void put_record(struct store *s, long long seq, const char *state, int va
 	buf_free(&b);
 }
 
-Test(moves, a_close_needs_a_reason_that_says_something_and_then_records_it)
+Test(moves, a_close_needs_a_reason_that_says_something_and_then_keeps_it)
 {
 	char *dir = tmp_store();
 	struct moves_result res;
@@ -732,19 +734,27 @@ Test(moves, a_close_needs_a_reason_that_says_something_and_then_records_it)
 
 	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0, "%s", e.msg);
 	put_record(&s, 1, STATE_EXTRACTED, 1, "{}");
-	cr_assert_eq(moves_close(&s, 1, " \t ", &res, &e), -1);
+	cr_assert_eq(moves_close(&s, NULL, NULL, 1, " \t ", MOVES_DRAFTS_REFUSE, &res, &e), -1);
 	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
 	cr_assert_eq(err_exit_code(&e), EXIT_USAGE);
-	cr_assert_eq(moves_close(&s, 1, NULL, &res, &e), -1);
+	cr_assert_eq(moves_close(&s, NULL, NULL, 1, NULL, MOVES_DRAFTS_REFUSE, &res, &e), -1);
 	cr_assert_eq(e.code, ERR_REASON_REQUIRED);
 	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
 	cr_assert_str_eq(record_state(&back), STATE_EXTRACTED, "a refused close changed the state");
 	record_free(&back);
-	cr_assert_eq(moves_close(&s, 1, "spam", &res, &e), 0, "%s", e.msg);
+	cr_assert_eq(moves_close(&s, NULL, NULL, 1, "spam", MOVES_DRAFTS_REFUSE, &res, &e), 0, "%s",
+		     e.msg);
 	cr_assert_str_eq(res.from, STATE_EXTRACTED);
 	cr_assert_str_eq(res.to, STATE_CLOSED);
 	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
 	cr_assert_str_eq(record_note(&back), "spam");
+	record_free(&back);
+	cr_assert_eq(moves_close(&s, NULL, NULL, 1, "again", MOVES_DRAFTS_KEEP, &res, &e), -1,
+		     "a closed request was closed again");
+	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
+	cr_assert(strstr(e.msg, "spam"), "the refusal quotes the reason that stays: %s", e.msg);
+	cr_assert_eq(store_get(&s, 1, &back, &e), 0);
+	cr_assert_str_eq(record_note(&back), "spam", "the first reason was replaced");
 	record_free(&back);
 	cr_assert_eq(moves_needs_info(&s, 1, "x", &res, &e), -1, "a closed request stays closed");
 	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);

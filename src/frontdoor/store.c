@@ -549,18 +549,13 @@ struct owner {
 static int owner_one(struct record *r, void *arg, struct err *e)
 {
 	struct owner *o = arg;
-	json_t *id;
-	size_t i;
 
 	(void)e;
-	json_array_foreach(record_outbox(r), i, id) {
-		if (json_is_string(id) && strcmp(json_string_value(id), o->id) == 0) {
-			o->seq = r->seq;
-			o->found = 1;
-			return VERDICT_STOP;
-		}
-	}
-	return VERDICT_NEXT;
+	if (!record_has_draft(r, o->id))
+		return VERDICT_NEXT;
+	o->seq = r->seq;
+	o->found = 1;
+	return VERDICT_STOP;
 }
 
 int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e)

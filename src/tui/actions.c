@@ -223,18 +223,21 @@ void actions_edit(struct app *a)
 /* ---- c: close ------------------------------------------------------------------------------- */
 
 /* Rejects the request's pending drafts with the close's reason, when the person wants that. */
-static int offer_reject(struct app *a, long long seq, const char *reason)
+/*
+ * What to do with the request's pending drafts before it closes: -1 when the
+ * person cancelled, else the moves_drafts choice moves_close acts on (the
+ * rejecting and the closing happen there, all or none).
+ */
+static int ask_drafts(struct app *a, long long seq)
 {
 	const struct record *r = lists_request(a);
 	const char *ids[MAX_PENDING];
 	size_t n = r ? lists_pending_of(a, r, ids, MAX_PENDING) : 0;
-	struct outbox_store ob;
-	struct err e;
 	char *q;
-	int key, rc = 0;
+	int key;
 
 	if (n == 0)
-		return 0;
+		return MOVES_DRAFTS_REFUSE; /* none pending: one staged meanwhile still refuses */
 	q = xasprintf("Request %lld has %zu pending draft%s. Reject %s with the same reason "
 		      "first? y rejects and closes, n closes and leaves %s pending, Esc cancels.",
 		      seq, n, n == 1 ? "" : "s", n == 1 ? "it" : "them", n == 1 ? "it" : "them");
@@ -244,18 +247,7 @@ static int offer_reject(struct app *a, long long seq, const char *reason)
 		app_say(a, 0, "Close cancelled: request %lld is as it was.", seq);
 		return -1;
 	}
-	if (key == 'n')
-		return 0;
-	if (open_outbox(a, &ob) != 0)
-		return -1;
-	if (release_reject(&ob, (char *const *)ids, n, reason, 0, &e) != 0) {
-		fail(a, &e); /* all or none: nothing was rejected, so nothing is closed */
-		rc = -1;
-	}
-	outbox_store_close(&ob);
-	if (rc == 0)
-		app_say(a, 0, "Rejected %zu draft%s of request %lld.", n, n == 1 ? "" : "s", seq);
-	return rc == 0 ? (int)n : -1;
+	return key == 'y' ? MOVES_DRAFTS_REJECT : MOVES_DRAFTS_KEEP;
 }
 
 static void say_move(struct app *a, const struct moves_result *m, int more)
@@ -270,10 +262,9 @@ void actions_close(struct app *a)
 {
 	long long seq = target_request(a);
 	struct moves_result m;
-	struct store s;
 	struct err e;
 	char *reason = NULL, *q;
-	int rejected = 0;
+	int drafts = MOVES_DRAFTS_REFUSE;
 
 	if (seq < 0)
 		return;
@@ -287,13 +278,16 @@ void actions_close(struct app *a)
 	free(q);
 	/* A blank reason goes to moves_close as it is: its refusal is the one every front end shows. */
 	if (!text_blank(reason))
-		rejected = offer_reject(a, seq, reason);
-	if (rejected >= 0 && open_requests(a, &s) == 0) {
-		if (moves_close(&s, seq, reason, &m, &e) != 0)
+		drafts = ask_drafts(a, seq);
+	if (drafts >= 0) {
+		if (moves_close_home(seq, reason, (enum moves_drafts)drafts, &m, &e) != 0) {
 			fail(a, &e);
-		else
-			say_move(a, &m, rejected > 0);
-		store_close(&s);
+		} else {
+			if (m.drafts_rejected)
+				app_say(a, 0, "Rejected %zu draft%s of request %lld.", m.drafts_rejected,
+					m.drafts_rejected == 1 ? "" : "s", seq);
+			say_move(a, &m, m.drafts_rejected > 0);
+		}
 	}
 	free(reason);
 	app_after(a);
@@ -408,7 +402,7 @@ void actions_triage(struct app *a)
 {
 	struct triage_opts o = { .seq = target_request(a), .limit = 1,
 				 .max_turns = TRIAGE_MAX_TURNS };
-	struct triage_report rep = { on_result, on_error, NULL, a };
+	struct triage_report rep = { .on_result = on_result, .on_error = on_error, .ctx = a };
 	struct err e;
 
 	if (o.seq < 0)

@@ -90,7 +90,7 @@ static void free_loaded(struct app *a)
 
 static int load_requests(struct app *a, struct err *e)
 {
-	struct reconcile_report rep = { on_move, on_skip, a };
+	struct reconcile_report rep = { .on_move = on_move, .on_skip = on_skip, .ctx = a };
 	struct store s;
 	int rc;
 

@@ -439,29 +439,40 @@ static void notices(struct buf *b, const struct week *wk, const struct page_week
 	}
 }
 
-static void week_body(struct buf *b, const struct page_ctx *ctx, const struct manifest *m,
+/* The form holding the week's times and the booking's fields, or why there is none. */
+static void week_form(struct buf *b, const struct page_ctx *ctx, const struct manifest *m,
 		      const struct page_week *w, const struct week *wk, const struct slot *kept)
 {
-	html_put(b, "<h1>%s</h1>\n", m->title);
-	if (m->description)
-		html_put(b, "<p class=\"intro\">%s</p>\n", m->description);
-	notices(b, wk, w);
-	page_error_summary(b, m, w->errors, 0);
-	html_put(b, "<p class=\"zone\">Times are shown in %s.</p>\n", wk->zone_name);
-	lengths_nav(b, ctx, wk);
-	weeks_nav(b, ctx, wk);
-	if (count_in_week(wk) == 0) {
+	if (count_in_week(wk) == 0) { /* no form: there is nothing to hold */
 		buf_adds(b, wk->n == 0 ? "<p class=\"empty\">Nothing is open at the moment \xe2\x80\x94 "
 					 "check back soon.</p>\n"
 				       : any_later(wk) ? "<p class=\"empty\">No times this week. Try a "
 							 "later week.</p>\n"
 						       : "<p class=\"empty\">No times this week.</p>\n");
-		return; /* no form: there is nothing to hold */
+		return;
 	}
 	html_put(b, "<form method=\"post\" action=\"%s\" accept-charset=\"utf-8\">\n", ctx->base);
 	times(b, wk, kept);
 	details(b, m, w);
 	buf_adds(b, "<button type=\"submit\">Book this time</button>\n</form>\n");
+}
+
+static void week_body(struct buf *b, const struct page_ctx *ctx, const struct manifest *m,
+		      const struct page_week *w, const struct week *wk, const struct slot *kept)
+{
+	struct buf form = BUF_INIT;
+
+	week_form(&form, ctx, m, w, wk, kept);
+	html_put(b, "<h1>%s</h1>\n", m->title);
+	if (m->description)
+		html_put(b, "<p class=\"intro\">%s</p>\n", m->description);
+	notices(b, wk, w);
+	page_error_summary(b, m, w->errors, buf_str(&form));
+	html_put(b, "<p class=\"zone\">Times are shown in %s.</p>\n", wk->zone_name);
+	lengths_nav(b, ctx, wk);
+	weeks_nav(b, ctx, wk);
+	buf_add(b, form.data, form.len);
+	buf_free(&form);
 }
 
 char *page_booking_week(const struct page_ctx *ctx, const struct manifest *m,

@@ -28,7 +28,7 @@
 void page_open(struct buf *b, const struct page_ctx *ctx, const char *title, unsigned flags)
 {
 	html_put(b,
-		 "<!doctype html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
+		 "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n"
 		 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		 "<title>%s</title>\n",
 		 ctx && ctx->lang ? ctx->lang : "en", title);
@@ -549,20 +549,30 @@ void page_ack(struct buf *b, const struct manifest_ack *a, const json_t *values,
 
 /* ---- the error summary --------------------------------------------------------------------- */
 
-/* One line of the summary: a link to the field's control when the page has one. */
+/* 1 when body holds an element whose id is prefix + name (names need no escaping). */
+static int on_page(const char *body, const char *prefix, const char *name)
+{
+	char *needle = xasprintf(" id=\"%s%s\"", prefix, name);
+	int found = strstr(body, needle) != NULL;
+
+	free(needle);
+	return found;
+}
+
+/* One line of the summary: a link to the field's control when the page holds one. */
 static void summary_item(struct buf *b, const struct manifest *m, const char *name,
-			 const json_t *errors, int upload)
+			 const json_t *errors, const char *body)
 {
 	const struct manifest_field *f = manifest_field(m, name);
 	const struct manifest_ack *a = f ? NULL : manifest_ack(m, name);
-	int linked = a || (f && (!upload || f->kind == MANIFEST_FILE));
+	const char *label = f ? f->label : a ? a->label : name;
 
-	if (!linked)
-		html_put(b, "<li>%s: ", f ? f->label : name);
-	else if (f && f->kind == MANIFEST_MULTI_SELECT && f->noptions > 0)
-		html_put(b, "<li><a href=\"#opt0-%s\">%s</a>: ", name, f->label);
+	if (on_page(body, "f-", name))
+		html_put(b, "<li><a href=\"#f-%s\">%s</a>: ", name, label);
+	else if (on_page(body, "opt0-", name))
+		html_put(b, "<li><a href=\"#opt0-%s\">%s</a>: ", name, label);
 	else
-		html_put(b, "<li><a href=\"#f-%s\">%s</a>: ", name, f ? f->label : a->label);
+		html_put(b, "<li>%s: ", label);
 	messages(b, errors, name);
 	buf_adds(b, "</li>\n");
 }
@@ -592,7 +602,8 @@ static json_t *names_in_page_order(const struct manifest *m, const json_t *error
 	return names;
 }
 
-void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors, int upload)
+void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors,
+			const char *body)
 {
 	json_t *names, *name;
 	size_t i;
@@ -603,7 +614,7 @@ void page_error_summary(struct buf *b, const struct manifest *m, const json_t *e
 	buf_adds(b, "<div class=\"errors\" id=\"errors\" role=\"alert\" aria-labelledby=\"errors-title\">\n"
 		    "<h2 id=\"errors-title\">Some answers need attention</h2>\n<ul>\n");
 	json_array_foreach(names, i, name)
-		summary_item(b, m, json_string_value(name), errors, upload);
+		summary_item(b, m, json_string_value(name), errors, body);
 	buf_adds(b, "</ul>\n</div>\n");
 	json_decref(names);
 }
@@ -635,56 +646,59 @@ static char *title_of(const struct manifest *m, const json_t *errors)
 	return json_array_size(errors) ? xasprintf("Error: %s", m->title) : xstrdup(m->title);
 }
 
-static void heading(struct buf *b, const struct manifest *m)
+/* The page around a form: title, heading, intro, the summary of what body shows, body. */
+static char *around(const struct page_ctx *ctx, const struct manifest *m, const json_t *errors,
+		    const char *intro, struct buf *body, unsigned flags)
 {
-	html_put(b, "<h1>%s</h1>\n", m->title);
-	if (m->description)
-		html_put(b, "<p class=\"intro\">%s</p>\n", m->description);
+	struct buf b = BUF_INIT;
+	char *title = title_of(m, errors);
+
+	page_open(&b, ctx, title, flags);
+	free(title);
+	html_put(&b, "<h1>%s</h1>\n", m->title);
+	if (intro)
+		html_put(&b, "<p class=\"intro\">%s</p>\n", intro);
+	page_error_summary(&b, m, errors, buf_str(body));
+	buf_add(&b, body->data, body->len);
+	buf_free(body);
+	return page_close(&b);
 }
 
 char *page_form(const struct page_ctx *ctx, const struct manifest *m, const json_t *values,
 		const json_t *errors)
 {
-	struct buf b = BUF_INIT;
-	char *title = title_of(m, errors);
+	struct buf body = BUF_INIT;
 
-	page_open(&b, ctx, title, page_has_conditions(m) ? PAGE_WITH_SCRIPT : 0);
-	free(title);
-	heading(&b, m);
-	page_error_summary(&b, m, errors, 0);
-	html_put(&b, "<form method=\"post\" action=\"%s\" accept-charset=\"utf-8\">\n",
+	html_put(&body, "<form method=\"post\" action=\"%s\" accept-charset=\"utf-8\">\n",
 		 ctx->base);
 	for (size_t i = 0; i < m->nsteps; i++)
-		step(&b, m, &m->steps[i], values, errors);
+		step(&body, m, &m->steps[i], values, errors);
 	for (size_t i = 0; m->nsteps == 0 && i < m->nfields; i++)
-		page_field(&b, m, &m->fields[i], values, errors, 0);
+		page_field(&body, m, &m->fields[i], values, errors, 0);
 	for (size_t i = 0; i < m->nacks; i++)
-		page_ack(&b, &m->acks[i], values, errors);
-	buf_adds(&b, "<button type=\"submit\">Submit</button>\n</form>\n");
-	return page_close(&b);
+		page_ack(&body, &m->acks[i], values, errors);
+	buf_adds(&body, "<button type=\"submit\">Submit</button>\n</form>\n");
+	return around(ctx, m, errors, m->description, &body,
+		      page_has_conditions(m) ? PAGE_WITH_SCRIPT : 0);
 }
 
 char *page_upload(const struct page_ctx *ctx, const struct manifest *m, const json_t *values,
 		  const json_t *errors)
 {
 	unsigned char *visible = validate_visible(m, json_is_object(values) ? values : NULL);
-	struct buf b = BUF_INIT;
-	char *title = title_of(m, errors);
+	struct buf body = BUF_INIT;
 	size_t shown = 0;
 
-	page_open(&b, ctx, title, 0);
-	free(title);
-	html_put(&b, "<h1>%s</h1>\n", m->title);
-	buf_adds(&b, "<p class=\"intro\">Your email address is confirmed. Attach your files here to "
-		     "finish; fields not marked (required) can be left empty.</p>\n");
-	page_error_summary(&b, m, errors, 1);
-	buf_adds(&b, "<form method=\"post\" enctype=\"multipart/form-data\">\n");
+	buf_adds(&body, "<form method=\"post\" enctype=\"multipart/form-data\">\n");
 	for (size_t i = 0; i < m->nfields; i++)
 		if (visible[i] && m->fields[i].kind == MANIFEST_FILE && ++shown)
-			page_field(&b, m, &m->fields[i], values, errors, 1);
+			page_field(&body, m, &m->fields[i], values, errors, 1);
 	if (!shown)
-		buf_adds(&b, "<p>There is nothing to attach.</p>\n");
-	buf_adds(&b, "<button type=\"submit\">Finish</button>\n</form>\n");
+		buf_adds(&body, "<p>There is nothing to attach.</p>\n");
+	buf_adds(&body, "<button type=\"submit\">Finish</button>\n</form>\n");
 	free(visible);
-	return page_close(&b);
+	return around(ctx, m, errors,
+		      "Your email address is confirmed. Attach your files here to finish; fields not "
+		      "marked (required) can be left empty.",
+		      &body, 0);
 }

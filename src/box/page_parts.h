@@ -35,8 +35,13 @@ char *page_simple(const struct page_ctx *ctx, const char *title, const char *hea
 
 /* 1 when f may not apply: it has a show_when or sits on a step with one. */
 int page_field_conditional(const struct manifest *m, const struct manifest_field *f);
-/* The error summary for errors (nothing when there are none), linking to each field on the page. */
-void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors, int upload);
+/*
+ * The error summary for errors (nothing when there are none), in the page's
+ * order, each line linking to its field's control when body (the markup the
+ * summary stands above) holds it.
+ */
+void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors,
+			const char *body);
 /* One field as its control (a file field as a note, unless upload), with its kept value and errors. */
 void page_field(struct buf *b, const struct manifest *m, const struct manifest_field *f,
 		const json_t *values, const json_t *errors, int upload);

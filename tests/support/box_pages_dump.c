@@ -5,8 +5,8 @@
  * bindings, CSP) and tests/web (html-validate).
  *
  * Usage: box_pages_dump FIXTURES_DIR OUT_DIR
- * Writes OUT_DIR/<page>.html, one per page and state, and OUT_DIR/index.txt
- * naming them. Exits 1 on any failure.
+ * Writes OUT_DIR/<page>.html, one per page and state, OUT_DIR/index.txt
+ * naming them, and the assets (form.css, form.js). Exits 1 on any failure.
  */
 #include "base/buf.h"
 #include "base/err.h"
@@ -23,17 +23,25 @@
 static const char *out_dir;
 static struct buf index_text = BUF_INIT;
 
-static void save(const char *name, char *html)
+static void write_file(const char *name, const char *text)
 {
-	char *path = xasprintf("%s/%s.html", out_dir, name);
+	char *path = xasprintf("%s/%s", out_dir, name);
 	struct err e;
 
-	if (fs_replace(path, html, strlen(html), &e) != 0) {
+	if (fs_replace(path, text, strlen(text), &e) != 0) {
 		fprintf(stderr, "box_pages_dump: %s\n", e.msg);
 		exit(1);
 	}
-	buf_printf(&index_text, "%s.html\n", name);
 	free(path);
+}
+
+static void save(const char *name, char *html)
+{
+	char *file = xasprintf("%s.html", name);
+
+	write_file(file, html);
+	buf_printf(&index_text, "%s\n", file);
+	free(file);
 	free(html);
 }
 
@@ -112,6 +120,7 @@ static void booking_pages(const char *dir)
 		" {\"start\":\"2026-03-03T18:30:00Z\",\"end\":\"2026-03-03T19:00:00Z\",\"duration_minutes\":30},"
 		" {\"start\":\"2026-03-03T18:00:00Z\",\"end\":\"2026-03-03T19:00:00Z\",\"duration_minutes\":60},"
 		" {\"start\":\"2026-03-05T14:30:00Z\",\"end\":\"2026-03-05T15:00:00Z\",\"duration_minutes\":30},"
+		" {\"start\":\"2026-03-05T14:30:00Z\",\"end\":\"2026-03-05T15:30:00Z\",\"duration_minutes\":60},"
 		" {\"start\":\"2026-03-12T14:30:00Z\",\"end\":\"2026-03-12T15:00:00Z\",\"duration_minutes\":30}]",
 		0, NULL);
 	json_t *blocked = json_loads("[{\"start\":\"2026-03-03T18:30:00Z\",\"end\":\"2026-03-03T19:00:00Z\"}]", 0, NULL);
@@ -154,6 +163,7 @@ static void booking_pages(const char *dir)
 int main(int argc, char **argv)
 {
 	static const char *const types[] = { "meeting", "letter", "speaking", "lab-application", "every-kind" };
+	const char *type;
 	struct err e;
 
 	if (argc != 3) {
@@ -171,12 +181,9 @@ int main(int argc, char **argv)
 	save("not-found-form", page_not_found(PAGE_NO_FORM));
 	save("not-found-booking", page_not_found(PAGE_NO_BOOKING));
 	save("not-found", page_not_found(PAGE_NO_PAGE));
-	{
-		char *path = xasprintf("%s/index.txt", out_dir);
-		if (fs_replace(path, buf_str(&index_text), index_text.len, &e) != 0)
-			return 1;
-		free(path);
-	}
+	write_file("index.txt", buf_str(&index_text));
+	write_file(PAGE_CSS, page_asset(PAGE_CSS, &type));
+	write_file(PAGE_JS, page_asset(PAGE_JS, &type));
 	buf_free(&index_text);
 	return 0;
 }

@@ -166,7 +166,7 @@ static void csp_clean(const char *html)
 /* What every page is: a document in a language, for a phone, with one h1, within the CSP. */
 static void a_page(const char *html)
 {
-	cr_assert(strncmp(html, "<!doctype html>\n<html lang=\"en\">", 32) == 0, "%.60s", html);
+	cr_assert(strncmp(html, "<!DOCTYPE html>\n<html lang=\"en\">", 32) == 0, "%.60s", html);
 	has(html, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
 	has(html, "<meta charset=\"utf-8\">");
 	cr_assert_eq(count(html, "<h1>"), 1, "%s", html);
@@ -545,6 +545,21 @@ Test(upload, a_refused_upload_comes_back_with_the_error_beside_its_input)
 	has(html, "<p class=\"error\" id=\"error-f\">this field takes: pdf, png</p>");
 	TAG_HAS(html, "f-f", "aria-invalid=\"true\"", "aria-describedby=\"limits-f error-f\"");
 	lacks(html, "action=");
+	free(html);
+	json_decref(errors);
+	manifest_free(m);
+}
+
+Test(upload, a_summary_line_links_only_to_what_the_page_shows)
+{
+	struct manifest *m = load_file("every-kind");
+	json_t *errors = json("[{\"field\": \"consent\", \"message\": \"this has to be acknowledged before "
+			      "submitting\"}, {\"field\": \"em\", \"message\": \"this is required\"}]");
+	char *html = page_upload(&form_ctx, m, NULL, errors);
+
+	has(html, "<li>Email: this is required</li>\n<li>I agree: this has to be acknowledged before "
+		  "submitting</li>");
+	lacks(html, "href=\"#");
 	free(html);
 	json_decref(errors);
 	manifest_free(m);

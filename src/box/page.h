@@ -51,8 +51,8 @@ struct manifest;
 
 /* Where a type's pages live, from the server's routes. */
 struct page_ctx {
-	const char *base;   /* the type's page, no trailing slash: "/f/alice/meeting", "/s/alice/book" */
-	const char *assets; /* what PAGE_CSS and PAGE_JS are served under, ending in '/'; NULL: none */
+	const char *base;   /* the type's page, no trailing '/': "/f/alice/meeting" */
+	const char *assets; /* where PAGE_CSS and PAGE_JS are, ending in '/'; NULL: none */
 	const char *lang;   /* <html lang>; NULL: "en" */
 };
 
@@ -105,7 +105,7 @@ enum page_week_notice {
 /* A week page's inputs: the slot cache and what blocks it, the query, a re-render's answers. */
 struct page_week {
 	const json_t *slots;      /* the cache's slots; NULL: none pushed yet */
-	const json_t *blocked;    /* [{start, end}]; an entry that does not parse blocks everything */
+	const json_t *blocked;    /* [{start, end}]; one that does not parse blocks all */
 	const char *generated_at; /* the cache's stamp; older than PAGE_STALE_HOURS: a notice */
 	time_t now;               /* only slots starting after now are offered */
 	const char *week;         /* ?week=YYYY-MM-DD as given, or NULL */

@@ -207,8 +207,8 @@ static long long date_param(const char *s, int *ok)
 /* The kept `_slot` ("<start>|<minutes>") when it is one of the offered slots. */
 static const struct slot *kept_slot(const struct week *wk, const json_t *values)
 {
-	const char *s = json_string_value(json_is_object(values) ? json_object_get(values, "_slot")
-								 : NULL);
+	const char *s =
+		json_string_value(json_is_object(values) ? json_object_get(values, "_slot") : NULL);
 	const char *bar = s ? strchr(s, '|') : NULL;
 	char *start;
 	time_t t;
@@ -295,7 +295,8 @@ static size_t count_in_week(const struct week *wk)
 /* ---- the week page ------------------------------------------------------------------------ */
 
 /* BASE?week=YYYY-MM-DD&mins=N, escaped as an attribute. */
-static void week_link(struct buf *b, const struct page_ctx *ctx, long long monday, long long minutes)
+static void week_link(struct buf *b, const struct page_ctx *ctx, long long monday,
+		      long long minutes)
 {
 	time_t t = (time_t)(monday * 86400);
 	struct tm tm;
@@ -306,9 +307,9 @@ static void week_link(struct buf *b, const struct page_ctx *ctx, long long monda
 	html_put(b, "%s?week=%s&amp;mins=%lld", ctx->base, date, minutes);
 }
 
-static void lengths_nav(struct buf *b, const struct page_ctx *ctx, const struct week *wk)
+/* The distinct lengths offered, shortest first, into seen (room for wk->n); how many. */
+static size_t lengths(const struct week *wk, long long *seen)
 {
-	long long *seen = xcalloc(wk->n + 1, sizeof *seen);
 	size_t n = 0;
 
 	for (size_t i = 0; i < wk->n; i++) {
@@ -323,6 +324,14 @@ static void lengths_nav(struct buf *b, const struct page_ctx *ctx, const struct 
 			long long t = seen[j];
 			seen[j] = seen[j - 1], seen[j - 1] = t;
 		}
+	return n;
+}
+
+static void lengths_nav(struct buf *b, const struct page_ctx *ctx, const struct week *wk)
+{
+	long long *seen = xcalloc(wk->n + 1, sizeof *seen);
+	size_t n = lengths(wk, seen);
+
 	if (n > 1) {
 		buf_adds(b, "<nav class=\"lengths\" aria-label=\"Meeting length\">\n");
 		for (size_t i = 0; i < n; i++) {
@@ -373,10 +382,9 @@ static void day_column(struct buf *b, const struct week *wk, long long day, cons
 		if (!in_week(wk, s) || s->day != day)
 			continue;
 		rfc3339_format(s->start, start);
-		buf_printf(b, "<div class=\"slot\"><input type=\"radio\" id=\"slot-%zu\" name=\"_slot\" ",
-			   *id);
-		html_put(b, "value=\"%s|%lld\" required aria-describedby=\"day-%lld\"", start, s->minutes,
-			 day);
+		buf_printf(b, "<div class=\"slot\"><input type=\"radio\" id=\"slot-%zu\" ", *id);
+		html_put(b, "name=\"_slot\" value=\"%s|%lld\" required", start, s->minutes);
+		buf_printf(b, " aria-describedby=\"day-%lld\"", day);
 		html_if(b, s == kept, " checked");
 		buf_adds(b, "> ");
 		buf_printf(b, "<label for=\"slot-%zu\">", (*id)++);
@@ -391,8 +399,9 @@ static void times(struct buf *b, const struct week *wk, const struct slot *kept)
 {
 	size_t id = 0;
 
-	buf_printf(b, "<fieldset class=\"times\">\n<legend>Pick a time (%lld minutes) "
-		      "<span class=\"req\">(required)</span></legend>\n<div class=\"week\">\n",
+	buf_printf(b,
+		   "<fieldset class=\"times\">\n<legend>Pick a time (%lld minutes) "
+		   "<span class=\"req\">(required)</span></legend>\n<div class=\"week\">\n",
 		   wk->minutes);
 	for (long long day = wk->week; day < wk->week + 7; day++) {
 		int any = 0;
@@ -421,20 +430,22 @@ static void notices(struct buf *b, const struct week *wk, const struct page_week
 	struct page_local l;
 
 	if (w->notice == PAGE_WEEK_TAKEN)
-		buf_adds(b, "<p class=\"notice\" role=\"status\">That time was just taken \xe2\x80\x94 "
-			    "these are still open.</p>\n");
+		buf_adds(b, "<p class=\"notice\" role=\"status\">That time was just taken "
+			    "\xe2\x80\x94 these are still open.</p>\n");
 	else if (w->notice == PAGE_WEEK_LAPSED)
 		buf_adds(b, "<p class=\"notice\" role=\"status\">Your held time lapsed before you "
 			    "confirmed \xe2\x80\x94 these are still open.</p>\n");
 	if (!w->generated_at)
 		return;
 	if (rfc3339_parse(w->generated_at, &made) != 0) {
-		buf_adds(b, "<p class=\"notice\">These times may be out of date \xe2\x80\x94 recent "
-			    "changes may not show.</p>\n");
+		buf_adds(b,
+			 "<p class=\"notice\">These times may be out of date \xe2\x80\x94 recent "
+			 "changes may not show.</p>\n");
 	} else if (w->now - made > PAGE_STALE_HOURS * 3600) {
 		page_local_time(wk->zone, made, &l);
-		buf_printf(b, "<p class=\"notice\">These times were last refreshed on %s, %s %d \xe2\x80\x94 "
-			      "recent changes may not show.</p>\n",
+		buf_printf(b,
+			   "<p class=\"notice\">These times were last refreshed on %s, %s %d "
+			   "\xe2\x80\x94 recent changes may not show.</p>\n",
 			   weekday_names[l.wday], month_names[l.month - 1], l.mday);
 	}
 }
@@ -444,11 +455,14 @@ static void week_form(struct buf *b, const struct page_ctx *ctx, const struct ma
 		      const struct page_week *w, const struct week *wk, const struct slot *kept)
 {
 	if (count_in_week(wk) == 0) { /* no form: there is nothing to hold */
-		buf_adds(b, wk->n == 0 ? "<p class=\"empty\">Nothing is open at the moment \xe2\x80\x94 "
-					 "check back soon.</p>\n"
-				       : any_later(wk) ? "<p class=\"empty\">No times this week. Try a "
-							 "later week.</p>\n"
-						       : "<p class=\"empty\">No times this week.</p>\n");
+		if (wk->n == 0)
+			buf_adds(b, "<p class=\"empty\">Nothing is open at the moment \xe2\x80\x94 "
+				    "check back soon.</p>\n");
+		else if (any_later(wk))
+			buf_adds(b, "<p class=\"empty\">No times this week. Try a later week."
+				    "</p>\n");
+		else
+			buf_adds(b, "<p class=\"empty\">No times this week.</p>\n");
 		return;
 	}
 	html_put(b, "<form method=\"post\" action=\"%s\" accept-charset=\"utf-8\">\n", ctx->base);
@@ -558,7 +572,7 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 	if (booking_state && strncmp(booking_state, "cancelled", 9) == 0)
 		return PAGE_MANAGE_CANCELLED;
 	if (!slot_start || rfc3339_parse(slot_start, &start) != 0 || start <= now)
-		return PAGE_MANAGE_PAST; /* offers nothing: the safe answer for a row we cannot read */
+		return PAGE_MANAGE_PAST; /* offers nothing: safe for a row we cannot read */
 	return start - now < cutoff * 3600 ? PAGE_MANAGE_INSIDE_CUTOFF : PAGE_MANAGE_ACTIVE;
 }
 
@@ -567,16 +581,40 @@ static void book_again(struct buf *b, const struct page_ctx *ctx, const char *wo
 	html_put(b, "<a href=\"%s\">%s</a>", ctx->base, words);
 }
 
+/* What can be done about a booking not cancelled: the button only where it would work. */
+static void manage_words(struct buf *b, const struct page_ctx *ctx, const struct manifest *m,
+			 enum page_manage state)
+{
+	long long cutoff = m->policy ? m->policy->cancel_cutoff_hours : 2;
+
+	if (state == PAGE_MANAGE_ACTIVE) {
+		buf_adds(b, "<p>If your plans have changed, you can cancel this meeting. The time "
+			    "goes back to being bookable, and the calendar invitation is withdrawn."
+			    "</p>\n<form method=\"post\">\n<button type=\"submit\">Cancel this "
+			    "booking</button>\n</form>\n");
+	} else if (state == PAGE_MANAGE_INSIDE_CUTOFF) {
+		buf_printf(b,
+			   "<p>This meeting starts within %lld hour%s, which is inside the "
+			   "cancellation window: it can no longer be cancelled here. If you cannot "
+			   "make it, please reply to your confirmation email.</p>\n",
+			   cutoff, cutoff == 1 ? "" : "s");
+	} else {
+		buf_adds(b, "<p>There is nothing to change. ");
+		book_again(b, ctx, "Book a new time");
+		buf_adds(b, " if you would like another.</p>\n");
+	}
+}
+
 char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 			  enum page_manage state, const char *slot_start, const char *slot_end)
 {
-	long long cutoff = m->policy ? m->policy->cancel_cutoff_hours : 2;
 	struct buf b = BUF_INIT;
 
 	page_open(&b, ctx, m->title, 0);
 	if (state == PAGE_MANAGE_CANCELLED) {
-		buf_adds(&b, "<h1>Already cancelled</h1>\n<p>This booking was cancelled and its time "
-			     "freed. ");
+		buf_adds(&b,
+			 "<h1>Already cancelled</h1>\n<p>This booking was cancelled and its time "
+			 "freed. ");
 		book_again(&b, ctx, "Book a new time");
 		buf_adds(&b, " whenever you like.</p>\n");
 		return page_close(&b);
@@ -584,21 +622,7 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 	buf_adds(&b, state == PAGE_MANAGE_PAST ? "<h1>This meeting has already happened</h1>\n"
 					       : "<h1>Your booking</h1>\n");
 	page_when(&b, m, slot_start, slot_end);
-	if (state == PAGE_MANAGE_ACTIVE) {
-		buf_adds(&b, "<p>If your plans have changed, you can cancel this meeting. The time goes "
-			     "back to being bookable, and the calendar invitation is withdrawn.</p>\n"
-			     "<form method=\"post\">\n<button type=\"submit\">Cancel this booking"
-			     "</button>\n</form>\n");
-	} else if (state == PAGE_MANAGE_INSIDE_CUTOFF) {
-		buf_printf(&b, "<p>This meeting starts within %lld hour%s, which is inside the "
-			       "cancellation window: it can no longer be cancelled here. If you cannot "
-			       "make it, please reply to your confirmation email.</p>\n",
-			   cutoff, cutoff == 1 ? "" : "s");
-	} else {
-		buf_adds(&b, "<p>There is nothing to change. ");
-		book_again(&b, ctx, "Book a new time");
-		buf_adds(&b, " if you would like another.</p>\n");
-	}
+	manage_words(&b, ctx, m, state);
 	return page_close(&b);
 }
 
@@ -607,8 +631,9 @@ char *page_booking_cancelled(const struct page_ctx *ctx, const struct manifest *
 	struct buf b = BUF_INIT;
 
 	page_open(&b, ctx, m->title, 0);
-	buf_adds(&b, "<h1>Cancelled</h1>\n<p>Your booking is cancelled and the time has been freed. "
-		     "The calendar invitation will be withdrawn shortly. ");
+	buf_adds(&b,
+		 "<h1>Cancelled</h1>\n<p>Your booking is cancelled and the time has been freed. "
+		 "The calendar invitation will be withdrawn shortly. ");
 	book_again(&b, ctx, "Book a new time");
 	buf_adds(&b, " any time.</p>\n");
 	return page_close(&b);

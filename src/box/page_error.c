@@ -33,7 +33,7 @@ char *page_too_many(const struct page_ctx *ctx, enum page_limit which)
 	if (which == PAGE_LIMIT_HOLDS)
 		return page_simple(ctx, "Too many held times", "Too many held times",
 				   "<p>There are already times held for you. Confirm them from "
-				   "your email, or wait for the holds to lapse, then pick again.</p>\n");
+				   "your email, or let the holds lapse, then pick again.</p>\n");
 	return page_simple(ctx, "Too many requests", "Too many requests",
 			   "<p>Please try again tomorrow.</p>\n");
 }

@@ -29,7 +29,8 @@ char *page_check_email(const struct page_ctx *ctx, const struct manifest *m, con
 	html_put(&b,
 		 "<h1>Check your email</h1>\n"
 		 "<p>A confirmation link is on its way to <strong>%s</strong>. Nothing reaches "
-		 "anyone until you open it and confirm. The link works once, within %lld hour%s.</p>\n"
+		 "anyone until you open it and confirm. The link works once, within %lld "
+		 "hour%s.</p>\n"
 		 "<p>If nothing arrives, look in your spam folder, or fill in "
 		 "<a href=\"%s\">the form</a> again.</p>\n",
 		 address, hours, hours == 1 ? "" : "s", ctx->base);

@@ -111,7 +111,8 @@ static int messages(struct buf *b, const json_t *errors, const char *name)
 		const char *field = json_string_value(json_object_get(e, "field"));
 		if (!field || strcmp(field, name) != 0)
 			continue;
-		html_put(b, "%s%s", n++ ? "; " : "", json_string_value(json_object_get(e, "message")));
+		html_put(b, "%s%s", n++ ? "; " : "",
+			 json_string_value(json_object_get(e, "message")));
 	}
 	return n;
 }
@@ -256,7 +257,8 @@ static void condition_data(struct buf *b, const struct condition *c)
 {
 	char *value;
 
-	html_put(b, " data-when-field=\"%s\" data-when-op=\"%s\"", c->field, manifest_op_name(c->op));
+	html_put(b, " data-when-field=\"%s\" data-when-op=\"%s\"", c->field,
+		 manifest_op_name(c->op));
 	if (!c->value)
 		return;
 	value = json_dumps(c->value, JSON_ENCODE_ANY | JSON_COMPACT);
@@ -290,10 +292,9 @@ int page_has_conditions(const struct manifest *m)
 
 /* ---- controls ---------------------------------------------------------------------------- */
 
-static void input(struct buf *b, const struct manifest_field *f, const char *type,
-		  const json_t *v, const struct field_parts *p)
+/* The bounds a browser checks before posting: dates and numbers by range, text by length. */
+static void bounds(struct buf *b, const struct manifest_field *f)
 {
-	html_put(b, "<input type=\"%s\" id=\"f-%s\" name=\"%s\"", type, f->name, f->name);
 	if (f->kind == MANIFEST_DATE) {
 		if (f->date_min)
 			html_put(b, " min=\"%s\"", f->date_min);
@@ -308,6 +309,13 @@ static void input(struct buf *b, const struct manifest_field *f, const char *typ
 	} else {
 		buf_printf(b, " maxlength=\"%lld\"", f->max_length);
 	}
+}
+
+static void input(struct buf *b, const struct manifest_field *f, const char *type, const json_t *v,
+		  const struct field_parts *p)
+{
+	html_put(b, "<input type=\"%s\" id=\"f-%s\" name=\"%s\"", type, f->name, f->name);
+	bounds(b, f);
 	if (f->pattern)
 		html_put(b, " pattern=\"%s\"", f->pattern);
 	if (f->kind == MANIFEST_EMAIL)
@@ -325,14 +333,14 @@ static void textarea(struct buf *b, const struct manifest_field *f, const json_t
 	html_put(b, "<textarea id=\"f-%s\" name=\"%s\" rows=\"6\"", f->name, f->name);
 	buf_printf(b, " maxlength=\"%lld\"", f->max_length);
 	control_attrs(b, p);
-	/* The newline after the tag is eaten by the parser, so a value's own first newline survives. */
+	/* The parser eats the newline after the tag, so a value's own first newline survives. */
 	buf_adds(b, ">\n");
 	value_text(b, v);
 	buf_adds(b, "</textarea>\n");
 }
 
 static void select_box(struct buf *b, const struct manifest_field *f, const json_t *v,
-		   const struct field_parts *p)
+		       const struct field_parts *p)
 {
 	html_put(b, "<select id=\"f-%s\" name=\"%s\"", f->name, f->name);
 	control_attrs(b, p);
@@ -452,7 +460,8 @@ static void file_input(struct buf *b, const struct manifest *m, const struct man
 	html_put(b, "<input type=\"file\" id=\"f-%s\" name=\"%s\" accept=\"", f->name, f->name);
 	for (size_t i = 0; i < f->naccept; i++)
 		html_put(b, "%s.%s,%s%s", i ? "," : "", manifest_file_extension(f->accept[i]),
-			 f->accept[i] == MANIFEST_JPEG ? ".jpeg," : "", manifest_file_mime(f->accept[i]));
+			 f->accept[i] == MANIFEST_JPEG ? ".jpeg," : "",
+			 manifest_file_mime(f->accept[i]));
 	buf_adds(b, "\"");
 	control_attrs(b, p);
 	buf_adds(b, ">\n</div>\n");
@@ -529,10 +538,13 @@ void page_field(struct buf *b, const struct manifest *m, const struct manifest_f
 void page_ack(struct buf *b, const struct manifest_ack *a, const json_t *values,
 	      const json_t *errors)
 {
-	struct field_parts p = { a->id, a->description != NULL, 0, has_error(errors, a->id), 0, 1, 0 };
+	struct field_parts p = { a->id, a->description != NULL, 0, has_error(errors, a->id),
+				 0, 1, 0 };
 
-	html_put(b, "<div class=\"field check ack\" id=\"field-%s\" data-field=\"%s\">\n", a->id, a->id);
-	html_put(b, "<input type=\"checkbox\" id=\"f-%s\" name=\"%s\" value=\"true\"", a->id, a->id);
+	html_put(b, "<div class=\"field check ack\" id=\"field-%s\" data-field=\"%s\">\n", a->id,
+		 a->id);
+	html_put(b, "<input type=\"checkbox\" id=\"f-%s\" name=\"%s\" value=\"true\"", a->id,
+		 a->id);
 	html_if(b, value_ticked(value_of(values, a->id)), " checked");
 	control_attrs(b, &p);
 	html_put(b, "> <label for=\"f-%s\">%s", a->id, a->label);
@@ -540,9 +552,10 @@ void page_ack(struct buf *b, const struct manifest_ack *a, const json_t *values,
 	buf_adds(b, "</label>\n");
 	if (a->description)
 		html_put(b, "<p class=\"help\" id=\"help-%s\">%s</p>\n", a->id, a->description);
-	if (a->info_link && (strncmp(a->info_link, "https://", 8) == 0 ||
-			     strncmp(a->info_link, "http://", 7) == 0))
-		html_put(b, "<p class=\"help\"><a href=\"%s\">More about this</a></p>\n", a->info_link);
+	if (a->info_link &&
+	    (strncmp(a->info_link, "https://", 8) == 0 || strncmp(a->info_link, "http://", 7) == 0))
+		html_put(b, "<p class=\"help\"><a href=\"%s\">More about this</a></p>\n",
+			 a->info_link);
 	error_line(b, errors, a->id);
 	buf_adds(b, "</div>\n");
 }
@@ -611,7 +624,8 @@ void page_error_summary(struct buf *b, const struct manifest *m, const json_t *e
 	if (json_array_size(errors) == 0)
 		return;
 	names = names_in_page_order(m, errors);
-	buf_adds(b, "<div class=\"errors\" id=\"errors\" role=\"alert\" aria-labelledby=\"errors-title\">\n"
+	buf_adds(b, "<div class=\"errors\" id=\"errors\" role=\"alert\" "
+		    "aria-labelledby=\"errors-title\">\n"
 		    "<h2 id=\"errors-title\">Some answers need attention</h2>\n<ul>\n");
 	json_array_foreach(names, i, name)
 		summary_item(b, m, json_string_value(name), errors, body);
@@ -698,7 +712,7 @@ char *page_upload(const struct page_ctx *ctx, const struct manifest *m, const js
 	buf_adds(&body, "<button type=\"submit\">Finish</button>\n</form>\n");
 	free(visible);
 	return around(ctx, m, errors,
-		      "Your email address is confirmed. Attach your files here to finish; fields not "
-		      "marked (required) can be left empty.",
+		      "Your email address is confirmed. Attach your files here to finish; "
+		      "fields not marked (required) can be left empty.",
 		      &body, 0);
 }

@@ -42,7 +42,7 @@ int page_field_conditional(const struct manifest *m, const struct manifest_field
  */
 void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors,
 			const char *body);
-/* One field as its control (a file field as a note, unless upload), with its kept value and errors. */
+/* One field as its control (a file field a note, unless upload), its kept value, its errors. */
 void page_field(struct buf *b, const struct manifest *m, const struct manifest_field *f,
 		const json_t *values, const json_t *errors, int upload);
 /* One acknowledgment: a required checkbox. */
@@ -77,7 +77,7 @@ struct page_local {
 	int year, month, mday, wday, hour, minute; /* month 1-12, wday 0 = Sunday */
 };
 void page_local_time(const struct page_zone *z, time_t t, struct page_local *out);
-/* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)" into b; nothing when a time does not parse. */
+/* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)" into b; nothing for a bad time. */
 void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end);
 
 #endif

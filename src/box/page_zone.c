@@ -37,10 +37,10 @@ struct zone_rule {
 };
 
 struct page_zone {
-	int64_t *at;          /* transition instants, ascending */
-	unsigned char *type;  /* the local time type from each transition on */
+	int64_t *at;         /* transition instants, ascending */
+	unsigned char *type; /* the local time type from each transition on */
 	size_t n;
-	long *offset;         /* per local time type, seconds east of UTC */
+	long *offset;        /* per local time type, seconds east of UTC */
 	size_t ntypes;
 	struct zone_rule rule;
 	int has_rule;
@@ -102,7 +102,8 @@ static const char *rule_when(const char *s, struct zone_when *w)
 			return NULL;
 	} else {
 		w->kind = *s == 'J' ? 'J' : 'D';
-		if (!(s = rule_int(s + (*s == 'J'), &w->a)) || w->a > 365 || (w->kind == 'J' && w->a < 1))
+		if (!(s = rule_int(s + (*s == 'J'), &w->a)) || w->a > 365 ||
+		    (w->kind == 'J' && w->a < 1))
 			return NULL;
 	}
 	return *s == '/' ? rule_hms(s + 1, &w->time) : s;
@@ -186,7 +187,8 @@ static long rule_offset(const struct zone_rule *r, int64_t t)
 	end = when_day(&r->end, y) * 86400 + r->end.time - r->dst;
 	if (start < end)
 		return t >= start && t < end ? r->dst : r->std;
-	return t >= end && t < start ? r->std : r->dst; /* southern hemisphere, or Dublin's winter */
+	/* the southern hemisphere, and Dublin, whose "daylight" time is its winter */
+	return t >= end && t < start ? r->std : r->dst;
 }
 
 /* ---- the TZif file -------------------------------------------------------------------- */
@@ -223,8 +225,8 @@ static int zone_header(struct zone_reader *r, uint32_t c[6], char *version)
 
 static size_t zone_block(const uint32_t c[6], int tb)
 {
-	return (size_t)c[3] * (size_t)tb + c[3] + (size_t)c[4] * 6 + c[5] + (size_t)c[2] * (size_t)(tb + 4) +
-	       c[1] + c[0];
+	return (size_t)c[3] * (size_t)tb + c[3] + (size_t)c[4] * 6 + c[5] +
+	       (size_t)c[2] * (size_t)(tb + 4) + c[1] + c[0];
 }
 
 static int zone_data(struct page_zone *z, struct zone_reader *r, const uint32_t c[6], int tb)
@@ -314,7 +316,8 @@ struct page_zone *page_zone_load(const char *name)
 	free(path);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= ZONE_FILE_MAX) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_size <= ZONE_FILE_MAX) {
 		data = xmalloc((size_t)st.st_size);
 		if (read(fd, data, (size_t)st.st_size) == st.st_size)
 			z = page_zone_parse(data, (size_t)st.st_size);

@@ -37,6 +37,9 @@
  * Booking times are shown in the manifest's [availability] timezone, read
  * from the system's zone files (UTC, and said so, when it cannot be read).
  *
+ * Threads: no function here keeps state or touches the process's TZ; any
+ * number of pages may be rendered at once.
+ *
  * Ownership: every page_* returning char * returns a new malloc'd
  * NUL-terminated document (free it); it never returns NULL (allocation
  * failure aborts). Every argument is borrowed. The assets are static.

@@ -3,29 +3,9 @@
 // its recommended and accessibility rules, and the optional script parses.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { HtmlValidate } from "html-validate";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const fixtures = join(here, "..", "fixtures", "types");
-const dump = process.env.BOX_PAGES_DUMP;
-
-function rendered() {
-  assert.ok(dump, "BOX_PAGES_DUMP names the page dumper (make web-test sets it)");
-  const dir = mkdtempSync(join(tmpdir(), "mecha-pages-"));
-  execFileSync(dump, [fixtures, dir], { stdio: "inherit" });
-  const names = readFileSync(join(dir, "index.txt"), "utf8").split("\n").filter(Boolean);
-  const read = (name) => readFileSync(join(dir, name), "utf8");
-  const pages = names.map((name) => ({ name, html: read(name) }));
-  const js = read("form.js");
-  rmSync(dir, { recursive: true, force: true });
-  return { pages, js };
-}
+import { rendered } from "./dump.mjs";
 
 const validator = new HtmlValidate({
   extends: ["html-validate:recommended", "html-validate:a11y"],
@@ -62,7 +42,7 @@ test("every page the box renders is valid, accessible HTML", async () => {
 });
 
 test("the optional script is JavaScript that parses", () => {
-  const { js } = rendered();
+  const js = rendered().asset("form.js");
   assert.doesNotThrow(() => new vm.Script(js, { filename: "form.js" }));
   assert.match(js, /data-when-field/);
 });

@@ -360,7 +360,8 @@ static void notes(struct buf *b, const struct manifest *m, const struct manifest
 	if (f->help)
 		html_put(b, "<p class=\"help\" id=\"help-%s\">%s</p>\n", f->name, f->help);
 	if (p->when) {
-		html_put(b, "<p class=\"when\" id=\"when-%s\">Answer ", f->name);
+		html_put(b, "<p class=\"when\" id=\"when-%s\">%s ", f->name,
+			 f->kind == MANIFEST_FILE ? "Asked for" : "Answer");
 		condition_words(b, m, f->show_when);
 		buf_adds(b, ".</p>\n");
 	}

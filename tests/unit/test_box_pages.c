@@ -522,6 +522,9 @@ Test(upload, the_upload_page_asks_only_for_the_file_fields_that_apply)
 	lacks(a, "name=\"e\"");
 	a_page(b);
 	TAG_HAS(b, "f-pic", "type=\"file\"", "accept=\".jpg,.jpeg,image/jpeg,.png,image/png\"");
+	char *form = page_form(&form_ctx, m, NULL, NULL);
+	has(form, "<p class=\"when\" id=\"when-pic\">Asked for only if " LQ "Art" RQ " is ticked.</p>");
+	free(form);
 	has(b, "jpg or png, up to 1.5 MB");
 	lacks(b, "Answer only if"); /* it is here because it applies */
 	char *tag = tag_with(b, "id=\"f-pic\"");

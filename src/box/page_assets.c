@@ -1,0 +1,178 @@
+/*
+ * page_assets — the stylesheet and the one optional script, as the box
+ * serves them under the CSP's style-src 'self' and script-src 'self'.
+ *
+ * The script is an enhancement and nothing more: it hides (and disables, so
+ * they are not posted) the fields and steps whose show_when does not hold
+ * for the answers on the page, and gives a shown conditional field its
+ * `required` back. Every page works the same with it blocked; the server's
+ * validation decides in both cases. It reads a checkbox the way a person
+ * means it (ticked: true, not ticked: false), and a field it has disabled as
+ * not answered, re-evaluating until nothing changes so a condition on a
+ * hidden field settles.
+ */
+#include "box/page.h"
+
+#include <string.h>
+
+static const char page_css[] =
+	":root { --text: #1d1d1f; --muted: #5a5a66; --line: #c9c9d3; --accent: #3a4fb4;\n"
+	"  --error: #a3122a; --surface: #ffffff; --back: #f6f6f9; }\n"
+	"@media (prefers-color-scheme: dark) {\n"
+	"  :root { --text: #ececf1; --muted: #a5a5b3; --line: #4a4a58; --accent: #9fb0ff;\n"
+	"    --error: #ff8a9b; --surface: #1f1f27; --back: #16161c; }\n"
+	"}\n"
+	"* { box-sizing: border-box; }\n"
+	"[hidden] { display: none !important; }\n"
+	"body { margin: 0; background: var(--back); color: var(--text);\n"
+	"  font: 1rem/1.5 system-ui, -apple-system, \"Segoe UI\", sans-serif; }\n"
+	"main { max-width: 40rem; margin: 0 auto; padding: 2rem 1rem 4rem; }\n"
+	"h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 0.75rem; }\n"
+	"h2 { font-size: 1.1rem; }\n"
+	"a { color: var(--accent); }\n"
+	".intro { color: var(--muted); }\n"
+	"form { margin-top: 1.5rem; }\n"
+	"fieldset { border: 1px solid var(--line); border-radius: 0.5rem; margin: 0 0 1.5rem;\n"
+	"  padding: 0.75rem 1rem 0.25rem; }\n"
+	"legend { font-weight: 600; padding: 0 0.25rem; }\n"
+	".field { margin: 0 0 1.25rem; }\n"
+	"fieldset.field { border: 0; padding: 0; margin: 0 0 1.25rem; }\n"
+	"fieldset.field > legend { padding: 0; margin-bottom: 0.25rem; }\n"
+	".field > label, .field > .label { display: block; font-weight: 600; margin: 0 0 0.25rem; }\n"
+	".check > label { display: inline; font-weight: 600; }\n"
+	".req { color: var(--muted); font-weight: 400; font-size: 0.9rem; }\n"
+	".help, .when, .hint, .limits, .note, .zone, .step-description { color: var(--muted);\n"
+	"  font-size: 0.9rem; margin: 0 0 0.35rem; }\n"
+	".when { font-style: italic; }\n"
+	"input[type=text], input[type=email], input[type=url], input[type=date],\n"
+	"input[type=number], input[type=file], select, textarea {\n"
+	"  display: block; width: 100%; font: inherit; color: inherit; background: var(--surface);\n"
+	"  border: 1px solid var(--line); border-radius: 0.375rem; padding: 0.45rem 0.6rem; }\n"
+	"textarea { min-height: 8rem; resize: vertical; }\n"
+	"input[type=checkbox], input[type=radio] { width: 1.1rem; height: 1.1rem; margin: 0 0.4rem 0 0;\n"
+	"  vertical-align: -0.15rem; accent-color: var(--accent); }\n"
+	".choice { margin: 0.2rem 0; }\n"
+	":focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }\n"
+	"[aria-invalid=true] { border-color: var(--error); border-width: 2px; }\n"
+	".error { color: var(--error); font-weight: 600; margin: 0 0 0.35rem; }\n"
+	".errors { border: 2px solid var(--error); border-radius: 0.5rem; padding: 0.5rem 1rem;\n"
+	"  margin: 1rem 0; background: var(--surface); }\n"
+	".errors h2 { color: var(--error); margin: 0.25rem 0; }\n"
+	".notice { border-left: 4px solid var(--accent); padding: 0.25rem 0.75rem; }\n"
+	"button { font: inherit; font-weight: 600; color: #fff; background: var(--accent); border: 0;\n"
+	"  border-radius: 0.375rem; padding: 0.6rem 1.4rem; cursor: pointer; }\n"
+	"@media (prefers-color-scheme: dark) { button { color: #10101a; } }\n"
+	"nav.weeks, nav.lengths { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap;\n"
+	"  margin: 0.75rem 0; }\n"
+	"nav.weeks .range { font-weight: 600; }\n"
+	"nav.lengths a[aria-current] { font-weight: 700; text-decoration: none; }\n"
+	".week { display: grid; grid-template-columns: repeat(auto-fill, minmax(8rem, 1fr)); gap: 0.75rem; }\n"
+	".day h3 { font-size: 0.95rem; margin: 0 0 0.4rem; color: var(--muted); }\n"
+	".slot { display: block; margin: 0 0 0.4rem; padding: 0.3rem 0.5rem; background: var(--surface);\n"
+	"  border: 1px solid var(--line); border-radius: 0.375rem; }\n"
+	".slot:has(input:checked) { border-color: var(--accent); outline: 2px solid var(--accent); }\n"
+	".when-booked { font-size: 1.1rem; }\n";
+
+static const char page_js[] =
+	"// Optional: hides the fields and steps that do not apply to the answers so far.\n"
+	"// The form is the same without it; the server decides what was shown.\n"
+	"(function () {\n"
+	"  \"use strict\";\n"
+	"  var form = document.querySelector(\"form[method=post]\");\n"
+	"  var parts = document.querySelectorAll(\"[data-when-field]\");\n"
+	"  if (!form || !parts.length) return;\n"
+	"\n"
+	"  function controls(name) {\n"
+	"    return Array.prototype.filter.call(form.elements, function (el) {\n"
+	"      return el.name === name && !el.matches(\":disabled\");\n"
+	"    });\n"
+	"  }\n"
+	"  // What the answer to name is: a string, a list, true or false, or undefined.\n"
+	"  function answer(name) {\n"
+	"    var els = controls(name);\n"
+	"    if (!els.length) return undefined;\n"
+	"    if (els[0].type === \"checkbox\" && els[0].closest(\".choices\")) {\n"
+	"      var ticked = els.filter(function (el) { return el.checked; })\n"
+	"                      .map(function (el) { return el.value; });\n"
+	"      return ticked.length === 0 ? undefined : ticked.length === 1 ? ticked[0] : ticked;\n"
+	"    }\n"
+	"    if (els[0].type === \"checkbox\") return els[0].checked;\n"
+	"    return els[0].value;\n"
+	"  }\n"
+	"  function present(v) {\n"
+	"    if (v === undefined || v === null) return false;\n"
+	"    if (typeof v === \"string\") return v.trim() !== \"\";\n"
+	"    if (Array.isArray(v)) return v.length > 0;\n"
+	"    return true;\n"
+	"  }\n"
+	"  function same(a, b) {\n"
+	"    if (Array.isArray(a) && Array.isArray(b))\n"
+	"      return a.length === b.length && a.every(function (x, i) { return same(x, b[i]); });\n"
+	"    return a === b;\n"
+	"  }\n"
+	"  function number(v) {\n"
+	"    if (typeof v === \"number\") return v;\n"
+	"    if (typeof v !== \"string\") return NaN;\n"
+	"    var s = v.trim();\n"
+	"    return /^[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?$/.test(s) ? parseFloat(s) : NaN;\n"
+	"  }\n"
+	"  function holds(el) {\n"
+	"    var op = el.getAttribute(\"data-when-op\"), raw = el.getAttribute(\"data-when-value\");\n"
+	"    var v = answer(el.getAttribute(\"data-when-field\")), want;\n"
+	"    try { want = raw === null ? undefined : JSON.parse(raw); } catch (e) { return true; }\n"
+	"    var listed = Array.isArray(want) && want.some(function (w) { return same(v, w); });\n"
+	"    var a = number(v), b = number(want);\n"
+	"    switch (op) {\n"
+	"      case \"present\": return present(v);\n"
+	"      case \"absent\": return !present(v);\n"
+	"      case \"is_true\": return v === true;\n"
+	"      case \"is_false\": return v === false;\n"
+	"      case \"eq\": return v !== undefined && same(v, want);\n"
+	"      case \"ne\": return v !== undefined && !same(v, want);\n"
+	"      case \"in\": return v !== undefined && Array.isArray(want) && listed;\n"
+	"      case \"not_in\": return v !== undefined && Array.isArray(want) && !listed;\n"
+	"      case \"gt\": return a > b;\n"
+	"      case \"gte\": return a >= b;\n"
+	"      case \"lt\": return a < b;\n"
+	"      case \"lte\": return a <= b;\n"
+	"    }\n"
+	"    return true;\n"
+	"  }\n"
+	"  function show(el, on) {\n"
+	"    el.hidden = !on;\n"
+	"    var inner = el.matches(\"input, select, textarea\") ? [el] :\n"
+	"      Array.prototype.slice.call(el.querySelectorAll(\"input, select, textarea\"));\n"
+	"    if (el.tagName === \"FIELDSET\") el.disabled = !on;\n"
+	"    else inner.forEach(function (c) { c.disabled = !on; });\n"
+	"    inner.forEach(function (c) {\n"
+	"      if (c.hasAttribute(\"data-required\")) c.required = on && !c.closest(\"[hidden]\");\n"
+	"    });\n"
+	"  }\n"
+	"  function apply() {\n"
+	"    for (var round = 0; round < parts.length + 1; round++) {\n"
+	"      var changed = false;\n"
+	"      Array.prototype.forEach.call(parts, function (el) {\n"
+	"        var on = holds(el);\n"
+	"        if (on === el.hidden) changed = true;\n"
+	"        show(el, on);\n"
+	"      });\n"
+	"      if (!changed) break;\n"
+	"    }\n"
+	"  }\n"
+	"  form.addEventListener(\"input\", apply);\n"
+	"  form.addEventListener(\"change\", apply);\n"
+	"  apply();\n"
+	"})();\n";
+
+const char *page_asset(const char *name, const char **content_type)
+{
+	if (name && strcmp(name, PAGE_CSS) == 0) {
+		*content_type = "text/css; charset=utf-8";
+		return page_css;
+	}
+	if (name && strcmp(name, PAGE_JS) == 0) {
+		*content_type = "text/javascript; charset=utf-8";
+		return page_js;
+	}
+	return NULL;
+}

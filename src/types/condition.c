@@ -108,6 +108,41 @@ static int compare(enum condition_op op, const json_t *actual, const json_t *val
 	}
 }
 
+static int spelled(const json_t *v, const char *const *words)
+{
+	size_t off, n;
+
+	if (!json_is_string(v))
+		return 0;
+	text_trim(json_string_value(v), json_string_length(v), &off, &n);
+	for (size_t i = 0; words[i]; i++)
+		if (n == strlen(words[i]) && memcmp(json_string_value(v) + off, words[i], n) == 0)
+			return 1;
+	return 0;
+}
+
+int condition_yes(const json_t *v)
+{
+	static const char *const yes[] = { "on", "true", "1", "yes", NULL };
+
+	return json_is_true(v) || spelled(v, yes);
+}
+
+int condition_no(const json_t *v)
+{
+	static const char *const no[] = { "off", "false", "0", "no", NULL };
+
+	return json_is_false(v) || spelled(v, no);
+}
+
+/* eq/ne against a boolean reads a form's spellings of it too. */
+static int equals(const json_t *actual, const json_t *value)
+{
+	if (json_is_boolean(value) && json_is_string(actual))
+		return json_is_true(value) ? condition_yes(actual) : condition_no(actual);
+	return json_equal(actual, value);
+}
+
 int condition_holds(const struct condition *c, const json_t *values)
 {
 	const json_t *actual = json_is_object(values) ? json_object_get(values, c->field) : NULL;
@@ -118,13 +153,13 @@ int condition_holds(const struct condition *c, const json_t *values)
 	case CONDITION_ABSENT:
 		return !condition_present(actual);
 	case CONDITION_IS_TRUE:
-		return actual && json_is_true(actual);
+		return actual && condition_yes(actual);
 	case CONDITION_IS_FALSE:
-		return actual && json_is_false(actual);
+		return actual && condition_no(actual);
 	case CONDITION_EQ:
-		return actual && c->value && json_equal(actual, c->value);
+		return actual && c->value && equals(actual, c->value);
 	case CONDITION_NE:
-		return actual && !(c->value && json_equal(actual, c->value));
+		return actual && !(c->value && equals(actual, c->value));
 	case CONDITION_IN:
 		return actual && json_is_array(c->value) && in_list(actual, c->value);
 	case CONDITION_NOT_IN:

@@ -10,6 +10,12 @@
  * (trimmed, as Rust's f64 parse reads them). `present` is: submitted, not
  * null, not a blank string, not an empty array.
  *
+ * Where we differ from the reference (spec/box.md §6, docs/types.md): the
+ * conditions read raw form values, and a ticked HTML checkbox posts a string,
+ * so `is_true`/`is_false` and `eq`/`ne` against a boolean accept the
+ * spellings a bool field accepts (on|true|1|yes, off|false|0|no). The
+ * reference compares the string to JSON true and never shows such a field.
+ *
  * Ownership: nothing is kept; values is borrowed.
  */
 #ifndef MECHA_TYPES_CONDITION_H
@@ -21,6 +27,11 @@
 
 /* 1 when c holds for the object values (NULL or not an object: nothing was submitted). */
 int condition_holds(const struct condition *c, const json_t *values);
+
+/* 1 when v is JSON true or a form's "yes" (on, true, 1, yes; trimmed). */
+int condition_yes(const json_t *v);
+/* 1 when v is JSON false or a form's "no" (off, false, 0, no; trimmed). */
+int condition_no(const json_t *v);
 
 /* 1 when v counts as present: not NULL, not null, not a blank string, not []. */
 int condition_present(const json_t *v);

@@ -28,31 +28,6 @@ static int blank(const json_t *v)
 	       (json_is_array(v) && json_array_size(v) == 0);
 }
 
-/* An HTML checkbox posts "on"; accept the spellings forms produce and nothing clever. */
-static int checked(const char *s, size_t len)
-{
-	static const char *const yes[] = { "on", "true", "1", "yes" };
-	size_t off, n;
-
-	text_trim(s, len, &off, &n);
-	for (size_t i = 0; i < 4; i++)
-		if (n == strlen(yes[i]) && memcmp(s + off, yes[i], n) == 0)
-			return 1;
-	return 0;
-}
-
-static int unchecked(const char *s, size_t len)
-{
-	static const char *const no[] = { "off", "false", "0", "no" };
-	size_t off, n;
-
-	text_trim(s, len, &off, &n);
-	for (size_t i = 0; i < 4; i++)
-		if (n == strlen(no[i]) && memcmp(s + off, no[i], n) == 0)
-			return 1;
-	return 0;
-}
-
 /* The string v trimmed, as a NEW JSON string. */
 static json_t *trimmed(const json_t *v)
 {
@@ -280,9 +255,9 @@ static json_t *coerce_bool(const json_t *v, char **why)
 {
 	if (json_is_boolean(v))
 		return json_boolean(json_is_true(v));
-	if (json_is_string(v) && checked(json_string_value(v), json_string_length(v)))
+	if (json_is_string(v) && condition_yes(v))
 		return json_true();
-	if (json_is_string(v) && unchecked(json_string_value(v), json_string_length(v)))
+	if (json_is_string(v) && condition_no(v))
 		return json_false();
 	*why = xstrdup("this has to be yes or no");
 	return NULL;
@@ -484,7 +459,7 @@ static void acknowledgments(const struct manifest *m, const json_t *raw, json_t 
 	for (size_t i = 0; i < m->nacks; i++) {
 		const json_t *v = json_object_get(raw, m->acks[i].id);
 		if (json_is_true(v) ||
-		    (json_is_string(v) && checked(json_string_value(v), json_string_length(v))))
+		    (json_is_string(v) && condition_yes(v)))
 			json_object_set_new(values, m->acks[i].id, json_true());
 		else
 			problem(errors, m->acks[i].id, "this has to be acknowledged before submitting");
@@ -502,7 +477,9 @@ static void strays(const struct manifest *m, const json_t *raw, const unsigned c
 		const struct manifest_field *f = manifest_field(m, key);
 		if (!f && !manifest_ack(m, key))
 			problem(errors, key, "this is not a field of this request type");
-		else if (f && !visible[f - m->fields])
+		/* A field posted blank with scripts off was shown and left empty, not
+		 * forged (spec/box.md §6): blank counts as absent. */
+		else if (f && !visible[f - m->fields] && !blank(v))
 			problem(errors, key, "this field was not shown, so it cannot be submitted");
 	}
 }

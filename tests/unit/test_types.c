@@ -480,15 +480,25 @@ Test(condition, numeric_operators_read_numbers_and_numeric_strings)
 	cr_assert_not(holds("n", CONDITION_GT, NULL, v));
 }
 
-Test(condition, is_true_and_is_false_want_real_booleans)
+Test(condition, is_true_and_is_false_read_a_ticked_checkbox_as_a_bool_field_does)
 {
-	const char *v = "{\"yes\":true,\"no\":false,\"on\":\"on\"}";
+	const char *v = "{\"yes\":true,\"no\":false,\"on\":\"on\",\"t\":\" true \","
+			"\"off\":\"0\",\"x\":\"maybe\",\"n\":1}";
 
 	cr_assert(holds("yes", CONDITION_IS_TRUE, NULL, v));
 	cr_assert_not(holds("no", CONDITION_IS_TRUE, NULL, v));
 	cr_assert(holds("no", CONDITION_IS_FALSE, NULL, v));
-	cr_assert_not(holds("on", CONDITION_IS_TRUE, NULL, v), "a posted \"on\" is not true here");
+	/* A ticked box posts a string (spec/box.md §6: where we go further). */
+	cr_assert(holds("on", CONDITION_IS_TRUE, NULL, v));
+	cr_assert(holds("t", CONDITION_IS_TRUE, NULL, v));
+	cr_assert(holds("off", CONDITION_IS_FALSE, NULL, v));
+	cr_assert_not(holds("off", CONDITION_IS_TRUE, NULL, v));
+	cr_assert_not(holds("x", CONDITION_IS_TRUE, NULL, v));
+	cr_assert_not(holds("x", CONDITION_IS_FALSE, NULL, v));
+	cr_assert_not(holds("n", CONDITION_IS_TRUE, NULL, v), "a number is not a yes");
 	cr_assert_not(holds("missing", CONDITION_IS_FALSE, NULL, v));
+	cr_assert(holds("on", CONDITION_EQ, "true", v), "eq true reads the spelling too");
+	cr_assert(holds("off", CONDITION_NE, "true", v));
 }
 
 /* ---- validation, per kind ---------------------------------------------------------------- */
@@ -817,6 +827,21 @@ Test(validate, a_hidden_field_is_neither_required_nor_accepted)
 	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(errs, 0), "message")),
 			 "this field was not shown, so it cannot be submitted");
 	json_decref(errs);
+	json_decref(raw);
+	free(t);
+	/* A hidden field posted blank (a form with scripts off) is absent, not forged. */
+	t = xasprintf("{%s,\"format\":\"remote\",\"origin_city\":\"  \"}", base);
+	raw = json_loads(t, 0, NULL);
+	cr_assert_eq(validate_submission(m, raw, VALIDATE_COMPLETE, &r, &errs, &e), 0, "%s", e.msg);
+	cr_assert_null(json_object_get(json_object_get(r, "values"), "origin_city"));
+	json_decref(r);
+	json_decref(raw);
+	free(t);
+	/* A ticked box posts "on": the condition behind it holds (spec/box.md §6). */
+	t = xasprintf("{%s,\"format\":\"in_person\",\"travel_covered\":\"on\",\"origin_city\":\"Lyon\"}", base);
+	raw = json_loads(t, 0, NULL);
+	cr_assert_eq(validate_submission(m, raw, VALIDATE_COMPLETE, &r, &errs, &e), 0, "%s", e.msg);
+	json_decref(r);
 	json_decref(raw);
 	free(t);
 	t = xasprintf("{%s,\"format\":\"in_person\",\"travel_covered\":true,\"origin_city\":\" Lyon \"}", base);

@@ -84,7 +84,7 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
-	if (dl_require(DL_ICAL, e) != 0)
+	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0)
 		return -1;
 	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
 		return -1;

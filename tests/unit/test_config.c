@@ -99,11 +99,11 @@ Test(config, escapes_decode_in_basic_strings_and_not_in_literal_ones)
 	struct config c;
 	struct err e;
 
-	cr_assert_eq(parse("[mail]\nfrom = \"caf\\u00e9 \\\"x\\\" \\t\\U0001F600\"\n"
-			   "sendmail = 'C:\\bin\\send -t'\r\n",
+	cr_assert_eq(parse("[missions]\nbrain = \"caf\\u00e9 \\\"x\\\" \\t\\U0001F600\"\n"
+			   "[mail]\nsendmail = 'C:\\bin\\send -t'\r\n",
 			   &c, &e),
 		     0, "%s", e.msg);
-	cr_assert_str_eq(c.mail_from, "caf\xc3\xa9 \"x\" \t\xf0\x9f\x98\x80");
+	cr_assert_str_eq(c.missions_brain, "caf\xc3\xa9 \"x\" \t\xf0\x9f\x98\x80");
 	cr_assert_str_eq(c.mail_sendmail, "C:\\bin\\send -t");
 	config_free(&c);
 }
@@ -123,7 +123,7 @@ Test(config, an_empty_file_and_comments_alone_mean_every_default)
 
 Test(config, an_unknown_key_is_refused_naming_the_file_and_line)
 {
-	refused("[mail]\nfrom = \"a\"\nfrm = \"b\"\n", "cfg.toml:3: unknown key 'frm' in [mail]");
+	refused("[mail]\nfrom = \"a@b.org\"\nfrm = \"b\"\n", "cfg.toml:3: unknown key 'frm' in [mail]");
 	refused("defualt_provider = \"x\"\n", "cfg.toml:1: unknown key 'defualt_provider'");
 	refused("[providers.a]\nkind = \"rules\"\ntemperature = 1\n", ":3: unknown key 'temperature'");
 }

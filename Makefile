@@ -40,7 +40,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
-LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types
+LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types doctor
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -17,8 +17,9 @@ int model_conf(const struct config *cfg, struct provider_conf *out, struct err *
 	memset(out, 0, sizeof *out);
 	if (cfg->default_provider)
 		p = config_provider_named(cfg, cfg->default_provider);
-	if (!p) {
-		out->name = "rules";
+	/* The offline extractor, named or by default: nothing to call, nothing to check. */
+	if (!p || strcmp(p->kind, "rules") == 0) {
+		out->name = p ? p->name : "rules";
 		out->kind = "rules";
 		return 0;
 	}

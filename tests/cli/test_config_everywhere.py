@@ -202,3 +202,16 @@ def test_a_calendar_that_is_not_there_stops_the_verbs_that_read_it(mecha, model_
     assert want in answers[0]["result"]["content"][0]["text"]
     assert model_server.requests() == []
     mecha.run("frontdoor", "list", check=0)
+
+
+def test_the_rules_extractor_named_as_the_default_provider_extracts_offline(mecha):
+    """default_provider = "rules" (and MECHA_PROVIDER=rules) was refused as "it holds
+    no conversation" by every verb that calls a model."""
+    mecha.write_record(1)
+    write_config(mecha, 'default_provider = "rules"\n')
+    mecha.run("frontdoor", "extract", check=0)
+    assert mecha.read_record(1)["state"] == "extracted"
+    mecha.write_record(2)
+    write_config(mecha, "")
+    mecha.run("frontdoor", "extract", env={"MECHA_PROVIDER": "rules"}, check=0)
+    assert mecha.read_record(2)["state"] == "extracted"

@@ -3,11 +3,13 @@
  * into struct config.
  *
  * base/toml owns the grammar (and refuses a key or a table written twice);
- * this file owns the meaning: every key is checked against the table of keys
- * mecha knows, with its type, and anything else — an unknown key or table, a
- * value of the wrong type, an array of tables — is an error naming the file
- * and the line it is written on. When a file has several mistakes the first
- * by line is reported, as a reader going down the file would meet it.
+ * this file owns the walk: every key is checked against the table of keys
+ * mecha knows (keys.c), with its type and what its value must mean, and
+ * anything else — an unknown key or table, a value of the wrong type or of no
+ * use, an array of tables — is an error naming the file and the line it is
+ * written on. When a file has several mistakes the first by line is reported,
+ * as a reader going down the file would meet it. It also remembers the file
+ * the last load accepted, so config_check need not read it again.
  */
 #include "config/config.h"
 
@@ -26,8 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <pthread.h>
+#include <sys/stat.h>
 
 /* The tables under the top level, by name; [providers.NAME] is handled apart. */
 static const enum config_table fixed_tables[] = { T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS };

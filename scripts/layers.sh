@@ -1,8 +1,8 @@
 #!/bin/sh
 # layers — checks that every #include "dir/file.h" in src/ follows the arrows
 # of docs/architecture.md:
-#   cli → tui, mcp, box, drain → frontdoor, mission → outbox, types, calendar,
-#   provider, config → base
+#   cli → doctor → tui, mcp, box, drain → frontdoor, mission → outbox, types,
+#   calendar, provider, config → base
 # with the exceptions the design states: the outbox never includes the front
 # door (the invite sink uses calendar); provider knows nothing of requests;
 # box never reaches frontdoor, outbox, calendar or provider; nothing outside
@@ -26,10 +26,11 @@ allowed() {
 	mission) echo "base config" ;;
 	frontdoor) echo "base config calendar provider outbox types" ;;
 	mcp) echo "base config calendar provider outbox types frontdoor mission" ;;
+	doctor) echo "base config calendar provider outbox types frontdoor mission mcp" ;;
 	tui) echo "base config calendar provider outbox types frontdoor mission" ;;
 	drain) echo "base config calendar provider types" ;;
 	box) echo "base config types" ;;
-	cli) echo "base config calendar provider outbox types frontdoor mission mcp tui box drain" ;;
+	cli) echo "base config calendar provider outbox types frontdoor mission mcp tui box drain doctor" ;;
 	*) echo "?" ;;
 	esac
 }

@@ -81,6 +81,7 @@ enum {
 	X(NO_MODEL, "no_model", EXIT_REFUSED, "the configured provider cannot use tools")         \
 	X(UNROUTED, "unrouted", EXIT_REFUSED, "drafts would have nowhere to go")                  \
 	X(SEQ_TAKEN, "seq_taken", EXIT_REFUSED, "another record already has that seq")           \
+	X(EXISTS, "exists", EXIT_REFUSED, "mecha init found a config.toml already there")        \
 	X(CHANGED, "changed", EXIT_REFUSED, "the draft changed while it was being edited")        \
 	X(DECLINED, "declined", EXIT_REFUSED, "the person said no at the prompt")                 \
 	X(NOT_PENDING, "not_pending", EXIT_REFUSED, "the draft is no longer pending")             \

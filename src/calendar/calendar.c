@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/dl.h"
 #include "base/err.h"
+#include "base/fs.h"
 #include "base/rfc3339.h"
 #include "calendar/reader.h"
 #include "calendar/source.h"
@@ -84,7 +85,7 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
-	if (dl_require(DL_ICAL, e) != 0)
+	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0)
 		return -1;
 	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
 		return -1;
@@ -187,4 +188,58 @@ char *calendar_busy_text(const struct config *cfg, const struct calendar_interva
 		buf_printf(&out, "%s → %s %s  (%s → %s)\n", a, b, name, ua, ub);
 	}
 	return buf_steal(&out);
+}
+
+/* ---- counting, for mecha doctor ----------------------------------------------- */
+
+struct count {
+	size_t files, events;
+};
+
+static size_t count_events(icalcomponent *c)
+{
+	size_t n = icalcomponent_isa(c) == ICAL_VEVENT_COMPONENT;
+
+	for (icalcomponent *k = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); k;
+	     k = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT))
+		n += count_events(k);
+	return n;
+}
+
+static int count_file(const char *path, void *ctx, struct err *e)
+{
+	struct count *k = ctx;
+	icalcomponent *root = NULL;
+	char *text;
+	size_t len;
+
+	if (fs_read(path, &text, &len, e) != 0)
+		return -1;
+	if (reader_parse(path, text, &root, e) != 0) {
+		free(text);
+		return -1;
+	}
+	k->files++;
+	k->events += root ? count_events(root) : 0;
+	if (root)
+		icalcomponent_free(root);
+	free(text);
+	return 0;
+}
+
+int calendar_count_conf(const struct config *cfg, size_t *files, size_t *events, struct err *e)
+{
+	struct count k = { 0, 0 };
+	struct source s;
+
+	*files = *events = 0;
+	source_from_config(cfg, &s);
+	if (!s.path || !*s.path)
+		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
+	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0 ||
+	    source_each(&s, count_file, &k, e) != 0)
+		return -1;
+	*files = k.files;
+	*events = k.events;
+	return 0;
 }

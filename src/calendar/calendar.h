@@ -54,6 +54,14 @@ struct calendar_interval {
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e);
 
+/*
+ * How much of the calendar cfg names there is, for `mecha doctor`: its .ics
+ * files and the VEVENT components in them (a recurrence is one, an override
+ * of one instance another), each file read and checked as the busy reader
+ * checks it (without expanding recurrences). Failures as calendar_busy_conf.
+ */
+int calendar_count_conf(const struct config *cfg, size_t *files, size_t *events, struct err *e);
+
 /* 1 when [start, end) overlaps none of the busy intervals, 0 when it does, -1 on failure. */
 int calendar_is_free_conf(const struct config *cfg, time_t start, time_t end, struct err *e);
 

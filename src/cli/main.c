@@ -36,6 +36,8 @@ const struct cli_command cli_commands[] = {
 	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },
 	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy" },
 	{ "types", cli_types, &cli_types_group, "request types: the manifests strangers' forms are built from" },
+	{ "init", cli_init, NULL, "set up a home: its stores and a config.toml with every setting" },
+	{ "doctor", cli_doctor, NULL, "check a home, changing nothing: each line ok, warn or fail" },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

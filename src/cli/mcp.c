@@ -89,7 +89,7 @@ static void print_client_config(FILE *f)
 {
 	char exe[PATH_MAX];
 	struct err e;
-	char *home = home_default(HOME_ROOT, &e);
+	char *home = home_path(HOME_ROOT, &e); /* help, even when config.toml is broken */
 	json_t *cfg;
 
 	own_path(exe, sizeof exe);

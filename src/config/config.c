@@ -3,11 +3,13 @@
  * into struct config.
  *
  * base/toml owns the grammar (and refuses a key or a table written twice);
- * this file owns the meaning: every key is checked against the table of keys
- * mecha knows, with its type, and anything else — an unknown key or table, a
- * value of the wrong type, an array of tables — is an error naming the file
- * and the line it is written on. When a file has several mistakes the first
- * by line is reported, as a reader going down the file would meet it.
+ * this file owns the walk: every key is checked against the table of keys
+ * mecha knows (keys.c), with its type and what its value must mean, and
+ * anything else — an unknown key or table, a value of the wrong type or of no
+ * use, an array of tables — is an error naming the file and the line it is
+ * written on. When a file has several mistakes the first by line is reported,
+ * as a reader going down the file would meet it. It also remembers the file
+ * the last load accepted, so config_check need not read it again.
  */
 #include "config/config.h"
 
@@ -17,75 +19,26 @@
 #include "base/text.h"
 #include "base/toml.h"
 #include "config/home.h"
+#include "config/keys.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum table { T_ROOT, T_PROVIDER, T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS };
-
-static const char *const table_names[] = {
-	[T_ROOT] = "the top level", [T_PROVIDER] = "[providers.*]", [T_OUTBOX] = "[outbox]",
-	[T_MAIL] = "[mail]",        [T_CALENDAR] = "[calendar]",     [T_MISSIONS] = "[missions]",
-};
+#include <pthread.h>
+#include <sys/stat.h>
 
 /* The tables under the top level, by name; [providers.NAME] is handled apart. */
-static const struct {
-	const char *name;
-	enum table t;
-} fixed_tables[] = { { "outbox", T_OUTBOX },
-		     { "mail", T_MAIL },
-		     { "calendar", T_CALENDAR },
-		     { "missions", T_MISSIONS } };
-
-enum vtype { V_STR, V_INT, V_ARR };
+static const enum config_table fixed_tables[] = { T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS };
 
 static const char *const vtype_names[] = {
 	[V_STR] = "a string",
 	[V_INT] = "an integer",
 	[V_ARR] = "an array of strings",
 };
-
-/* Offsets are into struct config, or into struct config_provider for T_PROVIDER. */
-struct key {
-	enum table tab;
-	const char *name;
-	enum vtype type;
-	size_t off;
-	size_t count_off; /* V_ARR: where the array's length goes */
-};
-
-#define C(f) offsetof(struct config, f), 0
-#define A(f, n) offsetof(struct config, f), offsetof(struct config, n)
-#define P(f) offsetof(struct config_provider, f), 0
-
-static const struct key keys[] = {
-	{ T_ROOT, "default_provider", V_STR, C(default_provider) },
-	{ T_PROVIDER, "kind", V_STR, P(kind) },
-	{ T_PROVIDER, "base_url", V_STR, P(base_url) },
-	{ T_PROVIDER, "model", V_STR, P(model) },
-	{ T_PROVIDER, "api_key_env", V_STR, P(api_key_env) },
-	{ T_PROVIDER, "timeout_s", V_INT, P(timeout_s) },
-	{ T_PROVIDER, "connect_timeout_s", V_INT, P(connect_timeout_s) },
-	{ T_OUTBOX, "dir", V_STR, C(outbox_dir) },
-	{ T_OUTBOX, "tools", V_ARR, A(outbox_tools, noutbox_tools) },
-	{ T_MAIL, "smtp_url", V_STR, C(mail_smtp_url) },
-	{ T_MAIL, "sendmail", V_STR, C(mail_sendmail) },
-	{ T_MAIL, "from", V_STR, C(mail_from) },
-	{ T_MAIL, "username", V_STR, C(mail_username) },
-	{ T_MAIL, "password_env", V_STR, C(mail_password_env) },
-	{ T_CALENDAR, "path", V_STR, C(calendar_path) },
-	{ T_CALENDAR, "timezone", V_STR, C(calendar_timezone) },
-	{ T_CALENDAR, "collections", V_ARR, A(calendar_collections, ncalendar_collections) },
-	{ T_MISSIONS, "brain", V_STR, C(missions_brain) },
-};
-
-#undef C
-#undef A
-#undef P
 
 struct walk {
 	const char *file;
@@ -121,31 +74,27 @@ static char *safe(const char *s, size_t len)
 	return buf_steal(&b);
 }
 
-static const struct key *find_key(enum table tab, const char *name)
+/*
+ * A string value as a C string, checked for what it must mean: a NUL inside
+ * would silently cut it short.
+ */
+static char *string_value(struct walk *w, const struct config_key *k, const struct toml_value *v)
 {
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (keys[i].tab == tab && strcmp(keys[i].name, name) == 0)
-			return &keys[i];
-	return NULL;
-}
+	struct buf why = BUF_INIT;
 
-/* A string value as a C string: a NUL inside would silently cut it short. */
-static char *string_value(struct walk *w, const char *name, const struct toml_value *v)
-{
 	if (memchr(v->u.str.ptr, '\0', v->u.str.len)) {
-		problem(w, v->line, "%s holds a NUL character", name);
+		problem(w, v->line, "%s holds a NUL character", k->name);
+		return NULL;
+	}
+	if (k->meaning && k->meaning(v->u.str.ptr, &why) != 0) {
+		problem(w, v->line, "%s", buf_str(&why));
+		buf_free(&why);
 		return NULL;
 	}
 	return xstrdup(v->u.str.ptr);
 }
 
-static int kind_ok(const char *kind)
-{
-	return strcmp(kind, "openai") == 0 || strcmp(kind, "anthropic") == 0 ||
-	       strcmp(kind, "rules") == 0;
-}
-
-static void store_array(struct walk *w, const struct key *k, char *base, const struct toml_value *v)
+static void store_array(struct walk *w, const struct config_key *k, char *base, const struct toml_value *v)
 {
 	char **arr = xcalloc(v->u.array.n + 1, sizeof *arr);
 	size_t n = 0;
@@ -156,7 +105,7 @@ static void store_array(struct walk *w, const struct key *k, char *base, const s
 			problem(w, item->line, "arrays hold only strings here");
 			continue;
 		}
-		if ((arr[n] = string_value(w, k->name, item)))
+		if ((arr[n] = string_value(w, k, item)))
 			n++;
 	}
 	*(char ***)(void *)(base + k->off) = arr;
@@ -164,7 +113,7 @@ static void store_array(struct walk *w, const struct key *k, char *base, const s
 }
 
 /* Checks v against k and stores it in the struct at base. */
-static void store(struct walk *w, const struct key *k, char *base, const struct toml_value *v)
+static void store(struct walk *w, const struct config_key *k, char *base, const struct toml_value *v)
 {
 	static const enum toml_type want[] = { [V_STR] = TOML_STRING, [V_INT] = TOML_INTEGER,
 					       [V_ARR] = TOML_ARRAY };
@@ -179,19 +128,18 @@ static void store(struct walk *w, const struct key *k, char *base, const struct 
 			problem(w, v->line, "%s must be between 1 and 86400 seconds", k->name);
 		else
 			*(long *)(void *)(base + k->off) = (long)v->u.integer;
-	} else if (k->tab == T_PROVIDER && strcmp(k->name, "kind") == 0 &&
-		   !kind_ok(v->u.str.ptr)) {
-		problem(w, v->line, "kind must be \"openai\", \"anthropic\" or \"rules\"");
 	} else {
-		*(char **)(void *)(base + k->off) = string_value(w, k->name, v);
+		*(char **)(void *)(base + k->off) = string_value(w, k, v);
 	}
+	if (k->line_off != CONFIG_NO_LINE)
+		*(int *)(void *)(base + k->line_off) = v->line;
 }
 
 /* One entry of a table named `path` in messages, set into the struct at base. */
-static void setting(struct walk *w, enum table tab, const char *path, char *base,
+static void setting(struct walk *w, enum config_table tab, const char *path, char *base,
 		    const struct toml_entry *en)
 {
-	const struct key *k = find_key(tab, en->key);
+	const struct config_key *k = config_key_find(tab, en->key);
 	char *name;
 
 	if (k && strlen(en->key) == en->keylen) {
@@ -202,11 +150,11 @@ static void setting(struct walk *w, enum table tab, const char *path, char *base
 	if (en->value->type == TOML_TABLE && !toml_is_inline(en->value))
 		problem(w, en->value->line, "unknown table [%s%s%s]", path, *path ? "." : "", name);
 	else
-		problem(w, en->value->line, "unknown key '%s' in %s", name, table_names[tab]);
+		problem(w, en->value->line, "unknown key '%s' in %s", name, config_tables[tab].shown);
 	free(name);
 }
 
-static void settings(struct walk *w, enum table tab, const char *path, char *base,
+static void settings(struct walk *w, enum config_table tab, const char *path, char *base,
 		     const struct toml_value *t)
 {
 	for (size_t i = 0; i < t->u.table.n; i++)
@@ -238,6 +186,7 @@ static void provider(struct walk *w, const struct toml_entry *en)
 	pr->name = xstrndup(en->key, en->keylen);
 	pr->timeout_s = CONFIG_TIMEOUT_S;
 	pr->connect_timeout_s = CONFIG_CONNECT_TIMEOUT_S;
+	pr->line = en->value->line;
 	settings(w, T_PROVIDER, path, (char *)pr, en->value);
 	if (!toml_get(en->value, "kind"))
 		problem(w, en->value->line, "[providers.%s] needs kind = \"openai\", \"anthropic\" or "
@@ -266,19 +215,18 @@ static void top_level(struct walk *w, const struct toml_value *root)
 {
 	for (size_t i = 0; i < root->u.table.n; i++) {
 		const struct toml_entry *en = &root->u.table.items[i];
-		size_t t = 0;
+		size_t t = 0, nt = sizeof fixed_tables / sizeof fixed_tables[0];
 		if (strcmp(en->key, "providers") == 0) {
 			if (is_table(w, "providers", en->value))
 				providers(w, en->value);
 			continue;
 		}
-		while (t < sizeof fixed_tables / sizeof fixed_tables[0] &&
-		       strcmp(en->key, fixed_tables[t].name) != 0)
+		while (t < nt && strcmp(en->key, config_tables[fixed_tables[t]].name) != 0)
 			t++;
-		if (t == sizeof fixed_tables / sizeof fixed_tables[0] || strlen(en->key) != en->keylen)
+		if (t == nt || strlen(en->key) != en->keylen)
 			setting(w, T_ROOT, "", (char *)w->cfg, en);
 		else if (is_table(w, en->key, en->value))
-			settings(w, fixed_tables[t].t, en->key, (char *)w->cfg, en->value);
+			settings(w, fixed_tables[t], en->key, (char *)w->cfg, en->value);
 	}
 }
 
@@ -289,6 +237,10 @@ int config_parse(const char *text, size_t len, const char *file, struct config *
 	struct toml_value *doc;
 
 	memset(out, 0, sizeof *out);
+	/* TOML has no byte-order mark; the parser would say only "expected a key". */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		return err_set(e, ERR_CONFIG, "%s:1: starts with a UTF-8 byte-order mark; save it "
+			       "without one", file);
 	if (!(doc = toml_parse(text, len, file, e))) {
 		e->code = ERR_CONFIG;
 		return -1;
@@ -329,12 +281,14 @@ static int resolve_provider(struct config *c, const char *from_env, struct err *
 		pr->timeout_s = CONFIG_TIMEOUT_S;
 		pr->connect_timeout_s = CONFIG_CONNECT_TIMEOUT_S;
 	}
+	if (!pr && from_env && *from_env)
+		return err_set(e, ERR_CONFIG, "MECHA_PROVIDER names the provider '%s', but %s has "
+				"no [providers.%s] table", c->default_provider,
+				c->path ? c->path : "the configuration", c->default_provider);
 	if (!pr)
-		return err_set(e, ERR_CONFIG, "%s names the provider '%s', but %s has no "
-				"[providers.%s] table",
-				from_env && *from_env ? "MECHA_PROVIDER" : "default_provider",
-				c->default_provider, c->path ? c->path : "the configuration",
-				c->default_provider);
+		return err_set(e, ERR_CONFIG, "%s:%d: default_provider names the provider '%s', but "
+				"there is no [providers.%s] table", c->path ? c->path : "config.toml",
+				c->default_provider_line, c->default_provider, c->default_provider);
 	if (model && *model)
 		replace(&pr->model, model);
 	return 0;
@@ -359,6 +313,63 @@ static void resolve_paths(struct config *c, char *default_outbox)
 		free(c->calendar_path);
 		c->calendar_path = p;
 	}
+}
+
+/*
+ * What config_check remembers: the file the last successful load of this
+ * process read (or that there was none), so that a verb that loaded the
+ * configuration and then opens a store does not read it twice, while a
+ * long-lived process (the MCP server) still sees an edit.
+ */
+struct seen {
+	int valid;
+	char *path;
+	int absent;
+	struct stat st;
+};
+
+static struct seen accepted;
+static pthread_mutex_t accepted_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* 1 when path is, as far as stat can tell, the file this process last accepted. */
+static int seen_before(const char *path, int absent, const struct stat *st)
+{
+	int same;
+
+	pthread_mutex_lock(&accepted_lock);
+	same = accepted.valid && strcmp(accepted.path, path) == 0 && accepted.absent == absent &&
+	       (absent || same_file(&accepted.st, st));
+	pthread_mutex_unlock(&accepted_lock);
+	return same;
+}
+
+static void remember(const char *path, int absent, const struct stat *st)
+{
+	pthread_mutex_lock(&accepted_lock);
+	free(accepted.path);
+	accepted.path = xstrdup(path);
+	accepted.absent = absent;
+	if (!absent)
+		accepted.st = *st;
+	accepted.valid = 1;
+	pthread_mutex_unlock(&accepted_lock);
+}
+
+/* stat of path: 0 it is there, 1 it is not, -1 on another error (in e). */
+static int look(const char *path, struct stat *st, struct err *e)
+{
+	if (stat(path, st) == 0)
+		return 0;
+	if (errno == ENOENT)
+		return 1;
+	return err_errno(e, "reading %s", path);
 }
 
 static int read_file(struct config *out, char *home, char *path, struct err *e)
@@ -386,23 +397,48 @@ static int read_file(struct config *out, char *home, char *path, struct err *e)
 
 int config_load(struct config *out, struct err *e)
 {
-	char *home = home_default(HOME_ROOT, e);
-	char *path = home ? home_default(HOME_CONFIG, e) : NULL;
-	char *outbox = path ? home_default(HOME_OUTBOX, e) : NULL;
+	char *home = home_path(HOME_ROOT, e);
+	char *path = home ? home_path(HOME_CONFIG, e) : NULL;
+	char *outbox = path ? home_path(HOME_OUTBOX, e) : NULL;
+	char *seen = path ? xstrdup(path) : NULL;
+	struct stat st;
+	int absent = path ? look(path, &st, e) : -1; /* before the read: see seen_before */
 
 	memset(out, 0, sizeof *out);
-	if (!outbox || read_file(out, home, path, e) != 0) {
+	if (!outbox || absent < 0 || read_file(out, home, path, e) != 0) {
 		free(outbox);
 		free(path);
 		free(home);
+		free(seen);
 		return -1;
 	}
 	resolve_paths(out, outbox);
 	if (resolve_provider(out, getenv("MECHA_PROVIDER"), e) != 0) {
 		config_free(out);
+		free(seen);
 		return -1;
 	}
+	if ((out->path == NULL) == absent) /* the file did not come or go between stat and read */
+		remember(seen, absent, &st);
+	free(seen);
 	return 0;
+}
+
+int config_check(struct err *e)
+{
+	char *path = home_path(HOME_CONFIG, e);
+	struct config c;
+	struct stat st;
+	int absent = path ? look(path, &st, e) : -1;
+	int rc = 0;
+
+	if (absent < 0 || !seen_before(path, absent, &st)) {
+		rc = absent < 0 ? -1 : config_load(&c, e);
+		if (rc == 0)
+			config_free(&c);
+	}
+	free(path);
+	return rc;
 }
 
 static void provider_free(struct config_provider *p)

@@ -9,17 +9,31 @@
  * silently ignore is worse than a refusal to start, because the person who
  * wrote it believes it is in force (an unrouted `[outbox] tools` sends mail).
  *
+ * What a value means is checked when the file is read, too (keys.c): [mail]
+ * from must be an address mecha sends from, smtp_url an smtp:// or smtps://
+ * URL, a provider's base_url http:// or https://, a *_env setting the name of
+ * a variable; a file that starts with a UTF-8 byte-order mark is named as
+ * such. What depends on the verb — a key variable that must be set, a
+ * calendar that must exist — is config_require's, called by the library
+ * function that starts such work.
+ *
+ * Every verb that reads a home reads this file first: the stores' default
+ * paths come from home_default (home.h), which refuses to give one while the
+ * file does not load, so no verb can run past a broken configuration.
+ *
  * A missing file is not an error: every setting has a default.
  *
  * Calling sequence:
  *     struct config c; struct err e;
  *     if (config_load(&c, &e) != 0) return cli_fail(&e);
+ *     if (config_require(&c, CONFIG_NEEDS_MODEL, &e) != 0) ...
  *     ... c.outbox_dir ...
  *     config_free(&c);
  *
  * Ownership: struct config owns every string and array in it; config_free
  * releases them (and is safe on a zeroed or already-freed config). Pointers
- * returned by config_provider_named are borrowed from the config.
+ * returned by config_provider_named are borrowed from the config;
+ * config_template returns a new string.
  */
 #ifndef MECHA_CONFIG_CONFIG_H
 #define MECHA_CONFIG_CONFIG_H
@@ -39,6 +53,8 @@ struct config_provider {
 	char *api_key_env; /* the variable holding the key; the key is never in the file */
 	long timeout_s;
 	long connect_timeout_s;
+	int line;             /* where the [providers.NAME] table starts (0: not from a file) */
+	int api_key_env_line; /* the line api_key_env is on; 0 when unset */
 };
 
 struct config {
@@ -56,6 +72,8 @@ struct config {
 	char **calendar_collections; /* [calendar] collections under a vdirsyncer root */
 	size_t ncalendar_collections;
 	char *missions_brain; /* [missions] brain */
+	/* The lines settings config_require names are written on; 0 when unset. */
+	int default_provider_line, mail_sendmail_line, mail_password_env_line, calendar_path_line;
 };
 
 /*
@@ -79,6 +97,40 @@ int config_parse(const char *text, size_t len, const char *file, struct config *
 		 struct err *e);
 
 void config_free(struct config *c);
+
+/*
+ * What a verb is about to do, for config_require: each names the settings
+ * that must then hold beyond what the file says — things of this machine, not
+ * of the file, checked before the verb changes anything.
+ */
+enum config_need {
+	CONFIG_NEEDS_MODEL = 1,    /* calls the default provider: its api_key_env is set */
+	CONFIG_NEEDS_MAIL = 2,     /* sends: [mail] password_env is set (SMTP), or the
+				      sendmail command is a program that runs */
+	CONFIG_NEEDS_CALENDAR = 4, /* reads the calendar: [calendar] path exists, when set */
+};
+
+/*
+ * 0 when every need in `needs` (CONFIG_NEEDS_*) is met; otherwise -1 with code
+ * "config" naming the file and line of the setting and what to do. A setting
+ * that is not there is not this function's business (the sink or the reader
+ * says "no route", "no calendar" in its own words).
+ */
+int config_require(const struct config *c, unsigned needs, struct err *e);
+
+/*
+ * Checks HOME_M/config.toml as config_load would, without keeping it: the
+ * check home_default makes before handing out a path. A file this process
+ * already loaded, unchanged since (same inode, size, times), is not read again.
+ */
+int config_check(struct err *e);
+
+/*
+ * config.toml as `mecha init` writes it: every table and key of keys.c, each
+ * commented out with its example and what it does, for the home `home` (the
+ * outbox example names it). It loads as an empty configuration. New string.
+ */
+char *config_template(const char *home);
 
 /* The provider called name, or NULL. */
 const struct config_provider *config_provider_named(const struct config *c, const char *name);

@@ -17,8 +17,9 @@ int model_conf(const struct config *cfg, struct provider_conf *out, struct err *
 	memset(out, 0, sizeof *out);
 	if (cfg->default_provider)
 		p = config_provider_named(cfg, cfg->default_provider);
-	if (!p) {
-		out->name = "rules";
+	/* The offline extractor, named or by default: nothing to call, nothing to check. */
+	if (!p || strcmp(p->kind, "rules") == 0) {
+		out->name = p ? p->name : "rules";
 		out->kind = "rules";
 		return 0;
 	}
@@ -28,14 +29,10 @@ int model_conf(const struct config *cfg, struct provider_conf *out, struct err *
 	out->model = p->model;
 	out->timeout_s = p->timeout_s;
 	out->connect_timeout_s = p->connect_timeout_s;
-	if (p->api_key_env && *p->api_key_env) {
-		const char *key = getenv(p->api_key_env);
-		if (!key || !*key)
-			return err_set(e, ERR_CONFIG,
-					"provider %s: its key variable %s is not set in the environment",
-					p->name, p->api_key_env);
-		out->api_key = xstrdup(key);
-	}
+	if (config_require(cfg, CONFIG_NEEDS_MODEL, e) != 0)
+		return -1;
+	if (p->api_key_env && *p->api_key_env)
+		out->api_key = xstrdup(getenv(p->api_key_env));
 	return provider_conf_check(out, e);
 }
 

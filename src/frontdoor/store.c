@@ -667,3 +667,59 @@ int store_put(struct store *s, struct record *r, struct err *e)
 	lock_release(lock);
 	return rc;
 }
+
+/* ---- the type cache, checked (mecha doctor) ------------------------------------ */
+
+/* The type_id of a record file's name (name_seq has accepted it); new. */
+static char *name_type(const char *name)
+{
+	const char *p = name + (name[0] == '-');
+	size_t n = strlen(name);
+
+	p += strspn(p, "0123456789");
+	return xstrndup(p + 1, (size_t)(name + n - 5 - (p + 1)));
+}
+
+static int listed(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+int store_types_missing(struct store *s, int *has_cache, char ***missing, size_t *n,
+			struct err *e)
+{
+	char *types = NULL;
+	size_t len = 0, count;
+	struct entry *v;
+	struct err none;
+
+	*missing = NULL;
+	*n = 0;
+	*has_cache = s->dirfd >= 0 && fs_read_at(s->dirfd, TYPES_FILE, &types, &len, &none) == 0;
+	if (list_names(s, &v, &count, NULL, e) != 0) {
+		free(types);
+		return -1;
+	}
+	for (size_t i = 0; i < count; i++) {
+		char *t = name_type(v[i].name);
+		if ((types && types_has(types, len, t)) || listed(*missing, *n, t)) {
+			free(t);
+			continue;
+		}
+		*missing = xrealloc(*missing, (*n + 1) * sizeof **missing);
+		(*missing)[(*n)++] = t;
+	}
+	free_names(v, count);
+	free(types);
+	return 0;
+}
+
+void store_types_free(char **types, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(types[i]);
+	free(types);
+}

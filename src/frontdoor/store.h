@@ -119,4 +119,14 @@ int store_update(struct store *s, long long seq,
  */
 int store_put(struct store *s, struct record *r, struct err *e);
 
+/*
+ * For `mecha doctor`: the type ids of record files that <dir>/.types (the
+ * hint a lookup by seq tries first) does not list, each once; *has_cache
+ * says whether there is a .types at all. Reads names only and writes nothing.
+ * *missing is a new array of new strings (store_types_free).
+ */
+int store_types_missing(struct store *s, int *has_cache, char ***missing, size_t *n,
+			struct err *e);
+void store_types_free(char **types, size_t n);
+
 #endif

@@ -662,6 +662,10 @@ int sweep_home(unsigned flags, const struct sweep_report *rep, struct sweep_coun
 	memset(counts, 0, sizeof *counts);
 	if (config_load(&cfg, e) != 0)
 		return -1;
+	if (config_require(&cfg, CONFIG_NEEDS_CALENDAR, e) != 0) {
+		config_free(&cfg);
+		return -1;
+	}
 	rc = store_open_default(&s, (flags & SWEEP_DRY_RUN) ? STORE_READ : STORE_CREATE, e);
 	if (rc == 0) {
 		rc = sweep_run(&s, &cfg, flags, rep, counts, e);

@@ -33,6 +33,9 @@ int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
 		return err_set(e, ERR_NO_MODEL,
 			       "triage needs a model that can use tools, and the configured "
 			       "provider is the rules extractor: set default_provider in config.toml");
+	/* A run's agent may ask the calendar: a calendar named and missing stops it now. */
+	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0)
+		return -1;
 	if (!sink_routed(cfg, SINK_MAIL, e)) {
 		err_prefix(e, "triage refuses to run");
 		return -1;

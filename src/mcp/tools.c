@@ -166,7 +166,11 @@ json_t *tools_call(const char *name, const json_t *args, const char *session_id,
 	if (!args)
 		args = empty = json_object();
 	err_clear(&why);
-	v = front ? agent_tool_call(front, &c, args, &why) : call_mission(mission, args, &why);
+	/* Every tool reads the home: none runs past a config.toml that does not load. */
+	if (config_check(&why) != 0)
+		v = NULL;
+	else
+		v = front ? agent_tool_call(front, &c, args, &why) : call_mission(mission, args, &why);
 	json_decref(empty);
 	return v ? success(v) : refusal(&why);
 }

@@ -7,6 +7,7 @@
  */
 #include "outbox/mail.h"
 
+#include "base/addr.h"
 #include "base/buf.h"
 #include "base/dl.h"
 #include "base/err.h"
@@ -33,137 +34,6 @@ extern char **environ;
 /* Longest header line an encoded word may make (RFC 2047 §2: 76). */
 #define WORD_BYTES 39 /* raw bytes per encoded word: "Subject: " + 12 + 52 ≤ 76 */
 #define QP_LINE 76
-
-struct addr {
-	char *display; /* NULL when there is none */
-	char *spec;    /* local@domain */
-};
-
-static void addr_free(struct addr *a)
-{
-	free(a->display);
-	free(a->spec);
-	a->display = a->spec = NULL;
-}
-
-/* ---- addresses -------------------------------------------------------------- */
-
-static int local_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       (c && strchr("!#$%&'*+/=?^_`{|}~.-", c) != NULL);
-}
-
-static int domain_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '-';
-}
-
-/* An addr-spec we are willing to put on an envelope and a command line. */
-static int spec_ok(const char *s, size_t n)
-{
-	const char *at = memchr(s, '@', n);
-	size_t local, i;
-
-	if (!at || n > 254 || s[0] == '-' || s[0] == '.')
-		return 0;
-	local = (size_t)(at - s);
-	if (local == 0 || local > 64 || local + 1 == n)
-		return 0;
-	for (i = 0; i < local; i++)
-		if (!local_char(s[i]))
-			return 0;
-	for (i = local + 1; i < n; i++)
-		if (!domain_char(s[i]))
-			return 0;
-	return s[local + 1] != '.' && s[local + 1] != '-' && s[n - 1] != '.';
-}
-
-static char *dup_range(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1);
-
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return out;
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && (**s == ' ' || **s == '\t')) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
-		(*n)--;
-}
-
-/* A display name: quotes removed, no control characters, valid UTF-8. */
-static int display_name(const char *s, size_t n, struct addr *out)
-{
-	struct buf b = BUF_INIT;
-
-	trim(&s, &n);
-	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
-		s++;
-		n -= 2;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f) {
-			buf_free(&b);
-			return -1;
-		}
-		if (c == '\\' && i + 1 < n)
-			c = (unsigned char)s[++i];
-		buf_addc(&b, (char)c);
-	}
-	if (!text_utf8_valid(buf_str(&b), b.len)) {
-		buf_free(&b);
-		return -1;
-	}
-	out->display = b.len ? buf_steal(&b) : NULL;
-	buf_free(&b);
-	return 0;
-}
-
-/* "Name <a@b>" or "a@b"; the message quotes the address safely. */
-static int addr_parse(const char *s, size_t n, const char *what, struct addr *out,
-		      struct err *e)
-{
-	const char *lt;
-
-	memset(out, 0, sizeof *out);
-	if (memchr(s, '\0', n))
-		goto bad;
-	trim(&s, &n);
-	lt = n ? memrchr(s, '<', n) : NULL;
-	if (lt) {
-		size_t speclen;
-		if (s[n - 1] != '>')
-			goto bad;
-		speclen = (size_t)(s + n - 1 - (lt + 1));
-		if (!spec_ok(lt + 1, speclen) || display_name(s, (size_t)(lt - s), out) != 0)
-			goto bad;
-		out->spec = dup_range(lt + 1, speclen);
-		return 0;
-	}
-	if (!spec_ok(s, n))
-		goto bad;
-	out->spec = dup_range(s, n);
-	return 0;
-bad:
-	{
-		struct buf b = BUF_INIT;
-		text_safe(&b, s, n, 0);
-		err_set(e, ERR_BAD_ARGS, "%s: '%s' is not an e-mail address mecha will send to", what,
-			 buf_str(&b));
-		buf_free(&b);
-	}
-	addr_free(out);
-	return -1;
-}
 
 /* to/cc: a string or an array of strings; appends to *list. */
 static int addr_list(const json_t *v, const char *what, int required, struct addr **list,
@@ -250,7 +120,7 @@ static int plain_ascii(const char *s, size_t n)
 static int atext_phrase(const char *s)
 {
 	for (; *s; s++)
-		if (!(local_char(*s) && *s != '.') && *s != ' ')
+		if (!(addr_local_char(*s) && *s != '.') && *s != ' ')
 			return 0;
 	return 1;
 }
@@ -734,6 +604,15 @@ static int smtp_send(const struct config *cfg, const struct mail_message *m, str
 }
 
 /* ---- a sendmail-compatible command -------------------------------------------- */
+
+static char *dup_range(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return out;
+}
 
 /* The command split on blanks (no shell), then the recipients unless it reads them (-t). */
 static char **command_argv(const char *cmd, const struct mail_message *m)

@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "base/verdict.h"
 #include "base/rfc3339.h"
+#include "config/config.h"
 #include "outbox/item.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
@@ -117,7 +118,9 @@ int release_send(struct outbox_store *s, const struct config *cfg, const char *i
 	struct err why;
 	int delivered;
 
-	if (claim(s, cfg, id, flags, &sink, &job, e) != 0)
+	/* A password or a program missing here stops the send before the draft is claimed. */
+	if (config_require(cfg, CONFIG_NEEDS_MAIL, e) != 0 ||
+	    claim(s, cfg, id, flags, &sink, &job, e) != 0)
 		return -1;
 	err_clear(&why);
 	delivered = sink->deliver(cfg, job, &why) == 0;

@@ -19,6 +19,7 @@
 
 struct http_exchange {
 	CURL *easy;
+	const char *method; /* "POST" or "GET", for messages */
 	struct curl_slist *headers;
 	char *url;
 	char *body;
@@ -86,11 +87,21 @@ struct http_exchange *http_post_new(const char *url, char *body, size_t len, lon
 	if (!x->easy)
 		abort();
 	x->url = xstrdup(url);
+	x->method = "POST";
 	x->body = body;
 	x->body_len = len;
 	easy_setup(x, connect_timeout_s, timeout_s);
 	/* curl would wait for a "100 Continue" before sending a large body. */
 	http_header(x, "Expect:");
+	return x;
+}
+
+struct http_exchange *http_get_new(const char *url, long connect_timeout_s, long timeout_s)
+{
+	struct http_exchange *x = http_post_new(url, NULL, 0, connect_timeout_s, timeout_s);
+
+	x->method = "GET";
+	curl_easy_setopt(x->easy, CURLOPT_HTTPGET, 1L);
 	return x;
 }
 
@@ -157,7 +168,7 @@ static void body_quote(struct buf *out, const struct buf *body)
 
 void http_where(const struct http_exchange *x, const char *who, struct buf *out)
 {
-	buf_printf(out, "%s: POST ", who);
+	buf_printf(out, "%s: %s ", who, x->method);
 	shown_url(out, x->url);
 }
 
@@ -229,7 +240,7 @@ int http_multi_add(struct http_multi *m, struct http_exchange *x, struct err *e)
 	CURLMcode rc = curl_multi_add_handle(m->multi, x->easy);
 
 	if (rc != CURLM_OK)
-		return err_set(e, ERR_PROVIDER_TRANSPORT, "POST %s: %s", x->url,
+		return err_set(e, ERR_PROVIDER_TRANSPORT, "%s %s: %s", x->method, x->url,
 				curl_multi_strerror(rc));
 	if (m->in_flight == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 8;

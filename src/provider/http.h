@@ -1,5 +1,6 @@
 /*
- * http — JSON POSTs over libcurl, one at a time or many in flight.
+ * http — JSON POSTs over libcurl, one at a time or many in flight (and the
+ * one GET a reachability check makes).
  *
  * It owns the transport and nothing above it: timeouts (connect and total),
  * the captured reply, and turning a failed transfer into an error that names
@@ -42,6 +43,8 @@ struct http_multi;
 /* A POST of body (taken: freed with the exchange) to url. Aborts on allocation failure. */
 struct http_exchange *http_post_new(const char *url, char *body, size_t len, long connect_timeout_s,
 				    long timeout_s);
+/* A GET of url (no body), otherwise as http_post_new. */
+struct http_exchange *http_get_new(const char *url, long connect_timeout_s, long timeout_s);
 /* Adds one "Name: value" header line (copied, wiped on free). */
 void http_header(struct http_exchange *x, const char *line);
 /* The caller's tag, carried through the multi. */
@@ -51,7 +54,7 @@ void *http_tag(const struct http_exchange *x);
 const struct buf *http_reply(const struct http_exchange *x);
 /* The HTTP status, 0 when none was received. */
 long http_status(const struct http_exchange *x);
-/* Appends "<who>: POST <url>" (a password in the URL replaced) for a message. */
+/* Appends "<who>: POST <url>" (or GET; a password in the URL replaced) for a message. */
 void http_where(const struct http_exchange *x, const char *who, struct buf *out);
 /*
  * 0 when the transfer completed with a 2xx status. Otherwise -1 and e says

@@ -227,7 +227,8 @@ int provider_conf_check(const struct provider_conf *conf, struct err *e)
 	return 0;
 }
 
-char *provider_url(const struct provider_conf *conf)
+/* {base}/{openai} or {base}[/v1]/{anthropic}: where one of the wire's resources lives. */
+static char *endpoint(const struct provider_conf *conf, const char *openai, const char *anthropic)
 {
 	const struct kind *k = kind_of(conf);
 	const char *base;
@@ -240,11 +241,53 @@ char *provider_url(const struct provider_conf *conf)
 	while (n && base[n - 1] == '/')
 		n--;
 	if (k->body == openai_request_body)
-		return xasprintf("%.*s/chat/completions", (int)n, base);
+		return xasprintf("%.*s/%s", (int)n, base, openai);
 	/* A base that already ends in /v1 is taken as meant. */
 	if (n >= 3 && strncmp(base + n - 3, "/v1", 3) == 0)
-		return xasprintf("%.*s/messages", (int)n, base);
-	return xasprintf("%.*s/v1/messages", (int)n, base);
+		return xasprintf("%.*s/%s", (int)n, base, anthropic);
+	return xasprintf("%.*s/v1/%s", (int)n, base, anthropic);
+}
+
+char *provider_url(const struct provider_conf *conf)
+{
+	return endpoint(conf, "chat/completions", "messages");
+}
+
+/* --- reachability -------------------------------------------------------- */
+
+/* The probe waits this long at most, whatever a completion may take. */
+#define PROBE_TIMEOUT_S 30L
+
+static void add_key(struct http_exchange *x, const struct kind *k, const char *key);
+
+int provider_probe(const struct provider_conf *conf, struct err *e)
+{
+	struct http_exchange *x, *done;
+	struct http_multi *m;
+	char *url, *who;
+	int rc;
+
+	if (provider_conf_check(conf, e) != 0 || dl_require(DL_CURL, e) != 0)
+		return -1;
+	url = endpoint(conf, "models", "models");
+	x = http_get_new(url, conf->connect_timeout_s ? conf->connect_timeout_s
+						      : PROVIDER_CONNECT_TIMEOUT_S,
+			 conf->timeout_s && conf->timeout_s < PROBE_TIMEOUT_S ? conf->timeout_s
+									       : PROBE_TIMEOUT_S);
+	http_header(x, "Accept: application/json");
+	if (kind_of(conf)->extra_header)
+		http_header(x, kind_of(conf)->extra_header);
+	add_key(x, kind_of(conf), conf->api_key);
+	who = xasprintf("provider '%s' (%s)", name_of(conf), conf->kind);
+	m = http_multi_new();
+	rc = http_multi_add(m, x, e);
+	done = rc == 0 ? http_multi_wait(m, e) : x;
+	rc = rc == 0 && done ? http_outcome(done, who, e) : -1;
+	http_exchange_free(done);
+	http_multi_free(m);
+	free(who);
+	free(url);
+	return rc;
 }
 
 /* --- the batch ----------------------------------------------------------- */

@@ -191,6 +191,15 @@ int provider_is_rules(const struct provider_conf *conf);
  */
 char *provider_url(const struct provider_conf *conf);
 
+/*
+ * Whether the provider answers, for `mecha doctor`: one GET of its models list
+ * ({base_url}/models, {base_url}/v1/models) with the key, at most 30 seconds,
+ * so no completion is paid for. 0 on a 2xx answer; otherwise -1 with the
+ * codes of a call (provider_config, provider_transport, provider_timeout,
+ * provider_http: a 401 is a key the provider refused).
+ */
+int provider_probe(const struct provider_conf *conf, struct err *e);
+
 /* --- calls --------------------------------------------------------------- */
 
 /*

@@ -34,6 +34,9 @@ A script is a JSON list; each entry is an object. Keys (combine freely):
     raw: "..."             answer 200 with exactly these bytes as the body
     drop: true             close the connection without answering
 
+GET .../models (either wire's models list) answers one model, "test-model",
+without touching the script; it is logged with "method": "GET".
+
 Control (not recorded): POST /_control/script (a JSON list replaces the
 script), POST /_control/default (an entry becomes the default reply),
 GET /_control/requests (the log as a JSON list).
@@ -216,6 +219,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with st.lock:
                 self.send(200, json.dumps(st.records))
             return
+        if self.path.split("?", 1)[0].rstrip("/").endswith("/models"):
+            # The models list both wires publish: what a reachability check asks
+            # for. Logged like a completion, answered without using the script.
+            st.record({"method": "GET", "path": self.path, "wire": None,
+                       "headers": {k.lower(): redact(k, v) for k, v in self.headers.items()},
+                       "received_at": time.time()})
+            return self.send(200, json.dumps({"object": "list", "data": [
+                {"id": "test-model", "object": "model", "type": "model"}], "has_more": False}))
         self.send(404, json.dumps({"error": {"message": "not found"}}))
 
     def control(self, raw):

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "scratch.h"
+#include "base/addr.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -310,4 +311,27 @@ Test(args, a_bound_argument_is_neither_shown_nor_accepted)
 	cr_assert_eq(checked("{\"seq\":2,\"subject\":\"hi\"}", 1, &e), -1);
 	json_decref(open);
 	json_decref(bound);
+}
+
+Test(addr, an_address_is_a_plain_spec_with_an_optional_display_name)
+{
+	static const char *const bad[] = { "", "not an address", "a@", "@b.org", "-x@b.org",
+					   "a@b.org.", "Name <a@b.org", "a b@c.org",
+					   "Na\nme <a@b.org>", "a@b.org\r\nRCPT TO:<x@y>" };
+	struct addr a;
+	struct err e;
+
+	cr_assert_eq(addr_parse(" \"Ada L.\" <ada@example.org> ", 27, "to", &a, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(a.display, "Ada L.");
+	cr_assert_str_eq(a.spec, "ada@example.org");
+	addr_free(&a);
+	cr_assert_eq(addr_parse("ada@example.org", 15, "to", &a, &e), 0);
+	cr_assert_null(a.display);
+	addr_free(&a);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(addr_parse(bad[i], strlen(bad[i]), "from", &a, &e), -1, "%s", bad[i]);
+		cr_assert_eq(e.code, ERR_BAD_ARGS);
+		cr_assert(strncmp(e.msg, "from: '", 7) == 0, "%s", e.msg);
+		cr_assert_null(a.spec);
+	}
 }

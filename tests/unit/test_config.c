@@ -99,11 +99,11 @@ Test(config, escapes_decode_in_basic_strings_and_not_in_literal_ones)
 	struct config c;
 	struct err e;
 
-	cr_assert_eq(parse("[mail]\nfrom = \"caf\\u00e9 \\\"x\\\" \\t\\U0001F600\"\n"
-			   "sendmail = 'C:\\bin\\send -t'\r\n",
+	cr_assert_eq(parse("[missions]\nbrain = \"caf\\u00e9 \\\"x\\\" \\t\\U0001F600\"\n"
+			   "[mail]\nsendmail = 'C:\\bin\\send -t'\r\n",
 			   &c, &e),
 		     0, "%s", e.msg);
-	cr_assert_str_eq(c.mail_from, "caf\xc3\xa9 \"x\" \t\xf0\x9f\x98\x80");
+	cr_assert_str_eq(c.missions_brain, "caf\xc3\xa9 \"x\" \t\xf0\x9f\x98\x80");
 	cr_assert_str_eq(c.mail_sendmail, "C:\\bin\\send -t");
 	config_free(&c);
 }
@@ -123,7 +123,7 @@ Test(config, an_empty_file_and_comments_alone_mean_every_default)
 
 Test(config, an_unknown_key_is_refused_naming_the_file_and_line)
 {
-	refused("[mail]\nfrom = \"a\"\nfrm = \"b\"\n", "cfg.toml:3: unknown key 'frm' in [mail]");
+	refused("[mail]\nfrom = \"a@b.org\"\nfrm = \"b\"\n", "cfg.toml:3: unknown key 'frm' in [mail]");
 	refused("defualt_provider = \"x\"\n", "cfg.toml:1: unknown key 'defualt_provider'");
 	refused("[providers.a]\nkind = \"rules\"\ntemperature = 1\n", ":3: unknown key 'temperature'");
 }
@@ -369,4 +369,169 @@ Test(config, the_calendar_table_takes_a_zone_and_the_collections_of_a_root)
 	config_free(&c);
 	cr_assert_eq(parse("[calendar]\ncollections = \"work\"\n", &c, &e), -1);
 	cr_assert(strstr(e.msg, ":2: collections must be an array of strings"), "%s", e.msg);
+}
+
+/* ---- meaning, checked at load ------------------------------------------------------ */
+
+Test(config, a_byte_order_mark_is_named_as_such)
+{
+	refused("\xef\xbb\xbf[mail]\nfrom = \"me@example.org\"\n",
+		"cfg.toml:1: starts with a UTF-8 byte-order mark; save it without one");
+}
+
+Test(config, values_are_checked_for_what_they_mean_naming_the_line)
+{
+	refused("[mail]\n\nfrom = \"not an address\"\n", "cfg.toml:3: from \"not an address\" is not "
+		"an e-mail address");
+	refused("[mail]\nfrom = \"Me <me@example.org\"\n", ":2: from");
+	refused("[mail]\nsmtp_url = \"http://mail.example.org\"\n", ":2: smtp_url \"http://");
+	refused("[mail]\nsmtp_url = \"smtp://\"\n", ":2: smtp_url");
+	refused("[mail]\nsmtp_url = \"smtps://mail.example.org/ x\"\n", ":2: smtp_url");
+	refused("[providers.a]\nkind = \"openai\"\nbase_url = \"ftp://h/v1\"\n", ":3: base_url");
+	refused("[providers.a]\nkind = \"openai\"\nbase_url = \"https://\"\n", ":3: base_url");
+	refused("[providers.a]\nkind = \"openai\"\napi_key_env = \"sk-123\"\n",
+		":3: \"sk-123\" is not the name of an environment variable");
+	refused("[mail]\npassword_env = \"1PASS\"\n", ":2: \"1PASS\"");
+	refused("[mail]\nusername = \"me\\r\\nMAIL FROM:<x>\"\n",
+		":2: \"me\\x0d\\x0aMAIL FROM:<x>\" holds a control character");
+	refused("[calendar]\ncollections = [\"work\", \"../up\"]\n", ":2: collections: \"../up\"");
+}
+
+Test(config, values_mecha_can_use_load_and_an_empty_one_is_unset)
+{
+	struct config c;
+	struct err e;
+
+	cr_assert_eq(parse("[mail]\nfrom = \"\\\"Ada L.\\\" <ada+x@mail.example.org>\"\n"
+			   "smtp_url = \"SMTPS://mail.example.org:465\"\npassword_env = \"_PW_2\"\n"
+			   "[providers.a]\nkind = \"anthropic\"\nbase_url = \"http://127.0.0.1:8080\"\n",
+			   &c, &e),
+		     0, "%s", e.msg);
+	config_free(&c);
+	cr_assert_eq(parse("[mail]\nfrom = \"\"\nsmtp_url = \"\"\npassword_env = \"\"\n", &c, &e), 0,
+		     "%s", e.msg);
+	config_free(&c);
+}
+
+/* ---- the template mecha init writes ------------------------------------------------- */
+
+/* The template with every "# key = value" and "# [table]" line made live. */
+static char *uncommented(const char *t)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *p = t; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		const char *q = p + 2;
+		size_t k = strspn(q, "abcdefghijklmnopqrstuvwxyz_");
+		int live = n > 2 && p[0] == '#' && p[1] == ' ' &&
+			   ((k && strncmp(q + k, " = ", 3) == 0) || (q[0] == '[' && p[n - 1] == ']'));
+		buf_add(&b, live ? q : p, live ? n - 2 : n);
+		buf_addc(&b, '\n');
+		p += n + (nl != NULL);
+	}
+	return buf_steal(&b);
+}
+
+Test(config, the_template_loads_as_every_default)
+{
+	char *t = config_template("/home/ada/.mecha");
+	struct config c;
+	struct err e;
+
+	cr_assert_eq(parse(t, &c, &e), 0, "%s", e.msg);
+	cr_assert_null(c.default_provider);
+	cr_assert_eq(c.nproviders, 0);
+	cr_assert_null(c.mail_from);
+	cr_assert_eq(c.noutbox_tools, 0);
+	cr_assert(strstr(t, "# dir = \"/home/ada/.mecha/outbox\"\n"), "%s", t);
+	for (const char *p = t; (p = strchr(p, '\n')); p++)
+		cr_assert(strcspn(p + 1, "\n") <= 78, "a line longer than 78 columns: %.80s", p + 1);
+	config_free(&c);
+	free(t);
+}
+
+Test(config, the_template_with_its_settings_uncommented_sets_every_key)
+{
+	char *t = config_template("/home/\"odd\"\\home"), *live = uncommented(t);
+	const struct config_provider *p;
+	struct config c;
+	struct err e;
+
+	cr_assert_eq(parse(live, &c, &e), 0, "%s\n%s", e.msg, live);
+	p = config_provider_named(&c, "openai");
+	cr_assert_not_null(p, "%s", live);
+	cr_assert(p->kind && p->base_url && p->model && p->api_key_env);
+	cr_assert(c.default_provider && c.outbox_dir && c.noutbox_tools && c.mail_smtp_url);
+	cr_assert(c.mail_sendmail && c.mail_from && c.mail_username && c.mail_password_env);
+	cr_assert(c.calendar_path && c.calendar_timezone && c.ncalendar_collections);
+	cr_assert_not_null(c.missions_brain);
+	cr_assert_str_eq(c.outbox_dir, "/home/\"odd\"\\home/outbox");
+	config_free(&c);
+	free(live);
+	free(t);
+}
+
+/* ---- what a verb needs of this machine ----------------------------------------------- */
+
+static void required(const char *text, unsigned need, const char *want)
+{
+	struct config c;
+	struct err e;
+
+	cr_assert_eq(parse(text, &c, &e), 0, "%s", e.msg);
+	c.path = xstrdup("cfg.toml");
+	err_clear(&e);
+	if (!want) {
+		cr_assert_eq(config_require(&c, need, &e), 0, "%s", e.msg);
+	} else {
+		cr_assert_eq(config_require(&c, need, &e), -1, "met: %s", text);
+		cr_assert_eq(e.code, ERR_CONFIG);
+		cr_assert(strstr(e.msg, want), "wanted '%s' in '%s'", want, e.msg);
+	}
+	config_free(&c);
+}
+
+Test(config_require, each_need_is_checked_only_when_asked_naming_the_line)
+{
+	const char *model = "default_provider = \"a\"\n[providers.a]\nkind = \"openai\"\n"
+			    "api_key_env = \"MECHA_TEST_UNSET_KEY\"\n";
+	const char *mail = "[mail]\nsmtp_url = \"smtp://127.0.0.1\"\n\n"
+			   "password_env = \"MECHA_TEST_UNSET_PW\"\n";
+
+	unsetenv("MECHA_TEST_UNSET_KEY");
+	unsetenv("MECHA_TEST_UNSET_PW");
+	required(model, CONFIG_NEEDS_MAIL | CONFIG_NEEDS_CALENDAR, NULL);
+	required(model, CONFIG_NEEDS_MODEL, "cfg.toml:4: [providers.a] api_key_env names "
+		 "MECHA_TEST_UNSET_KEY, which is not set in the environment");
+	setenv("MECHA_TEST_UNSET_KEY", "k", 1);
+	required(model, CONFIG_NEEDS_MODEL, NULL);
+	required(mail, CONFIG_NEEDS_MODEL, NULL);
+	required(mail, CONFIG_NEEDS_MAIL, "cfg.toml:4: [mail] password_env names MECHA_TEST_UNSET_PW");
+	required("[mail]\nsendmail = \"/nonexistent/sendmail -t\"\n", CONFIG_NEEDS_MAIL,
+		 "cfg.toml:2: [mail] sendmail runs '/nonexistent/sendmail', which is not a program");
+	required("[mail]\nsendmail = \"sh -c true\"\n", CONFIG_NEEDS_MAIL, NULL);
+	required("[calendar]\npath = \"/nonexistent/cal.ics\"\n", CONFIG_NEEDS_MAIL, NULL);
+	required("[calendar]\npath = \"/nonexistent/cal.ics\"\n", CONFIG_NEEDS_CALENDAR,
+		 "cfg.toml:2: [calendar] path names /nonexistent/cal.ics, which does not exist");
+	required("", CONFIG_NEEDS_MODEL | CONFIG_NEEDS_MAIL | CONFIG_NEEDS_CALENDAR, NULL);
+	unsetenv("MECHA_TEST_UNSET_KEY");
+}
+
+Test(config_load, config_check_reads_the_file_again_once_it_changed)
+{
+	char *home = make_home("[mail]\nfrom = \"me@example.org\"\n");
+	char *path = fs_join(home, "config.toml");
+	struct err e;
+
+	cr_assert_eq(config_check(&e), 0, "%s", e.msg);
+	cr_assert_eq(config_check(&e), 0, "%s", e.msg);
+	cr_assert_eq(fs_replace(path, "garbage\n", 8, &e), 0);
+	cr_assert_eq(config_check(&e), -1, "an edit was not seen");
+	cr_assert(strstr(e.msg, "config.toml:1:"), "%s", e.msg);
+	unlink(path);
+	cr_assert_eq(config_check(&e), 0, "%s", e.msg);
+	free(path);
+	done(home);
 }

@@ -1231,7 +1231,7 @@ Test(open, the_default_board_is_the_homes_box_bound_to_the_configured_brain)
 	free(want);
 }
 
-Test(open, a_config_that_does_not_load_fails_only_a_board_that_must_be_bound)
+Test(open, a_config_that_does_not_load_fails_the_default_box_and_a_bound_board)
 {
 	struct scratch s = scratch();
 	struct board b;
@@ -1239,9 +1239,13 @@ Test(open, a_config_that_does_not_load_fails_only_a_board_that_must_be_bound)
 
 	home_at(&s, "[missions\n");
 	cr_assert_neq(board_open_default(&b, NULL, NULL, 1, &e), 0);
-	cr_assert_eq(board_open_default(&b, NULL, NULL, 0, &e), 0, "%s", e.msg);
+	cr_assert_neq(board_open_default(&b, NULL, NULL, 0, &e), 0, "the default box is the home's");
+	cr_assert(strstr(e.msg, "config.toml:1:"), "%s", e.msg);
+	cr_assert_neq(board_open_default(&b, NULL, "repo-a", 1, &e), 0);
+	cr_assert_neq(board_open_default(&b, s.box, NULL, 1, &e), 0, "binding reads the file");
+	cr_assert_eq(board_open_default(&b, s.box, NULL, 0, &e), 0, "%s", e.msg);
 	board_free(&b);
-	cr_assert_eq(board_open_default(&b, NULL, "repo-a", 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(board_open_default(&b, s.box, "repo-a", 1, &e), 0, "%s", e.msg);
 	board_free(&b);
 }
 

@@ -1,0 +1,86 @@
+/*
+ * doctor (cli) — `mecha doctor [--json] [--offline]`: doctor_run's lines,
+ * for a person or as one JSON array; exit 1 when any is a fail.
+ */
+#include "cli/cli.h"
+#include "cli/verb.h"
+
+#include "base/err.h"
+#include "base/jsonio.h"
+#include "base/text.h"
+#include "doctor/doctor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char doctor_help[] =
+	"usage: mecha doctor [--json] [--offline]\n\n"
+	"Checks the home ($MECHA_HOME, else ~/.mecha) without changing anything in it:\n"
+	"  home, permissions  the home is yours; directories 0700, files 0600\n"
+	"  config             config.toml loads and every value means something\n"
+	"  stores             requests/, outbox/, sessions/, missions/, factory/types/\n"
+	"  provider           the default provider answers (one GET of its models list)\n"
+	"  mail               SMTP: connect, EHLO and the login, no message sent;\n"
+	"                     or the sendmail command is a program here\n"
+	"  calendar           the calendar reads, with its event count\n"
+	"  outbox             drafts of mail_send are routed to the outbox\n"
+	"  types              every request type installed loads\n"
+	"  mcp                the tools `mecha mcp` offers\n"
+	"  missions           every mission's chain in the box is linear\n"
+	"  caches             requests/.types lists every type; the box's index matches\n\n"
+	"Each line is ok, warn or fail, with the fix. --offline reaches neither the\n"
+	"provider nor the SMTP server. --json prints one array of {check, status,\n"
+	"detail, fix}. Exit status: 0 when no check failed, 1 otherwise.\n";
+
+static void print_line(const struct doctor_line *l)
+{
+	printf("%-5s %-12s ", doctor_status_name(l->status), l->check);
+	text_print(stdout, l->detail, 0); /* details quote files, servers and paths */
+	fputc('\n', stdout);
+	if (l->fix) {
+		fputs("                   fix: ", stdout);
+		text_print(stdout, l->fix, 0);
+		fputc('\n', stdout);
+	}
+}
+
+static void print_report(const struct doctor_report *r)
+{
+	size_t count[3] = { 0, 0, 0 };
+
+	for (size_t i = 0; i < r->n; i++) {
+		print_line(&r->lines[i]);
+		count[r->lines[i].status]++;
+	}
+	printf("\n%zu ok, %zu warn, %zu fail\n", count[DOCTOR_OK], count[DOCTOR_WARN],
+	       count[DOCTOR_FAIL]);
+}
+
+int cli_doctor(int argc, char **argv)
+{
+	int json = 0, off = 0, rc;
+	const struct cli_opt opts[] = {
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+		{ "offline", 0, CLI_FLAG, &off, 0, 0, 0 },
+	};
+	struct doctor_report r;
+	struct cli_args a;
+
+	if (cli_wants_help(argc, argv)) {
+		fputs(doctor_help, stdout);
+		return EXIT_OK;
+	}
+	if ((rc = cli_parse("doctor", CLI_OPTS(opts), 0, 0, argc, argv, &a)) != 0)
+		return rc;
+	doctor_run(off ? DOCTOR_OFFLINE : 0, &r);
+	if (json) {
+		json_t *doc = doctor_report_json(&r);
+		jsonio_print(stdout, doc);
+		json_decref(doc);
+	} else {
+		print_report(&r);
+	}
+	rc = doctor_failed(&r) ? EXIT_FAIL : EXIT_OK;
+	doctor_report_free(&r);
+	return rc;
+}

@@ -15,13 +15,18 @@ LINK_PKGS := jansson libcrypto
 # review screen never pays for mapping them. A library here needs a row in
 # DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
 # shims. (ncursesw gets its row with the review screen's first call.)
-DL_PKGS   := libcurl libical ncursesw
+# The box (build/mecha-box) loads libmicrohttpd, SQLite and libargon2 the same
+# way, so its local verbs and --version map none of them.
+DL_PKGS   := libcurl libical ncursesw libmicrohttpd sqlite3 libargon2
 PKGS      := $(LINK_PKGS) $(DL_PKGS)
 DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libssl-dev \
             libical-dev libncurses-dev libcriterion-dev python3-pytest python3-aiosmtpd \
             valgrind nodejs zsh
 # The toml-test suite's files (valid/ and invalid/), which make check runs against base/toml.
 DEB_PKGS += golang-github-burntsushi-toml-dev
+# The box: its HTTP server, its ledger (SQLite; PostgreSQL for several boxes),
+# its key hashes, and the argon2 CLI the tests make a reference-style hash with.
+DEB_PKGS += libmicrohttpd-dev libsqlite3-dev libpq-dev libargon2-dev argon2
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -42,6 +47,13 @@ LDLIBS     += $(PKG_LIBS) -lpthread
 
 LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
+# The box is its own binary, built from these layers only: the process that
+# faces the internet does not contain the code that reaches the owner's
+# calendar, mail or models (docs/architecture.md).
+BOX_LIB_DIRS := base config types box
+BOX_LIB_SRC  := $(filter-out src/box/main.c,$(foreach d,$(BOX_LIB_DIRS),$(wildcard src/$(d)/*.c)))
+BOX_LIB_OBJ  := $(BOX_LIB_SRC:%.c=$(BUILD)/%.o)
+BOX_MAIN_OBJ := $(BUILD)/src/box/main.o
 BIN_SRC  := $(wildcard src/cli/*.c src/tui/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
@@ -50,10 +62,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
-all: $(BUILD)/mecha
+all: $(BUILD)/mecha $(BUILD)/mecha-box
 
 help:
-	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
+	@echo "make            build $(BUILD)/mecha, $(BUILD)/mecha-box and their libraries"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
 	@echo "make layers     check that every #include follows the arrows of docs/architecture.md"
@@ -88,9 +100,19 @@ $(BUILD)/libmecha.a: $(LIB_OBJ)
 
 # Before the link: a call into a loaded-on-first-use library that its shim
 # does not forward is named here, with the row to add, not as "undefined reference".
-$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) scripts/dlsyms.sh
-	@sh scripts/dlsyms.sh $(LIB_OBJ) $(BIN_OBJ)
+$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ) scripts/dlsyms.sh
+	@sh scripts/dlsyms.sh $(sort $(LIB_OBJ) $(BIN_OBJ) $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ))
 	@touch $@
+
+$(BUILD)/libmecha-box.a: $(BOX_LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
+$(BUILD)/mecha-box: $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a $(BUILD)/.dlsyms-ok
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 $(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	@echo "  LD      $@"
@@ -126,9 +148,18 @@ $(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) -lm
 
-cli: $(BUILD)/mecha $(BUILD)/tests/toml_decode
+# The test support tool that puts queued rows into a box's ledger as the form
+# flow will (tests/support/box_seed.c): the box has no test-only routes.
+$(BUILD)/tests/box_seed: tests/support/box_seed.c $(BUILD)/libmecha-box.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha-box.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+
+cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed
 	@$(call tmp_fresh,cli)
 	TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
+	BOX_SEED=$(abspath $(BUILD)/tests/box_seed) \
 	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 	@$(call tmp_empty,cli)
 
@@ -154,8 +185,9 @@ layers:
 
 # The shims forward every call the objects make, and the binary does not link
 # a loaded-on-first-use library (scripts/dlsyms.sh).
-dlsyms: $(BUILD)/mecha
+dlsyms: $(BUILD)/mecha $(BUILD)/mecha-box
 	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha $(LIB_OBJ) $(BIN_OBJ)
+	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha-box $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ)
 
 check: all layers dlsyms unit cli mcp-test
 
@@ -178,9 +210,10 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
+	install -m 0755 $(BUILD)/mecha-box $(DESTDIR)$(PREFIX)/bin/mecha-box
 	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
 
 clean:
 	rm -rf build build-asan build-*
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d)
+-include $(sort $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(BOX_LIB_OBJ:.o=.d) $(BOX_MAIN_OBJ:.o=.d))

@@ -35,6 +35,7 @@ const struct cli_command cli_commands[] = {
 	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },
 	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy" },
 	{ "types", cli_types, &cli_types_group, "request types: the manifests strangers' forms are built from" },
+	{ "box", cli_box, &cli_box_group, "the public box (mecha-box): forms, the queue, the /v1 API" },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -67,6 +67,18 @@ struct ledger_queued {
 	size_t nattachments;
 };
 
+/* A stranger's form POST, before anybody has proved anything: a `submitted`
+ * row with the hash of its verification token, and one send counted. */
+struct ledger_submission {
+	const char *user_id, *type_id, *payload;
+	const char *retain_until;              /* RFC 3339, or NULL */
+	const char *verify_hash, *verify_expires; /* sha256 hex of the token; RFC 3339 */
+	const char *recipient_hash;            /* sha256 hex of the lowered, trimmed address */
+	const char *ip_hash;                   /* sha256 hex of the client address */
+	const char *day;                       /* YYYY-MM-DD (UTC): what budgets count by */
+	long long per_recipient;               /* sends a day to one address (3) */
+};
+
 /* What `sweep` removed, and what it kept on purpose. */
 struct ledger_sweep {
 	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
@@ -114,6 +126,11 @@ struct ledger_ops {
 	/* queue: a queued row and its attachment rows, in one transaction; *seq its number. */
 	int (*queue_add)(struct ledger *l, const struct ledger_queued *q, const char *now,
 			 long long *seq, struct err *e);
+	/* One submission, under the budgets (§6: they count sends, not rows still there):
+	 * 1 with *seq, or 0 when a budget is spent (nothing written; the caller answers
+	 * exactly as if it had been sent). */
+	int (*queue_submit)(struct ledger *l, const struct ledger_submission *s, const char *now,
+			    long long *seq, struct err *e);
 	/* The drain's read (never a change): queued rows after since, oldest first, at
 	 * most limit, as the API writes them: [{"seq","type","state","created_at",
 	 * "payload"(text),"attachments":[{"id","field","filename","size","sha256",

@@ -525,6 +525,49 @@ static int lite_queue_add(struct ledger *l, const struct ledger_queued *q, const
 	return end(s, rc, e);
 }
 
+/* 1 when another send to s's address, and by s's owner, fits today's budgets. */
+static int within_budget(struct lite *s, const struct ledger_submission *sub, struct err *e)
+{
+	const char *v[] = { sub->user_id, sub->day, sub->recipient_hash };
+	long long to_them, by_owner, budget;
+
+	if (scalar(s, "SELECT COUNT(*) FROM sends WHERE user_id = ?1 AND day = ?2 AND "
+		      "recipient_hash = ?3", 3, v, &to_them, e) != 0 ||
+	    scalar(s, "SELECT COUNT(*) FROM sends WHERE user_id = ?1 AND day = ?2", 2, v, &by_owner,
+		   e) != 0 ||
+	    scalar(s, "SELECT send_budget FROM users WHERE id = ?1", 1, v, &budget, e) != 0)
+		return -1;
+	return to_them < sub->per_recipient && by_owner < budget;
+}
+
+static int lite_queue_submit(struct ledger *l, const struct ledger_submission *sub,
+			     const char *now, long long *seq, struct err *e)
+{
+	struct lite *s = lite(l);
+	const char *v[] = { sub->user_id, sub->type_id, sub->payload, now, sub->retain_until,
+			    sub->verify_hash, sub->verify_expires, sub->recipient_hash, sub->day };
+	const char *send[] = { sub->user_id, sub->day, sub->recipient_hash,
+			       sub->ip_hash ? sub->ip_hash : "", now };
+	int rc, fits;
+
+	*seq = 0;
+	if (begin(s, e) != 0)
+		return -1;
+	rc = (fits = within_budget(s, sub, e)) < 0 ? -1 : 0;
+	if (rc == 0 && fits)
+		rc = run(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, "
+			    "retain_until, verify_hash, verify_expires, recipient_hash, submitted_on) "
+			    "VALUES (?1, ?2, 'submitted', ?3, ?4, ?5, ?6, ?7, ?8, ?9)", 9, v, e);
+	if (rc == 0 && fits) {
+		*seq = sqlite3_last_insert_rowid(s->db);
+		rc = run(s, "INSERT INTO sends (user_id, day, recipient_hash, ip_hash, sent_at) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5)", 5, send, e);
+	}
+	if (end(s, rc, e) != 0)
+		return -1;
+	return fits;
+}
+
 static int attachments_of(struct lite *s, const char *user, json_t *record, struct err *e)
 {
 	static const char *const names[] = { "id", "field", "filename", "size", "sha256",
@@ -768,6 +811,7 @@ const struct ledger_ops ledger_sqlite_ops = {
 	.slots_put = lite_slots_put,
 	.slots_get = lite_slots_get,
 	.queue_add = lite_queue_add,
+	.queue_submit = lite_queue_submit,
 	.queue_list = lite_queue_list,
 	.queue_latest = lite_queue_latest,
 	.queue_ack = lite_queue_ack,

@@ -74,6 +74,8 @@ static int parse(const char *verb, const char *allowed, const char *help, int ar
 			return usage(verb, "unknown option or missing value"), -1;
 		if (c == 'j')
 			o->json = 1;
+		else if (strncmp(optarg, "--", 2) == 0) /* as cli_parse: an option is no value */
+			return usage(verb, "an option needs a value"), -1;
 		else
 			*slot[c] = optarg;
 	}

@@ -34,12 +34,14 @@
 #include <time.h>
 
 struct boxconf;
+struct mailer;
 struct route;
 
 struct api_ctx {
 	const struct boxconf *conf;
 	struct ledger *ledger;
 	time_t started;
+	struct mailer *mailer; /* verification mail, for the form flow's handlers */
 };
 
 struct api_call {

@@ -13,6 +13,7 @@
 #include "box/boxconf.h"
 #include "box/ledger.h"
 #include "box/limit.h"
+#include "box/mailer.h"
 #include "box/route.h"
 #include "box/waiters.h"
 
@@ -425,7 +426,9 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	if (read_tls(conf, &t, e) != 0 || resolve(conf, &ai, e) != 0 || dl_require(DL_MHD, e) != 0)
 		goto out;
 	d.conf = conf;
-	d.api = (struct api_ctx){ conf, l, time(NULL) };
+	d.api = (struct api_ctx){ conf, l, time(NULL), NULL };
+	if (!(d.api.mailer = mailer_start(conf, e)))
+		goto out;
 	d.limit = limit_new(conf->limits.requests_per_minute);
 	d.host_public = authority(conf->public_url);
 	d.host_listen = xstrdup(conf->listen);
@@ -437,6 +440,7 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 		fclose(d.log);
 	pthread_mutex_destroy(&d.log_lock);
 	limit_free(d.limit);
+	mailer_stop(d.api.mailer);
 	free(d.host_public);
 	free(d.host_listen);
 out:

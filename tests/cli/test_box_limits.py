@@ -242,3 +242,19 @@ def test_mecha_box_runs_the_box_binary_and_names_it_when_missing(tmp_path):
     p = subprocess.run([str(lonely / "mecha"), "box", "sweep", "--data", str(tmp_path)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert p.returncode == 1 and str(lonely / "mecha-box") in p.stderr.decode()
+
+
+def test_verification_mail_goes_out_through_smtp_from_the_worker(tmp_path, smtp_sink):
+    b = Box(tmp_path, owner=None)
+    link = "http://127.0.0.1:8080/f/ada/meeting/c/" + "ab" * 16
+    b.seed("mail", smtp_sink.url, "Ada's box <box@example.org>", "stranger@example.net",
+           "Réunion", link)
+    assert smtp_sink.wait_for(1)
+    [msg] = smtp_sink.messages()
+    assert msg["Subject"] == "Confirm your Réunion request"
+    assert msg["To"] == "stranger@example.net" and "box@example.org" in msg["From"]
+    body = msg.get_content()
+    assert body.startswith("You filled in the Réunion form.\n\n")
+    assert f"\n\n{link}\n\n" in body and "The link works once." in body
+    assert not msg.is_multipart() and msg.get_content_type() == "text/plain"
+    assert smtp_sink.envelopes()[0]["rcpt_tos"] == ["stranger@example.net"]

@@ -11,6 +11,9 @@
  *   box_seed submit DB HANDLE TYPE PAYLOAD VERIFY_EXPIRES
  *       a `submitted` row (a form POST whose link was never clicked); prints
  *       its seq, or "over budget"
+ *   box_seed mail DB SMTP_URL FROM TO TITLE LINK
+ *       one verification mail through the box's mail worker (src/box/mailer.c),
+ *       waiting until the worker has handled it (DB is not opened)
  *   box_seed key DB HANDLE SCOPE ID PHC
  *       a key row with a given id and Argon2id PHC string (a hash another
  *       program made, e.g. the reference or the argon2 CLI)
@@ -23,6 +26,8 @@
 #include "base/hash.h"
 #include "base/rfc3339.h"
 #include "box/blobs.h"
+#include "box/boxconf.h"
+#include "box/mailer.h"
 #include "box/ledger.h"
 
 #include <stdio.h>
@@ -149,6 +154,26 @@ static int key(struct ledger *l, int argc, char **argv, struct err *e)
 	return l->ops->key_add(l, &k, now, e);
 }
 
+static int mail(int argc, char **argv, struct err *e)
+{
+	struct boxconf c;
+	struct mailer *m;
+
+	if (argc != 5)
+		return err_set(e, ERR_USAGE, "mail DB SMTP_URL FROM TO TITLE LINK");
+	boxconf_defaults(&c);
+	c.smtp_url = xstrdup(argv[0]);
+	c.mail_from = xstrdup(argv[1]);
+	if (!(m = mailer_start(&c, e))) {
+		boxconf_free(&c);
+		return -1;
+	}
+	mailer_verification(m, argv[2], argv[3], argv[4]);
+	mailer_stop(m);
+	boxconf_free(&c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ledger *l;
@@ -159,6 +184,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: box_seed queue|submit|key DB …\n");
 		return 2;
 	}
+	if (strcmp(argv[1], "mail") == 0)
+		return mail(argc - 3, argv + 3, &e) == 0 ? 0 : die(&e);
 	if (!(l = ledger_open(argv[2], &e)))
 		return die(&e);
 	if (strcmp(argv[1], "queue") == 0)

@@ -85,7 +85,7 @@ deps:
 # `make deps` by itself instead of failing on a missing header.
 $(BUILD)/.deps-ok:
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
-	  && [ -d $(TOML_TEST_DIR) ] || $(MAKE) --no-print-directory deps
+	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null || $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -212,6 +212,7 @@ install: all
 	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
 	install -m 0755 $(BUILD)/mecha-box $(DESTDIR)$(PREFIX)/bin/mecha-box
 	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
+	@echo "mecha-box is beside mecha; docs/mecha-box.service runs it under systemd (docs/box.md)"
 
 clean:
 	rm -rf build build-asan build-*

@@ -158,10 +158,18 @@ void route_parse(const char *uri, size_t len, struct route *r)
 		r->kind = v1(&s, r);
 	else if (is(&s, 0, "f") || is(&s, 0, "s"))
 		r->kind = page(&s, r, is(&s, 0, "s"));
-	if (token_route(r->kind))
-		snprintf(r->log, sizeof r->log, "/%s/%s/%s/%c/:token",
-			 r->kind == ROUTE_FORM_CONFIRM || r->kind == ROUTE_FORM_UPLOAD ? "f" : "s",
-			 r->handle, r->type, *s.p[3]);
+	if (token_route(r->kind)) {
+		/* The token always goes, whatever it looks like; the rest as any path. */
+		char path[ROUTE_LOG_MAX];
+		size_t at;
+		int n = snprintf(path, sizeof path, "/%c/%s/%s/%c/", *s.p[0], r->handle, r->type,
+				 *s.p[3]);
+
+		redact(path, n > 0 && (size_t)n < sizeof path ? (size_t)n : 0, r->log,
+		       sizeof r->log - 7);
+		at = strlen(r->log);
+		memcpy(r->log + at, ":token", 7);
+	}
 	if (r->kind == ROUTE_NONE) {
 		r->handle[0] = r->type[0] = r->arg[0] = '\0';
 	}

@@ -15,7 +15,9 @@ LINK_PKGS := jansson libcrypto
 # review screen never pays for mapping them. A library here needs a row in
 # DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
 # shims. (ncursesw gets its row with the review screen's first call.)
-DL_PKGS   := libcurl libical
+# The box (build/mecha-box) loads libmicrohttpd, SQLite and libargon2 the same
+# way, so its local verbs and --version map none of them.
+DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2
 # The review screen is its own program (mecha-review, which `mecha review`
 # runs), so only it maps ncurses.
 TUI_PKGS  := ncursesw
@@ -25,6 +27,9 @@ DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libss
             valgrind nodejs zsh tmux
 # The toml-test suite's files (valid/ and invalid/), which make check runs against base/toml.
 DEB_PKGS += golang-github-burntsushi-toml-dev
+# The box: its HTTP server, its ledger (SQLite; PostgreSQL for several boxes),
+# its key hashes, and the argon2 CLI the tests make a reference-style hash with.
+DEB_PKGS += libmicrohttpd-dev libsqlite3-dev libpq-dev libargon2-dev argon2
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -48,6 +53,13 @@ LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 REVIEW_ONLY := src/cli/review.c src/cli/review_main.c
 BIN_SRC  := $(filter-out $(REVIEW_ONLY),$(wildcard src/cli/*.c))
 REVIEW_SRC := $(REVIEW_ONLY) src/cli/verb.c src/cli/util.c $(wildcard src/tui/*.c)
+# The box is its own binary, built from these layers only: the process that
+# faces the internet does not contain the code that reaches the owner's
+# calendar, mail or models (docs/architecture.md).
+BOX_LIB_DIRS := base config types box
+BOX_LIB_SRC  := $(filter-out src/box/main.c,$(foreach d,$(BOX_LIB_DIRS),$(wildcard src/$(d)/*.c)))
+BOX_LIB_OBJ  := $(BOX_LIB_SRC:%.c=$(BUILD)/%.o)
+BOX_MAIN_OBJ := $(BUILD)/src/box/main.o
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 REVIEW_OBJ := $(REVIEW_SRC:%.c=$(BUILD)/%.o)
@@ -56,10 +68,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz
 
-all: $(BUILD)/mecha $(BUILD)/mecha-review
+all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
 help:
-	@echo "make            build $(BUILD)/mecha and $(BUILD)/libmecha.a"
+	@echo "make            build $(BUILD)/mecha, $(BUILD)/mecha-box and their libraries"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
 	@echo "make layers     check that every #include follows the arrows of docs/architecture.md"
@@ -79,7 +91,7 @@ deps:
 # `make deps` by itself instead of failing on a missing header.
 $(BUILD)/.deps-ok:
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
-	  && [ -d $(TOML_TEST_DIR) ] || $(MAKE) --no-print-directory deps
+	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null || $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -94,9 +106,19 @@ $(BUILD)/libmecha.a: $(LIB_OBJ)
 
 # Before the link: a call into a loaded-on-first-use library that its shim
 # does not forward is named here, with the row to add, not as "undefined reference".
-$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) scripts/dlsyms.sh
-	@sh scripts/dlsyms.sh $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ)
+$(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ) scripts/dlsyms.sh
+	@sh scripts/dlsyms.sh $(sort $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ))
 	@touch $@
+
+$(BUILD)/libmecha-box.a: $(BOX_LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
+$(BUILD)/mecha-box: $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a $(BUILD)/.dlsyms-ok
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 $(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	@echo "  LD      $@"
@@ -139,9 +161,18 @@ $(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) -lm
 
-cli: $(BUILD)/mecha $(BUILD)/tests/toml_decode
+# The test support tool that puts queued rows into a box's ledger as the form
+# flow will (tests/support/box_seed.c): the box has no test-only routes.
+$(BUILD)/tests/box_seed: tests/support/box_seed.c $(BUILD)/libmecha-box.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha-box.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+
+cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed
 	@$(call tmp_fresh,cli)
 	TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
+	BOX_SEED=$(abspath $(BUILD)/tests/box_seed) \
 	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 	@$(call tmp_empty,cli)
 
@@ -167,8 +198,9 @@ layers:
 
 # The shims forward every call the objects make, and the binary does not link
 # a loaded-on-first-use library (scripts/dlsyms.sh).
-dlsyms: $(BUILD)/mecha
+dlsyms: $(BUILD)/mecha $(BUILD)/mecha-box
 	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha $(LIB_OBJ) $(BIN_OBJ)
+	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha-box $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ)
 
 check: all layers dlsyms unit cli mcp-test
 
@@ -223,9 +255,12 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
 	install -m 0755 $(BUILD)/mecha-review $(DESTDIR)$(PREFIX)/bin/mecha-review
+	install -m 0755 $(BUILD)/mecha-box $(DESTDIR)$(PREFIX)/bin/mecha-box
 	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
+	@echo "mecha-box is beside mecha; docs/mecha-box.service runs it under systemd (docs/box.md)"
 
 clean:
 	rm -rf build build-asan build-*
 
--include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(REVIEW_OBJ:.o=.d)
+-include $(sort $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(REVIEW_OBJ:.o=.d) $(BOX_LIB_OBJ:.o=.d) $(BOX_MAIN_OBJ:.o=.d))
+-include $(sort $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(BOX_LIB_OBJ:.o=.d) $(BOX_MAIN_OBJ:.o=.d))

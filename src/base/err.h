@@ -66,6 +66,7 @@ enum {
 	X(PROVIDER_CANCELLED, "provider_cancelled", EXIT_FAIL, "a provider call was cancelled")   \
 	X(INVALID_MANIFEST, "invalid_manifest", EXIT_FAIL,                                       \
 	  "a request type's manifest breaks a rule of its format")                                \
+	X(LEDGER, "ledger", EXIT_FAIL, "the box's database failed or is newer than this mecha")   \
 	/* a rule said no and nothing changed: exit 3 */                                          \
 	X(INVALID_TRANSITION, "invalid_transition", EXIT_REFUSED,                                \
 	  "the state table does not allow that move")                                             \
@@ -82,6 +83,7 @@ enum {
 	X(UNROUTED, "unrouted", EXIT_REFUSED, "drafts would have nowhere to go")                  \
 	X(SEQ_TAKEN, "seq_taken", EXIT_REFUSED, "another record already has that seq")           \
 	X(EXISTS, "exists", EXIT_REFUSED, "mecha init found a config.toml already there")        \
+	X(HANDLE_TAKEN, "handle_taken", EXIT_REFUSED, "the box already has an owner of that handle") \
 	X(CHANGED, "changed", EXIT_REFUSED, "the draft changed while it was being edited")        \
 	X(DECLINED, "declined", EXIT_REFUSED, "the person said no at the prompt")                 \
 	X(NOT_PENDING, "not_pending", EXIT_REFUSED, "the draft is no longer pending")             \

@@ -35,6 +35,7 @@ int cli_calendar(int argc, char **argv);
 int cli_types(int argc, char **argv);
 int cli_init(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
+int cli_box(int argc, char **argv);
 
 /* The verb tables of the groups (verb.h), for the top-level help and completion. */
 extern const struct cli_group cli_frontdoor_group;
@@ -43,6 +44,7 @@ extern const struct cli_group cli_mission_group;
 extern const struct cli_group cli_blocks_group;
 extern const struct cli_group cli_calendar_group;
 extern const struct cli_group cli_types_group;
+extern const struct cli_group cli_box_group;
 
 /*
  * One top-level command. The table of them (main.c) is the one list `mecha

@@ -38,6 +38,7 @@ const struct cli_command cli_commands[] = {
 	{ "types", cli_types, &cli_types_group, "request types: the manifests strangers' forms are built from" },
 	{ "init", cli_init, NULL, "set up a home: its stores and a config.toml with every setting" },
 	{ "doctor", cli_doctor, NULL, "check a home, changing nothing: each line ok, warn or fail" },
+	{ "box", cli_box, &cli_box_group, "the public box (mecha-box): forms, the queue, the /v1 API" },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -1,9 +1,10 @@
 /*
  * mail — building the message strictly and handing it over, once.
  *
- * Every header mecha writes is built here from parsed, checked parts; the
- * body is quoted-printable so that line length, 8-bit transport, a lone "."
- * and a "From " at the start of a line are all non-issues for every route.
+ * Every header mecha writes is built from parsed, checked parts (base/smtp,
+ * shared with the box's verification mail); the body is quoted-printable so
+ * that line length, 8-bit transport, a lone "." and a "From " at the start
+ * of a line are all non-issues for every route.
  */
 #include "outbox/mail.h"
 
@@ -13,12 +14,12 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
+#include "base/smtp.h"
 #include "base/text.h"
 #include "config/config.h"
 #include "outbox/item.h"
 #include "outbox/sink.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -30,10 +31,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-/* Longest header line an encoded word may make (RFC 2047 §2: 76). */
-#define WORD_BYTES 39 /* raw bytes per encoded word: "Subject: " + 12 + 52 ≤ 76 */
-#define QP_LINE 76
 
 /* to/cc: a string or an array of strings; appends to *list. */
 static int addr_list(const json_t *v, const char *what, int required, struct addr **list,
@@ -67,198 +64,6 @@ static int addr_list(const json_t *v, const char *what, int required, struct add
 	if (required && *n == before)
 		return err_set(e, ERR_BAD_ARGS, "the draft has no '%s' address", what);
 	return 0;
-}
-
-/* ---- headers ---------------------------------------------------------------- */
-
-static void base64(struct buf *b, const unsigned char *s, size_t n)
-{
-	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)s[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)s[i + 1] << 8;
-		if (i + 2 < n)
-			v |= s[i + 2];
-		buf_addc(b, t[(v >> 18) & 63]);
-		buf_addc(b, t[(v >> 12) & 63]);
-		buf_addc(b, i + 1 < n ? t[(v >> 6) & 63] : '=');
-		buf_addc(b, i + 2 < n ? t[v & 63] : '=');
-	}
-}
-
-/* RFC 2047 B-encoded words, folded; chunks never split a UTF-8 sequence. */
-static void encoded_words(struct buf *b, const char *s, size_t n)
-{
-	int first = 1;
-
-	while (n > 0 || first) {
-		size_t take = text_utf8_clip(s, n, WORD_BYTES);
-		if (take == 0 && n > 0)
-			take = n < WORD_BYTES ? n : WORD_BYTES; /* invalid bytes: never loop */
-		if (!first)
-			buf_adds(b, "\r\n ");
-		buf_adds(b, "=?UTF-8?B?");
-		base64(b, (const unsigned char *)s, take);
-		buf_adds(b, "?=");
-		s += take;
-		n -= take;
-		first = 0;
-	}
-}
-
-/* Plain printable ASCII that cannot be mistaken for an encoded word. */
-static int plain_ascii(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return 0;
-	return !memmem(s, n, "=?", 2);
-}
-
-static int atext_phrase(const char *s)
-{
-	for (; *s; s++)
-		if (!(addr_local_char(*s) && *s != '.') && *s != ' ')
-			return 0;
-	return 1;
-}
-
-static void format_addr(struct buf *b, const struct addr *a)
-{
-	const char *d = a->display;
-
-	if (!d) {
-		buf_adds(b, a->spec);
-		return;
-	}
-	/* A long name is encoded too: encoded words fold, so no header line grows unbounded. */
-	if (!plain_ascii(d, strlen(d)) || strlen(d) > 60) {
-		encoded_words(b, d, strlen(d));
-	} else if (atext_phrase(d)) {
-		buf_adds(b, d);
-	} else {
-		buf_addc(b, '"');
-		for (; *d; d++) {
-			if (*d == '"' || *d == '\\')
-				buf_addc(b, '\\');
-			buf_addc(b, *d);
-		}
-		buf_addc(b, '"');
-	}
-	buf_printf(b, " <%s>", a->spec);
-}
-
-/* "Name: a, b" folded so that no address is split and lines stay short. */
-static void addr_header(struct buf *b, const char *name, const struct addr *list, size_t n)
-{
-	size_t line = strlen(name) + 1;
-
-	buf_printf(b, "%s:", name);
-	for (size_t i = 0; i < n; i++) {
-		struct buf one = BUF_INIT;
-		format_addr(&one, &list[i]);
-		if (i)
-			buf_addc(b, ',');
-		if (i && line + one.len + 2 > 78) {
-			buf_adds(b, "\r\n");
-			line = 0;
-		}
-		buf_addc(b, ' ');
-		buf_add(b, one.data, one.len);
-		line += one.len + 2;
-		buf_free(&one);
-	}
-	buf_adds(b, "\r\n");
-}
-
-static void subject_header(struct buf *b, const char *s, size_t n)
-{
-	buf_adds(b, "Subject: ");
-	if (plain_ascii(s, n) && n < 900)
-		buf_add(b, s, n);
-	else
-		encoded_words(b, s, n);
-	buf_adds(b, "\r\n");
-}
-
-static void date_header(struct buf *b, time_t t)
-{
-	static const char *const days[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
-	static const char *const months[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun",
-					      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	buf_printf(b, "Date: %s, %02d %s %04d %02d:%02d:%02d +0000\r\n", days[tm.tm_wday],
-		   tm.tm_mday, months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
-		   tm.tm_sec);
-}
-
-/* ---- body ------------------------------------------------------------------- */
-
-struct qp {
-	struct buf *b;
-	size_t col;
-};
-
-static void qp_token(struct qp *q, const char *tok, size_t n)
-{
-	if (q->col + n > QP_LINE - 1) {
-		buf_adds(q->b, "=\r\n");
-		q->col = 0;
-	}
-	buf_add(q->b, tok, n);
-	q->col += n;
-}
-
-static void qp_escaped(struct qp *q, unsigned char c)
-{
-	char t[4];
-
-	snprintf(t, sizeof t, "=%02X", c);
-	qp_token(q, t, 3);
-}
-
-/* Whether s[i] sits at the start of an output line once a token lands there. */
-static int line_start(const struct qp *q, size_t tok)
-{
-	return q->col == 0 || q->col + tok > QP_LINE - 1;
-}
-
-/* Quoted-printable with CRLF line ends; "\n" and "\r\n" in the text are line breaks. */
-static void qp_body(struct buf *b, const char *s, size_t n)
-{
-	struct qp q = { b, 0 };
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		int eol_next = i + 1 == n || s[i + 1] == '\n' ||
-			       (s[i + 1] == '\r' && i + 2 < n && s[i + 2] == '\n');
-		if (c == '\r' && i + 1 < n && s[i + 1] == '\n')
-			continue;
-		if (c == '\n') {
-			buf_adds(b, "\r\n");
-			q.col = 0;
-			continue;
-		}
-		if ((c == ' ' || c == '\t') && eol_next) {
-			qp_escaped(&q, c);
-		} else if (c == '.' && line_start(&q, 1)) {
-			qp_escaped(&q, c); /* a lone "." would end an SMTP DATA section */
-		} else if (c == 'F' && line_start(&q, 1) && n - i >= 5 &&
-			   memcmp(s + i, "From ", 5) == 0) {
-			qp_escaped(&q, c); /* mbox readers would split the message there */
-		} else if ((c >= 33 && c <= 126 && c != '=') || c == ' ' || c == '\t') {
-			char t = (char)c;
-			qp_token(&q, &t, 1);
-		} else {
-			qp_escaped(&q, c);
-		}
-	}
-	if (n == 0 || s[n - 1] != '\n')
-		buf_adds(b, "\r\n"); /* the message ends with a line break either way */
 }
 
 /* ---- building --------------------------------------------------------------- */
@@ -312,7 +117,7 @@ static void plain_part(struct buf *b, const json_t *args)
 	buf_adds(b, "Content-Type: text/plain; charset=UTF-8\r\n"
 		    "Content-Transfer-Encoding: quoted-printable\r\n"
 		    "\r\n");
-	qp_body(b, body ? json_string_value(body) : "", body ? json_string_length(body) : 0);
+	smtp_qp_body(b, body ? json_string_value(body) : "", body ? json_string_length(body) : 0);
 }
 
 /* base64 in lines of 76, so no transport rewraps what libical wrote. */
@@ -321,7 +126,7 @@ static void base64_lines(struct buf *b, const char *s, size_t n)
 	const size_t chunk = B64_LINE / 4 * 3;
 
 	for (size_t at = 0; at < n; at += chunk) {
-		base64(b, (const unsigned char *)s + at, n - at < chunk ? n - at : chunk);
+		smtp_base64(b, (const unsigned char *)s + at, n - at < chunk ? n - at : chunk);
 		buf_adds(b, "\r\n");
 	}
 }
@@ -345,13 +150,13 @@ static void build_text(struct buf *b, const struct addr *from, const struct addr
 {
 	const json_t *subject = json_object_get(args, "subject");
 
-	addr_header(b, "From", from, 1);
-	addr_header(b, "To", list, nto);
+	smtp_header_addrs(b, "From", from, 1);
+	smtp_header_addrs(b, "To", list, nto);
 	if (n > nto)
-		addr_header(b, "Cc", list + nto, n - nto);
-	subject_header(b, json_is_string(subject) ? json_string_value(subject) : "",
+		smtp_header_addrs(b, "Cc", list + nto, n - nto);
+	smtp_header_subject(b, json_is_string(subject) ? json_string_value(subject) : "",
 		       json_is_string(subject) ? json_string_length(subject) : 0);
-	date_header(b, date);
+	smtp_header_date(b, date);
 	buf_printf(b, "Message-ID: <%s@mecha>\r\n", id);
 	buf_adds(b, "MIME-Version: 1.0\r\n");
 	if (cal)
@@ -455,164 +260,17 @@ int mail_configured(const struct config *cfg, struct err *e)
 	return 1;
 }
 
-/* ---- SMTP through libcurl ----------------------------------------------------- */
+/* ---- SMTP through libcurl (base/smtp) ------------------------------------------- */
 
-struct upload {
-	const char *p;
-	size_t left;
-};
-
-static size_t feed(char *dst, size_t size, size_t nmemb, void *ud)
+static int smtp_deliver(const struct config *cfg, const struct mail_message *m, struct err *e)
 {
-	struct upload *u = ud;
-	size_t n = size * nmemb < u->left ? size * nmemb : u->left;
+	const struct smtp_route r = { cfg->mail_smtp_url, cfg->mail_username, cfg->mail_from,
+				      cfg->mail_password_env };
 
-	memcpy(dst, u->p, n);
-	u->p += n;
-	u->left -= n;
-	return n;
-}
-
-/* host:port of the URL for messages (never the userinfo), and whether it is loopback. */
-static char *smtp_where(const char *url, int *loopback)
-{
-	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL, *out;
-
-	*loopback = 0;
-	if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
-		curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
-		*loopback = strcmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
-			    strcmp(host, "[::1]") == 0;
-		out = xasprintf("%s:%s", host, port ? port : "?");
-	} else {
-		out = xstrdup("the SMTP server");
-	}
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(u);
-	return out;
-}
-
-static int smtp_scheme_ok(const char *url)
-{
-	return strncasecmp(url, "smtp://", 7) == 0 || strncasecmp(url, "smtps://", 8) == 0;
-}
-
-/* The password from the variable [mail] password_env names; NULL when no login. */
-static int smtp_password(const struct config *cfg, const char **pw, struct err *e)
-{
-	*pw = NULL;
-	if (!cfg->mail_password_env || !*cfg->mail_password_env)
-		return 0;
-	*pw = getenv(cfg->mail_password_env);
-	if (!*pw || !**pw)
-		return err_set(e, ERR_NO_ROUTE, "[mail] password_env names %s, which is not set",
-				cfg->mail_password_env);
-	return 0;
-}
-
-static struct curl_slist *envelope(const struct mail_message *m)
-{
-	struct curl_slist *list = NULL;
-
-	for (size_t i = 0; i < m->nrcpt; i++) {
-		char *r = xasprintf("<%s>", m->rcpt[i]);
-		list = curl_slist_append(list, r);
-		free(r);
-	}
-	return list;
-}
-
-static void smtp_options(CURL *h, const struct config *cfg, const char *pw, int loopback)
-{
-	curl_easy_setopt(h, CURLOPT_URL, cfg->mail_smtp_url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
-	/* Upgrade whenever the server offers STARTTLS; with a password, insist on it
-	 * unless the server is this machine. */
-	curl_easy_setopt(h, CURLOPT_USE_SSL,
-			 pw && !loopback ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_TRY);
-	if (pw) {
-		curl_easy_setopt(h, CURLOPT_USERNAME,
-				 cfg->mail_username && *cfg->mail_username ? cfg->mail_username
-									   : cfg->mail_from);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, pw);
-	}
-}
-
-/*
- * A server accepts a message only after its last byte, and says so. Every
- * byte handed over and no refusal heard (a timeout, a dropped connection
- * after the body): it may have arrived, and a retry could deliver it twice.
- */
-static enum err_code smtp_outcome(const struct upload *up, long code)
-{
-	return up->left == 0 && code < 400 ? ERR_DELIVERY_UNCONFIRMED : ERR_DELIVERY;
-}
-
-static int smtp_send(const struct config *cfg, const struct mail_message *m, struct err *e)
-{
-	char errbuf[CURL_ERROR_SIZE] = "";
-	struct upload up = { m->text, m->len };
-	struct curl_slist *rcpt;
-	const char *pw;
-	char *from, *where;
-	int loopback, rc = 0;
-	long code = 0;
-	CURLcode res;
-	CURL *h;
-
-	if (!smtp_scheme_ok(cfg->mail_smtp_url))
-		return err_set(e, ERR_NO_ROUTE, "[mail] smtp_url must start with smtp:// or smtps://");
-	if (smtp_password(cfg, &pw, e) != 0)
-		return -1;
-	if (dl_require(DL_CURL, e) != 0)
-		return -1;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(h = curl_easy_init()))
-		return err_set(e, ERR_DELIVERY, "libcurl could not start");
-	where = smtp_where(cfg->mail_smtp_url, &loopback);
-	from = xasprintf("<%s>", m->from);
-	rcpt = envelope(m);
-	smtp_options(h, cfg, pw, loopback);
-	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
-	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, feed);
-	curl_easy_setopt(h, CURLOPT_READDATA, &up);
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)m->len);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	res = curl_easy_perform(h);
-	if (res != CURLE_OK) {
-		char said[48] = "";
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-		if (code > 0)
-			snprintf(said, sizeof said, " (the server answered %ld)", code);
-		rc = err_set(e, smtp_outcome(&up, code), "SMTP to %s failed: %s%s", where,
-			      errbuf[0] ? errbuf : curl_easy_strerror(res), said);
-		if (e->code == ERR_DELIVERY_UNCONFIRMED)
-			err_prefix(e, "the whole message went out but the server never confirmed it, "
-				   "so it may have arrived");
-	}
-	curl_slist_free_all(rcpt);
-	curl_easy_cleanup(h);
-	free(from);
-	free(where);
-	return rc;
+	return smtp_send(&r, m->from, m->rcpt, m->nrcpt, m->text, m->len, e);
 }
 
 /* ---- a sendmail-compatible command -------------------------------------------- */
-
-static char *dup_range(const char *s, size_t n)
-{
-	char *out = xmalloc(n + 1);
-
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return out;
-}
 
 /* The command split on blanks (no shell), then the recipients unless it reads them (-t). */
 static char **command_argv(const char *cmd, const struct mail_message *m)
@@ -625,7 +283,7 @@ static char **command_argv(const char *cmd, const struct mail_message *m)
 		size_t len = strcspn(p, " \t");
 		if (len) {
 			argv = xrealloc(argv, (n + 2) * sizeof *argv);
-			argv[n] = dup_range(p, len);
+			argv[n] = xstrndup(p, len);
 			has_t |= strcmp(argv[n], "-t") == 0;
 			n++;
 		}
@@ -723,7 +381,7 @@ int mail_deliver(const struct config *cfg, const struct mail_message *m, struct 
 	if (!mail_configured(cfg, e))
 		return -1;
 	if (cfg->mail_smtp_url && *cfg->mail_smtp_url)
-		return smtp_send(cfg, m, e);
+		return smtp_deliver(cfg, m, e);
 	return sendmail_send(cfg, m, e);
 }
 

@@ -1,0 +1,77 @@
+/*
+ * api — the box's /v1 API, as spec/box.md §2 "API" and the reference answer
+ * it: bearer keys with scopes, JSON in and out, the exact error bodies.
+ *
+ *   GET  /v1/health                   public; with any live key: queued, key, handle, status
+ *   GET  /v1/types, /v1/types/{id}    publish
+ *   PUT  /v1/types/{id}               release: a TOML manifest, checked by src/types
+ *   PUT  /v1/instruments/{id}/slots   slots
+ *   GET  /v1/queue?since&wait         drain: a pure read, long-polled up to 25 s
+ *   POST /v1/queue/ack                drain: rows and attachment rows in one transaction
+ *   GET  /v1/queue/attachments/{id}   drain
+ *   POST /v1/pair                     no pairing codes are minted here: always refused
+ *   POST /v1/disconnect               any key: the presented key revokes itself
+ *
+ * 401 {"error":"a valid bearer token is required"}, 403 {"error":"this key
+ * does not cover this endpoint"} / {"error":"this account is suspended"},
+ * 500 {"error":"unavailable"} when the ledger fails.
+ *
+ * The HTTP plumbing (headers, limits, logging) is boxd's; a handler sees a
+ * parsed route, the method, the Authorization header and the whole body,
+ * and fills a reply. A drain that should wait is answered with park = 1:
+ * boxd suspends it and calls again when woken (resumed = 1), with the user,
+ * since and deadline the first call recorded.
+ *
+ * Ownership: reply.body is malloc'd (boxd frees it); reply.fd is an open
+ * file boxd hands to the response (or -1).
+ */
+#ifndef MECHA_BOX_API_H
+#define MECHA_BOX_API_H
+
+#include "box/ledger.h"
+
+#include <stddef.h>
+#include <time.h>
+
+struct boxconf;
+struct mailer;
+struct route;
+
+struct api_ctx {
+	const struct boxconf *conf;
+	struct ledger *ledger;
+	time_t started;
+	struct mailer *mailer; /* verification mail, for the form flow's handlers */
+};
+
+struct api_call {
+	const struct route *route;
+	const char *method;
+	const char *auth; /* the Authorization header, or NULL */
+	const char *body;
+	size_t len;
+	/* the long poll's state, kept by the caller between calls */
+	int resumed;
+	char user[LEDGER_ID_LEN + 1];
+	long long since;
+	time_t deadline;
+};
+
+struct api_reply {
+	unsigned status;
+	const char *type; /* Content-Type */
+	char *body;
+	size_t len;
+	int fd;           /* a file to send instead of body (attachments), or -1 */
+	long long fdlen;
+	int park;         /* 1: suspend until new rows or call->deadline */
+};
+
+void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *out);
+
+/* A JSON body {"error": msg} with status; the shape of every refusal. */
+void api_error(struct api_reply *out, unsigned status, const char *msg);
+/* A plain-text body (404 "not found", 429 "too many requests"). */
+void api_text(struct api_reply *out, unsigned status, const char *text);
+
+#endif

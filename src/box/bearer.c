@@ -1,0 +1,176 @@
+/*
+ * bearer — minting and checking the box's API keys (Argon2id).
+ */
+#include "box/bearer.h"
+
+#include "base/buf.h"
+#include "base/dl.h"
+#include "base/err.h"
+#include "base/hash.h"
+#include "base/rfc3339.h"
+
+#include <argon2.h>
+#include <string.h>
+#include <sys/random.h>
+
+/* The reference's argon2 crate defaults (argon2 0.5: Argon2id v19, m=19456, t=2, p=1). */
+#define T_COST 2
+#define M_COST 19456
+#define PARALLEL 1
+#define SALT_LEN 16
+#define HASH_LEN 32
+
+static const char *const names[BEARER_SCOPE_COUNT] = { "publish", "release", "drain", "slots" };
+static const char *const prefixes[] = { "mk_pub_", "mk_rel_", "mk_drn_", "mk_slt_", "mk_opr_",
+					NULL };
+
+int bearer_scope_parse(const char *name)
+{
+	for (int i = 0; i < BEARER_SCOPE_COUNT; i++)
+		if (strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *bearer_scope_name(enum bearer_scope s)
+{
+	return names[s];
+}
+
+static int hex_run(const char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+			return 0;
+	return 1;
+}
+
+int bearer_split(const char *token, const char **id, size_t *idlen, const char **secret)
+{
+	for (int i = 0; prefixes[i]; i++) {
+		size_t p = strlen(prefixes[i]);
+		const char *dot;
+		if (strncmp(token, prefixes[i], p) != 0)
+			continue;
+		dot = strchr(token + p, '.');
+		if (!dot || !hex_run(token + p, (size_t)(dot - token - p)) ||
+		    !hex_run(dot + 1, strlen(dot + 1)) || (size_t)(dot - token - p) > 16)
+			return -1;
+		*id = token + p;
+		*idlen = (size_t)(dot - token - p);
+		*secret = dot + 1;
+		return 0;
+	}
+	return -1;
+}
+
+static int hash_secret(const char *secret, char *out, size_t outlen, struct err *e)
+{
+	unsigned char salt[SALT_LEN];
+
+	if (getrandom(salt, sizeof salt, 0) != (ssize_t)sizeof salt)
+		return err_errno(e, "reading random bytes");
+	if (argon2id_hash_encoded(T_COST, M_COST, PARALLEL, secret, strlen(secret), salt,
+				  sizeof salt, HASH_LEN, out, outlen) != ARGON2_OK)
+		return err_set(e, ERR_INTERNAL, "hashing a key with Argon2id failed");
+	return 0;
+}
+
+int bearer_mint(struct ledger *l, const char *user_id, enum bearer_scope scope,
+		const char *label, char **token, struct err *e)
+{
+	struct ledger_key k = { 0 };
+	char secret[65], phc[256], now[RFC3339_LEN];
+
+	*token = NULL;
+	if (dl_require(DL_ARGON2, e) != 0 || hash_random_hex(k.id, 16, e) != 0 ||
+	    hash_random_hex(secret, 64, e) != 0 || hash_secret(secret, phc, sizeof phc, e) != 0)
+		return -1;
+	snprintf(k.user_id, sizeof k.user_id, "%s", user_id);
+	snprintf(k.scope, sizeof k.scope, "%s", names[scope]);
+	k.hash = phc;
+	k.label = (char *)(label ? label : "");
+	rfc3339_now(now);
+	if (l->ops->key_add(l, &k, now, e) != 0)
+		return -1;
+	*token = xasprintf("%s%s.%s", prefixes[scope], k.id, secret);
+	explicit_bzero(secret, sizeof secret);
+	return 0;
+}
+
+/* "Bearer <token>" (either case of the scheme, as the reference); the token trimmed. */
+static const char *token_of(const char *header, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!header || (strncmp(header, "Bearer ", 7) != 0 && strncmp(header, "bearer ", 7) != 0))
+		return NULL;
+	header += 7;
+	while (*header == ' ')
+		header++;
+	n = strlen(header);
+	while (n && (header[n - 1] == ' ' || header[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n >= size)
+		return NULL;
+	memcpy(buf, header, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static enum bearer_outcome verify(struct ledger *l, const char *token, struct ledger_key *key)
+{
+	const char *id, *secret;
+	char idz[17];
+	size_t idlen;
+	struct err e;
+	int found;
+
+	if (bearer_split(token, &id, &idlen, &secret) != 0)
+		return BEARER_UNKNOWN;
+	memcpy(idz, id, idlen);
+	idz[idlen] = '\0';
+	found = l->ops->key_get(l, idz, key, &e);
+	if (found < 0)
+		return BEARER_FAILED;
+	if (found == 0)
+		return BEARER_UNKNOWN;
+	if (dl_require(DL_ARGON2, &e) != 0 ||
+	    argon2id_verify(key->hash, secret, strlen(secret)) != ARGON2_OK || key->revoked) {
+		ledger_key_free(key);
+		return BEARER_UNKNOWN;
+	}
+	return BEARER_OK;
+}
+
+enum bearer_outcome bearer_check(struct ledger *l, const char *header, int scope,
+				 struct ledger_key *key, struct ledger_user *user)
+{
+	char buf[512], now[RFC3339_LEN];
+	const char *token = token_of(header, buf, sizeof buf);
+	enum bearer_outcome o;
+	struct err e;
+	int found;
+
+	if (!token)
+		return header ? BEARER_UNKNOWN : BEARER_MISSING;
+	o = verify(l, token, key);
+	explicit_bzero(buf, sizeof buf);
+	if (o != BEARER_OK)
+		return o;
+	if (scope >= 0 && strcmp(key->scope, names[scope]) != 0)
+		o = BEARER_WRONG_SCOPE;
+	else if ((found = l->ops->user_get(l, NULL, key->user_id, user, &e)) <= 0)
+		o = found < 0 ? BEARER_FAILED : BEARER_UNKNOWN;
+	else if (strcmp(user->status, "active") != 0)
+		o = BEARER_SUSPENDED;
+	if (o != BEARER_OK) {
+		ledger_key_free(key);
+		return o;
+	}
+	rfc3339_now(now);
+	l->ops->key_touch(l, key->id, now);
+	return BEARER_OK;
+}

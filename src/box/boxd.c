@@ -1,0 +1,452 @@
+/*
+ * boxd — libmicrohttpd wired to the box's routes, limits and log.
+ */
+#include "box/boxd.h"
+
+#include "base/buf.h"
+#include "base/dl.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/jsonio.h"
+#include "base/rfc3339.h"
+#include "box/api.h"
+#include "box/boxconf.h"
+#include "box/ledger.h"
+#include "box/limit.h"
+#include "box/mailer.h"
+#include "box/route.h"
+#include "box/waiters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+
+/* The reference's gate headers, on every response. */
+static const char *const gate_headers[][2] = {
+	{ "Content-Security-Policy",
+	  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+	  "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+	  "base-uri 'none'" },
+	{ "X-Content-Type-Options", "nosniff" },
+	{ "Referrer-Policy", "no-referrer" },
+	{ "Cross-Origin-Resource-Policy", "same-origin" },
+};
+
+struct boxd {
+	const struct boxconf *conf;
+	struct api_ctx api;
+	struct limit *limit;
+	struct waiters *waiters;
+	FILE *log;
+	pthread_mutex_t log_lock;
+	char *host_public, *host_listen;
+	atomic_int stopping;
+};
+
+struct req {
+	struct boxd *d;
+	char *uri;
+	struct route route;
+	struct buf body;
+	size_t cap;
+	int started, too_big;
+	struct api_call call;
+	char method[16];
+	char ip[64];
+	struct timespec t0;
+	unsigned status;
+	long long bytes;
+};
+
+/* ---- responses ----------------------------------------------------------------------- */
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ok;
+
+	if (out->fd >= 0)
+		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
+	else
+		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		if (out->fd >= 0)
+			close(out->fd);
+		free(out->body);
+		return MHD_NO;
+	}
+	for (size_t i = 0; i < sizeof gate_headers / sizeof gate_headers[0]; i++)
+		MHD_add_response_header(resp, gate_headers[i][0], gate_headers[i][1]);
+	if (out->type)
+		MHD_add_response_header(resp, "Content-Type", out->type);
+	if (out->status == 405)
+		MHD_add_response_header(resp, "Allow", route_methods(r->route.kind));
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	r->status = out->status;
+	r->bytes = out->fd >= 0 ? out->fdlen : (long long)out->len;
+	ok = MHD_queue_response(c, out->status, resp);
+	MHD_destroy_response(resp);
+	return ok;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, struct req *r, unsigned status,
+			    const char *msg)
+{
+	struct api_reply out;
+
+	memset(&out, 0, sizeof out);
+	out.fd = -1;
+	api_text(&out, status, msg);
+	return send_reply(c, r, &out);
+}
+
+/* ---- the gates before a handler -------------------------------------------------------- */
+
+static void client_address(struct MHD_Connection *c, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	snprintf(out, size, "?");
+	if (sa)
+		getnameinfo(sa, sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+							  : sizeof(struct sockaddr_in),
+			    out, (socklen_t)size, NULL, 0, NI_NUMERICHOST);
+}
+
+/* The authority a URL names ("https://box.example.org/x" → "box.example.org"). */
+static char *authority(const char *url)
+{
+	const char *p = strstr(url, "://");
+
+	p = p ? p + 3 : url;
+	return xstrndup(p, strcspn(p, "/?#"));
+}
+
+static int host_known(const struct boxd *d, const char *host)
+{
+	return host && (strcasecmp(host, d->host_public) == 0 ||
+			strcasecmp(host, d->host_listen) == 0);
+}
+
+static int method_allowed(const struct route *r, const char *method)
+{
+	const char *allowed = route_methods(r->kind);
+	size_t n = strlen(method);
+
+	for (const char *p = allowed; (p = strstr(p, method)); p += n)
+		if ((p == allowed || p[-1] == ' ') && (p[n] == '\0' || p[n] == ','))
+			return 1;
+	return 0;
+}
+
+/* The first call for a request: every refusal that needs no body. */
+static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char *method)
+{
+	struct boxd *d = r->d;
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+
+	r->started = 1;
+	snprintf(r->method, sizeof r->method, "%s", method);
+	client_address(c, r->ip, sizeof r->ip);
+	if (!host_known(d, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+		return text(c, r, 404, "not found");
+	if (!limit_take(d->limit, r->ip, time(NULL)))
+		return text(c, r, 429, "too many requests");
+	if (r->route.kind == ROUTE_NONE)
+		return text(c, r, 404, "not found");
+	if (!method_allowed(&r->route, method))
+		return text(c, r, 405, "method not allowed");
+	r->cap = (size_t)(r->route.kind == ROUTE_FORM_UPLOAD ? d->conf->limits.upload_bytes
+							      : d->conf->limits.body_bytes);
+	if (len && strtoull(len, NULL, 10) > r->cap)
+		return text(c, r, 413, "payload too large");
+	return MHD_YES;
+}
+
+static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
+{
+	struct boxd *d = r->d;
+	struct api_reply out;
+
+	if (r->too_big)
+		return text(c, r, 413, "payload too large");
+	r->call.route = &r->route;
+	r->call.method = r->method;
+	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	r->call.body = buf_str(&r->body);
+	r->call.len = r->body.len;
+	api_handle(&d->api, &r->call, &out);
+	if (out.park && atomic_load(&d->stopping)) {
+		r->call.resumed = 1;
+		r->call.deadline = 0;
+		api_handle(&d->api, &r->call, &out);
+	}
+	if (out.park) {
+		r->call.resumed = 1;
+		MHD_suspend_connection(c);
+		waiters_add(d->waiters, c, r->call.user, r->call.since, r->call.deadline);
+		return MHD_YES;
+	}
+	return send_reply(c, r, &out);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *data,
+			      size_t *size, void **con_cls)
+{
+	struct req *r = *con_cls;
+
+	if (!r)
+		return MHD_NO;
+	if (!r->started)
+		return first(c, r, method);
+	if (*size) {
+		if (r->body.len + *size > r->cap)
+			r->too_big = 1;
+		else
+			buf_add(&r->body, data, *size);
+		*size = 0;
+		return MHD_YES;
+	}
+	return finish(c, r);
+}
+
+/* ---- request lifetime and the access log --------------------------------------------------- */
+
+static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req *r = xcalloc(1, sizeof *r);
+
+	r->d = cls;
+	r->uri = xstrdup(uri ? uri : "");
+	clock_gettime(CLOCK_MONOTONIC, &r->t0);
+	route_parse(r->uri, strlen(r->uri), &r->route);
+	return r;
+}
+
+static void log_request(struct boxd *d, const struct req *r)
+{
+	struct timespec t1;
+	char now[RFC3339_LEN], *line;
+	json_t *o;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rfc3339_now(now);
+	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip", r->ip, "method",
+		      r->method[0] ? r->method : "?", "path", r->route.log, "status", (int)r->status,
+		      "bytes", (json_int_t)r->bytes, "ms",
+		      (json_int_t)((t1.tv_sec - r->t0.tv_sec) * 1000 +
+				   (t1.tv_nsec - r->t0.tv_nsec) / 1000000));
+	line = jsonio_compact(o);
+	pthread_mutex_lock(&d->log_lock);
+	fprintf(d->log, "%s\n", line);
+	fflush(d->log);
+	pthread_mutex_unlock(&d->log_lock);
+	free(line);
+	json_decref(o);
+}
+
+static void done(void *cls, struct MHD_Connection *c, void **con_cls,
+		 enum MHD_RequestTerminationCode toe)
+{
+	struct req *r = *con_cls;
+
+	if (!r)
+		return;
+	if (r->started)
+		log_request(cls, r);
+	buf_free(&r->body);
+	free(r->uri);
+	free(r);
+	*con_cls = NULL;
+}
+
+static void resume(void *conn)
+{
+	MHD_resume_connection(conn);
+}
+
+/* ---- start and stop ---------------------------------------------------------------------------- */
+
+struct tls {
+	char *cert, *key;
+};
+
+static int read_tls(const struct boxconf *conf, struct tls *t, struct err *e)
+{
+	size_t n;
+
+	memset(t, 0, sizeof *t);
+	if (!conf->tls_cert)
+		return 0;
+	if (fs_read(conf->tls_cert, &t->cert, &n, e) != 0 ||
+	    fs_read(conf->tls_key, &t->key, &n, e) != 0) {
+		err_prefix(e, "[tls]");
+		e->code = ERR_CONFIG;
+		return -1;
+	}
+	return 0;
+}
+
+static int resolve(const struct boxconf *conf, struct addrinfo **ai, struct err *e)
+{
+	struct addrinfo hints = { 0 };
+	char host[256], port[16];
+	int p, rc;
+
+	boxconf_listen(conf->listen, host, sizeof host, &p);
+	snprintf(port, sizeof port, "%d", p);
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	if ((rc = getaddrinfo(host, port, &hints, ai)) != 0)
+		return err_set(e, ERR_CONFIG, "listen '%s': %s", conf->listen, gai_strerror(rc));
+	return 0;
+}
+
+static struct MHD_Daemon *start(struct boxd *d, const struct addrinfo *ai, const struct tls *t)
+{
+	const struct boxconf_limits *lim = &d->conf->limits;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | (ai->ai_family == AF_INET6 ? MHD_USE_IPv6 : 0) |
+			 (t->cert ? MHD_USE_TLS : 0);
+	struct MHD_OptionItem ops[] = {
+		{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)begin, d },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)done, d },
+		{ MHD_OPTION_CONNECTION_LIMIT, (intptr_t)lim->connections, NULL },
+		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)lim->connections_per_ip, NULL },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)lim->timeout_s, NULL },
+		{ MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)lim->threads, NULL },
+		{ MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL },
+		{ MHD_OPTION_SOCK_ADDR, 0, ai->ai_addr },
+		{ t->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, t->cert },
+		{ t->cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, t->key },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, d, MHD_OPTION_ARRAY, ops,
+				MHD_OPTION_END);
+}
+
+/* Room for the connection cap: a soft file limit below it would refuse sockets early. */
+static void raise_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int open_log(struct boxd *d, struct err *e)
+{
+	const char *path = d->conf->access_log;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0) {
+		d->log = stderr;
+		return 0;
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || !(d->log = fdopen(fd, "a"))) {
+		if (fd >= 0)
+			close(fd);
+		return err_errno(e, "opening the access log %s", path);
+	}
+	return 0;
+}
+
+static void announce(const struct boxd *d)
+{
+	char now[RFC3339_LEN];
+
+	rfc3339_now(now);
+	fprintf(stderr, "{\"time\":\"%s\",\"event\":\"listening\",\"listen\":\"%s\",\"ledger\":\"%s\"}\n",
+		now, d->conf->listen, d->api.ledger->ops->name);
+	fflush(stderr);
+}
+
+/* Blocks until SIGINT or SIGTERM (blocked in every thread, so it arrives here). */
+static void wait_signal(const sigset_t *set)
+{
+	int sig;
+
+	while (sigwait(set, &sig) != 0)
+		;
+}
+
+static int run(struct boxd *d, const struct addrinfo *ai, const struct tls *t, struct err *e)
+{
+	struct MHD_Daemon *daemon;
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	signal(SIGPIPE, SIG_IGN);
+	if (!(d->waiters = waiters_start(d->api.ledger, resume, e)))
+		return -1;
+	if (!(daemon = start(d, ai, t))) {
+		waiters_stop(d->waiters);
+		return err_set(e, ERR_CONFIG, "cannot serve on %s (is the address in use, or the "
+			       "TLS certificate unreadable?)", d->conf->listen);
+	}
+	announce(d);
+	wait_signal(&set);
+	atomic_store(&d->stopping, 1);
+	waiters_stop(d->waiters);
+	MHD_stop_daemon(daemon);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return 0;
+}
+
+int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
+{
+	struct boxd d = { 0 };
+	struct addrinfo *ai = NULL;
+	struct tls t;
+	int rc = -1;
+
+	if (read_tls(conf, &t, e) != 0 || resolve(conf, &ai, e) != 0 || dl_require(DL_MHD, e) != 0)
+		goto out;
+	d.conf = conf;
+	d.api = (struct api_ctx){ conf, l, time(NULL), NULL };
+	if (!(d.api.mailer = mailer_start(conf, e)))
+		goto out;
+	d.limit = limit_new(conf->limits.requests_per_minute);
+	d.host_public = authority(conf->public_url);
+	d.host_listen = xstrdup(conf->listen);
+	pthread_mutex_init(&d.log_lock, NULL);
+	raise_files();
+	if (open_log(&d, e) == 0)
+		rc = run(&d, ai, &t, e);
+	if (d.log && d.log != stderr)
+		fclose(d.log);
+	pthread_mutex_destroy(&d.log_lock);
+	limit_free(d.limit);
+	mailer_stop(d.api.mailer);
+	free(d.host_public);
+	free(d.host_listen);
+out:
+	if (ai)
+		freeaddrinfo(ai);
+	free(t.cert);
+	free(t.key);
+	return rc;
+}

@@ -1,0 +1,177 @@
+/*
+ * ledger — the box's storage, behind one narrow interface: a table of
+ * functions, one per transaction the box needs, so SQLite (ledger_sqlite.c,
+ * the embedded default) and PostgreSQL (one more file implementing the same
+ * table) hold the same schema (spec/box.md §3) and make the same decisions.
+ *
+ * The rules every backend keeps:
+ *   - every state change is one transaction: a row and its attachment rows
+ *     arrive together (queue_add) and leave together (queue_ack);
+ *   - the database decides, never the process: a handle is taken by a
+ *     UNIQUE constraint, a slot hold by one conditional INSERT;
+ *   - every read a key performs is filtered by its user: a user_id is an
+ *     argument of every queue, type and slot function;
+ *   - the schema is versioned (open migrates, additively) and a ledger newer
+ *     than this program is refused rather than guessed at.
+ *
+ * Calling sequence:
+ *     struct ledger *l = ledger_open("DIR/box.db" or "postgresql://…", &e);
+ *     l->ops->queue_list(l, user_id, since, 100, &records, &e);
+ *     ledger_close(l);
+ * A ledger may be used from several threads: each backend serialises its
+ * connection itself.
+ *
+ * Ownership: json_t ** results are NEW references; strings in the structs
+ * filled by *_get functions are malloc'd (ledger_key_free). Arguments are
+ * borrowed.
+ */
+#ifndef MECHA_BOX_LEDGER_H
+#define MECHA_BOX_LEDGER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct err;
+struct ledger;
+
+#define LEDGER_ID_LEN 32 /* user ids, attachment ids, tokens: 16 random bytes in hex */
+
+struct ledger_user {
+	char id[LEDGER_ID_LEN + 1];
+	char handle[64];
+	char status[16]; /* "active" | "suspended" */
+	long long send_budget;
+};
+
+struct ledger_key {
+	char id[17]; /* the lookup half of a token: 8 random bytes in hex */
+	char user_id[LEDGER_ID_LEN + 1];
+	char scope[16]; /* publish | release | drain | slots */
+	char *hash;     /* the Argon2id PHC string of the secret half */
+	char *label;
+	int revoked;
+};
+
+/* One uploaded file of a queued row (its blob is written before queue_add). */
+struct ledger_attachment {
+	const char *id, *field, *filename, *content_type, *sha256; /* sha256: "sha256:<hex>" */
+	long long size;
+};
+
+/* A row that goes straight to `queued` with its files: an upload's completion,
+ * a booking's cancellation record, the test seed tool. */
+struct ledger_queued {
+	const char *user_id, *type_id, *payload; /* payload: JSON text */
+	const char *retain_until;                 /* RFC 3339, or NULL */
+	const struct ledger_attachment *attachments;
+	size_t nattachments;
+};
+
+/* A stranger's form POST, before anybody has proved anything: a `submitted`
+ * row with the hash of its verification token, and one send counted. */
+struct ledger_submission {
+	const char *user_id, *type_id, *payload;
+	const char *retain_until;              /* RFC 3339, or NULL */
+	const char *verify_hash, *verify_expires; /* sha256 hex of the token; RFC 3339 */
+	const char *recipient_hash;            /* sha256 hex of the lowered, trimmed address */
+	const char *ip_hash;                   /* sha256 hex of the client address */
+	const char *day;                       /* YYYY-MM-DD (UTC): what budgets count by */
+	long long per_recipient;               /* sends a day to one address (3) */
+};
+
+/* What `sweep` removed, and what it kept on purpose. */
+struct ledger_sweep {
+	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
+	long long overdue_queued; /* queued, past retain_until, never drained: kept, reported */
+};
+
+struct ledger_ops {
+	const char *name; /* "sqlite", "postgresql" */
+	/* Opens and migrates; where is a path or a URL. */
+	int (*open)(struct ledger *l, const char *where, struct err *e);
+	void (*close)(struct ledger *l);
+
+	/* users: a handle is issued once (ERR_HANDLE_TAKEN when it exists). */
+	int (*user_add)(struct ledger *l, const struct ledger_user *u, const char *now,
+			struct err *e);
+	/* 1 found, 0 none, -1 error; by handle when handle != NULL, else by id. */
+	int (*user_get)(struct ledger *l, const char *handle, const char *id,
+			struct ledger_user *out, struct err *e);
+
+	/* keys: stored as a hash, looked up by their id half. */
+	int (*key_add)(struct ledger *l, const struct ledger_key *k, const char *now,
+		       struct err *e);
+	int (*key_get)(struct ledger *l, const char *id, struct ledger_key *out, struct err *e);
+	void (*key_touch)(struct ledger *l, const char *id, const char *now);
+	/* The key stops working; its row stays (who acted stays traceable). */
+	int (*key_revoke)(struct ledger *l, const char *id, const char *now, struct err *e);
+
+	/* types: the manifest as uploaded and the schema derived from it. */
+	int (*type_put)(struct ledger *l, const char *user, const char *id, const char *title,
+			const char *manifest, const char *schema, const char *now, struct err *e);
+	/* {"id","title","updated_at","manifest","schema"(text)}: 1 found, 0 none. */
+	int (*type_get)(struct ledger *l, const char *user, const char *id, json_t **row,
+			struct err *e);
+	/* [{"id","title","updated_at"}] sorted by id. */
+	int (*type_list)(struct ledger *l, const char *user, json_t **rows, struct err *e);
+
+	/* slot_cache: replaced wholesale; slots is a JSON array's text. */
+	int (*slots_put)(struct ledger *l, const char *user, const char *instrument,
+			 const char *generated_at, long long horizon_days, const char *slots,
+			 const char *now, struct err *e);
+	/* {"generated_at","horizon_days","slots"(text),"received_at"}: 1 found, 0 none. */
+	int (*slots_get)(struct ledger *l, const char *user, const char *instrument,
+			 json_t **row, struct err *e);
+
+	/* queue: a queued row and its attachment rows, in one transaction; *seq its number. */
+	int (*queue_add)(struct ledger *l, const struct ledger_queued *q, const char *now,
+			 long long *seq, struct err *e);
+	/* One submission, under the budgets (§6: they count sends, not rows still there):
+	 * 1 with *seq, or 0 when a budget is spent (nothing written; the caller answers
+	 * exactly as if it had been sent). */
+	int (*queue_submit)(struct ledger *l, const struct ledger_submission *s, const char *now,
+			    long long *seq, struct err *e);
+	/* The drain's read (never a change): queued rows after since, oldest first, at
+	 * most limit, as the API writes them: [{"seq","type","state","created_at",
+	 * "payload"(text),"attachments":[{"id","field","filename","size","sha256",
+	 * "content_type"}]}]. */
+	int (*queue_list)(struct ledger *l, const char *user, long long since, long long limit,
+			  json_t **records, struct err *e);
+	/* The highest queued seq of user (0 when none): what a long poll watches. */
+	int (*queue_latest)(struct ledger *l, const char *user, long long *seq, struct err *e);
+	/* Deletes the named rows of user and their attachment rows in one transaction;
+	 * *blobs gets the attachment ids whose files the caller removes after. */
+	int (*queue_ack)(struct ledger *l, const char *user, const long long *seqs, size_t n,
+			 long long *deleted, json_t **blobs, struct err *e);
+	/* One attachment row of user: {"id","seq","field","filename","size","sha256",
+	 * "content_type"}; 1 found, 0 none. */
+	int (*attachment_get)(struct ledger *l, const char *user, const char *id, json_t **row,
+			      struct err *e);
+	/* Queued rows of user, and those of them past retain_until (kept: the owner decides). */
+	int (*queue_counts)(struct ledger *l, const char *user, const char *now,
+			    long long *queued, long long *overdue, struct err *e);
+
+	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove. */
+	int (*sweep)(struct ledger *l, const char *now, const char *budget_before,
+		     struct ledger_sweep *report, json_t **blobs, struct err *e);
+	/* Every attachment id of every user, as {"<user>/<id>": true}: the orphan check. */
+	int (*attachment_ids)(struct ledger *l, json_t **ids, struct err *e);
+};
+
+struct ledger {
+	const struct ledger_ops *ops;
+	void *impl; /* the backend's own state */
+};
+
+extern const struct ledger_ops ledger_sqlite_ops;
+
+/*
+ * Opens the ledger named by where: "postgresql://…" or "postgres://…" (not
+ * built yet: ERR_CONFIG says so), otherwise a SQLite file path.
+ */
+struct ledger *ledger_open(const char *where, struct err *e);
+void ledger_close(struct ledger *l);
+
+void ledger_key_free(struct ledger_key *k);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * urlform — application/x-www-form-urlencoded bytes (a form's body, a URL's
+ * query) into a JSON object, parsed strictly in this one place.
+ *
+ * As the reference reads them: pairs split on `&`, key and value on the
+ * first `=`, `+` is a space, `%XX` a byte, pairs with an empty key skipped.
+ * Where this goes further (spec/box.md §6): a key given several times keeps
+ * every value, in order, as an array (a multi_select with three boxes ticked
+ * arrives whole); decoding works on bytes and the decoded key and value must
+ * be valid UTF-8 without NUL, so `%` before a multi-byte character is just a
+ * malformed escape, never a crash.
+ *
+ * Ownership: urlform_decode returns a NEW reference, or NULL with *why (a
+ * static string) saying what was wrong.
+ */
+#ifndef MECHA_BOX_URLFORM_H
+#define MECHA_BOX_URLFORM_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* {"key": "value" | ["v1", "v2", …]}; NULL when the bytes are malformed. */
+json_t *urlform_decode(const char *s, size_t len, const char **why);
+
+/*
+ * form[key] as a whole number in [min, max], or dflt when absent. 0, or -1
+ * when the value is not such a number (or the key was given twice).
+ */
+int urlform_int(const json_t *form, const char *key, long long min, long long max,
+		long long dflt, long long *out);
+
+#endif

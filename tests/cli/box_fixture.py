@@ -1,0 +1,121 @@
+"""A real `mecha box serve` on loopback, for the box's tests.
+
+Box(tmp_path, **limits) writes a box.toml (SQLite in a data directory, a free
+port on 127.0.0.1), creates the owner `ada` with `mecha box owner add` (its
+first keys in .keys), starts the server and waits for its "listening" line.
+.request() speaks HTTP/1.1 to it with http.client (no proxy, ever: this is
+loopback); .seed() runs tests/support/box_seed (BOX_SEED) against its ledger,
+which is how a test gets queued rows without any test-only route; .log()
+reads the access log (JSON lines on stderr). .stop() sends SIGTERM.
+"""
+import http.client
+import json
+import os
+import pathlib
+import socket
+import subprocess
+import time
+
+from conftest import BIN, ROOT
+
+SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "tests" / "box_seed"))
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Box:
+    def __init__(self, tmp_path, owner="ada", extra="", **limits):
+        self.dir = tmp_path / "box"
+        self.data = self.dir / "data"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.db = self.data / "box.db"
+        self.config = self.dir / "box.toml"
+        self.stderr = self.dir / "stderr.log"
+        self.proc = None
+        self.limits = {"requests_per_minute": 100000, **limits}
+        self.extra = extra
+        self.keys = self.mecha("owner", "add", owner, "--json", check=0).json() if owner else {}
+
+    def write_config(self, port):
+        lines = [f'listen = "127.0.0.1:{port}"', f'data = "{self.data}"', self.extra,
+                 "[limits]"] + [f"{k} = {v}" for k, v in self.limits.items()]
+        self.config.write_text("\n".join(lines) + "\n")
+
+    def mecha(self, *args, check=None, config=True):
+        if config and not self.config.exists():
+            self.write_config(free_port())
+        argv = [BIN, "box", args[0], *args[1:]]
+        if config:
+            argv += ["--config", str(self.config)]
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        p.out, p.err = p.stdout.decode(), p.stderr.decode()
+        p.json = lambda: json.loads(p.out)
+        if check is not None:
+            assert p.returncode == check, f"{argv} exited {p.returncode}\n{p.out}\n{p.err}"
+        return p
+
+    def start(self):
+        for _ in range(10):  # another process may take the free port first
+            self.port = free_port()
+            self.write_config(self.port)
+            err = open(self.stderr, "wb")
+            self.proc = subprocess.Popen([BIN, "box", "serve", "--config", str(self.config)],
+                                         stdout=subprocess.DEVNULL, stderr=err)
+            err.close()
+            deadline = time.time() + 15
+            while time.time() < deadline and self.proc.poll() is None:
+                if b'"event":"listening"' in self.stderr.read_bytes():
+                    return self
+                time.sleep(0.02)
+            self.stop()
+        raise RuntimeError("mecha box serve did not start:\n" + self.stderr.read_text())
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def request(self, method, path, body=None, key=None, headers=None, timeout=30):
+        """(status, headers dict with lower-case names, body bytes)."""
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        h = dict(headers or {})
+        if key:
+            h["Authorization"] = f"Bearer {self.keys.get(key, key)}"
+        if isinstance(body, (dict, list)):
+            body = json.dumps(body)
+        c.request(method, path, body=body, headers=h)
+        r = c.getresponse()
+        out = (r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+        c.close()
+        return out
+
+    def json(self, method, path, **kw):
+        status, _, body = self.request(method, path, **kw)
+        return status, json.loads(body)
+
+    def seed(self, *args):
+        p = subprocess.run([SEED, args[0], str(self.db), *map(str, args[1:])],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        assert p.returncode == 0, p.stderr.decode()
+        return p.stdout.decode().strip()
+
+    def queue(self, payload, *files, type_id="meeting", retain_until=None):
+        extra = ["--retain-until", retain_until] if retain_until else []
+        return int(self.seed("queue", self.data, "ada", type_id, json.dumps(payload), *extra,
+                             *files))
+
+    def log(self):
+        return [json.loads(line) for line in self.stderr.read_text().splitlines()
+                if line.startswith("{")]
+
+
+def box_fixture(tmp_path, **kw):
+    return Box(tmp_path, **kw).start()

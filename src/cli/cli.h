@@ -33,6 +33,7 @@ int cli_mission(int argc, char **argv);
 int cli_blocks(int argc, char **argv);
 int cli_calendar(int argc, char **argv);
 int cli_types(int argc, char **argv);
+int cli_slots(int argc, char **argv); extern const struct cli_group cli_slots_group;
 
 /* The verb tables of the groups (verb.h), for the top-level help and completion. */
 extern const struct cli_group cli_frontdoor_group;

@@ -36,6 +36,7 @@ const struct cli_command cli_commands[] = {
 	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },
 	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy" },
 	{ "types", cli_types, &cli_types_group, "request types: the manifests strangers' forms are built from" },
+	{ "slots", cli_slots, &cli_slots_group, "bookable slots: a booking type's availability minus the calendar" },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

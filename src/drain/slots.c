@@ -198,27 +198,44 @@ static void keep(struct slots *out, struct slot_list *all)
 	out->v = all->v;
 }
 
+/* The box takes no longer a horizon: refused, since clamping would offer less than written. */
+static int horizon_ok(const struct manifest_availability *a, struct err *e)
+{
+	if (a->horizon_days <= SLOTS_MAX_HORIZON_DAYS)
+		return 0;
+	return err_set(e, ERR_INVALID_MANIFEST, "horizon_days is %lld, more than the %d days a box "
+		       "takes: make it %d or less", a->horizon_days, SLOTS_MAX_HORIZON_DAYS,
+		       SLOTS_MAX_HORIZON_DAYS);
+}
+
+static int plan_init(struct plan *p, const struct manifest_availability *a,
+		     const struct calendar_interval *busy, size_t nbusy, time_t now, struct err *e)
+{
+	if (horizon_ok(a, e) != 0)
+		return -1;
+	if (!(p->zone = wallclock_zone(a->timezone, e))) {
+		if (e->code == ERR_CONFIG)
+			e->code = ERR_INVALID_MANIFEST; /* the manifest named it */
+		return -1;
+	}
+	p->a = a;
+	p->busy = busy_merged(busy, nbusy, &p->nbusy);
+	p->buffer = (time_t)a->buffer_minutes * 60;
+	p->increment = (time_t)a->increment_minutes * 60;
+	p->from = now + (time_t)a->min_notice_hours * 3600;
+	p->to = now + (time_t)a->horizon_days * 86400;
+	return 0;
+}
+
 int slots_compute(const struct manifest_availability *a, const struct calendar_interval *busy,
 		  size_t nbusy, time_t now, struct slots *out, struct err *e)
 {
 	struct slot_list all = { NULL, 0, 0 };
-	struct plan p = { .a = a };
+	struct plan p;
 
 	memset(out, 0, sizeof *out);
-	if (a->horizon_days > SLOTS_MAX_HORIZON_DAYS)
-		return err_set(e, ERR_INVALID_MANIFEST, "horizon_days is %lld, more than the %d days "
-			       "a box takes: make it %d or less", a->horizon_days,
-			       SLOTS_MAX_HORIZON_DAYS, SLOTS_MAX_HORIZON_DAYS);
-	if (!(p.zone = wallclock_zone(a->timezone, e))) {
-		if (e->code == ERR_CONFIG)
-			e->code = ERR_INVALID_MANIFEST;
+	if (plan_init(&p, a, busy, nbusy, now, e) != 0)
 		return -1;
-	}
-	p.busy = busy_merged(busy, nbusy, &p.nbusy);
-	p.buffer = (time_t)a->buffer_minutes * 60;
-	p.increment = (time_t)a->increment_minutes * 60;
-	p.from = now + (time_t)a->min_notice_hours * 3600;
-	p.to = now + (time_t)a->horizon_days * 86400;
 	if (p.increment > 0 && p.from < p.to)
 		plan_days(&p, &all);
 	free(p.busy);
@@ -319,12 +336,10 @@ int slots_of_type(const char *id, const char *from, struct slots *out, struct er
 	memset(out, 0, sizeof *out);
 	if (booking_of(id, &m, e) != 0)
 		return -1;
-	if (parse_from(from, m->availability->timezone, &now, e) != 0 || config_load(&cfg, e) != 0)
+	if (horizon_ok(m->availability, e) != 0 || parse_from(from, m->availability->timezone,
+								  &now, e) != 0 ||
+	    config_load(&cfg, e) != 0)
 		goto done;
-	if (m->availability->horizon_days > SLOTS_MAX_HORIZON_DAYS) {
-		rc = slots_compute(m->availability, NULL, 0, now, out, e); /* its refusal */
-		goto done;
-	}
 	if (busy_for(&cfg, m->availability, now, &busy, &nbusy, e) != 0) {
 		calendar_refusal(id, e);
 		goto done;

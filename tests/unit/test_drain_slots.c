@@ -2,7 +2,8 @@
  * drain/slots: the slots a booking type offers, from its [availability]
  * (written as a person writes it, in TOML) and busy intervals, at a fixed
  * "now". Every expected list is worked out by hand in the comment above it
- * — never by a second implementation — and the rules are slots.h's.
+ * — never by a second implementation — and the rules are slots.h's. The
+ * wallclock arithmetic they stand on (calendar/wallclock.h) is pinned last.
  *
  * Dates used: 2026-10-05 is a Monday. Europe/Berlin goes back from CEST
  * (+02:00) to CET (+01:00) at 01:00Z on Sunday 2026-10-25; America/New_York
@@ -15,6 +16,7 @@
 #include "base/err.h"
 #include "base/rfc3339.h"
 #include "calendar/calendar.h"
+#include "calendar/wallclock.h"
 #include "drain/slots.h"
 #include "types/manifest.h"
 
@@ -512,4 +514,39 @@ Test(slots, a_zone_mecha_does_not_know_is_the_manifests_error)
 	cr_expect_eq(e.code, ERR_INVALID_MANIFEST);
 	cr_expect(strstr(e.msg, "Mars/Olympus_Mons") != NULL, "%s", e.msg);
 	manifest_free(m);
+}
+
+/* ---- calendar/wallclock, which the slots stand on ------------------------------------ */
+
+/* Every date from 1900 to 2400 maps to its day number and back; the leap rules hold. */
+Test(wallclock, dates_and_day_numbers_round_trip_over_five_centuries)
+{
+	long first = wallclock_days(1900, 1, 1), last = wallclock_days(2400, 12, 31);
+
+	cr_assert_eq(wallclock_days(1970, 1, 1), 0);
+	cr_expect_eq(wallclock_days(2000, 3, 1) - wallclock_days(2000, 2, 28), 2); /* 2000 leaps */
+	cr_expect_eq(wallclock_days(2100, 3, 1) - wallclock_days(2100, 2, 28), 1); /* 2100 does not */
+	cr_expect_eq(wallclock_weekday(wallclock_days(2026, 10, 5)), 0);           /* a Monday */
+	cr_expect_eq(wallclock_weekday(wallclock_days(1969, 12, 31)), 2);          /* a Wednesday */
+	for (long d = first; d <= last; d++) {
+		int y, m, dd;
+		wallclock_date(d, &y, &m, &dd);
+		cr_assert_eq(wallclock_days(y, m, dd), d, "%d-%d-%d", y, m, dd);
+	}
+}
+
+/* The instant Berlin goes back (01:00Z): CEST a second before, CET from it. */
+Test(wallclock, local_time_knows_the_offset_in_force)
+{
+	struct err e;
+	const struct wallclock *z = wallclock_zone("Europe/Berlin", &e);
+	struct wallclock_time w;
+
+	cr_assert_not_null(z, "%s", e.msg);
+	wallclock_local(z, at("2026-10-25T00:59:59Z"), &w);
+	cr_expect(w.day == 25 && w.minute == 2 * 60 + 59 && w.second == 59 && w.offset == 7200);
+	wallclock_local(z, at("2026-10-25T01:00:00Z"), &w);
+	cr_expect(w.day == 25 && w.minute == 2 * 60 && w.offset == 3600 && w.weekday == 6);
+	cr_expect_null(wallclock_zone("Not/A_Zone", &e));
+	cr_expect_eq(e.code, ERR_CONFIG);
 }

@@ -36,6 +36,7 @@ int cli_types(int argc, char **argv);
 int cli_init(int argc, char **argv);
 int cli_doctor(int argc, char **argv);
 int cli_box(int argc, char **argv);
+int cli_slots(int argc, char **argv);
 
 /* The verb tables of the groups (verb.h), for the top-level help and completion. */
 extern const struct cli_group cli_frontdoor_group;
@@ -44,6 +45,7 @@ extern const struct cli_group cli_mission_group;
 extern const struct cli_group cli_blocks_group;
 extern const struct cli_group cli_calendar_group;
 extern const struct cli_group cli_types_group;
+extern const struct cli_group cli_slots_group;
 extern const struct cli_group cli_box_group;
 
 /*

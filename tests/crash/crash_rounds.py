@@ -40,6 +40,14 @@ class Tally:
         return rng.uniform(0, statistics.median(self.durations) * 1.15)
 
 
+class Broken(Exception):
+    """A round whose home is too damaged to go on with: its violations end the rounds."""
+
+    def __init__(self, v, point, delay, run):
+        super().__init__("the home is broken")
+        self.v, self.point, self.delay, self.run = v, point, delay, run
+
+
 def point_name(point):
     if "env" in point:
         return next(iter(point["env"].values()))
@@ -49,7 +57,7 @@ def point_name(point):
 def one_round(house, w, t, rng, known_torn, verbose):
     job = w.prepare(house, rng)
     before = Snapshot(house)
-    point = rng.choice(w.points) if w.points and rng.random() < 0.5 else {}
+    point = rng.choice(w.points) if w.points and rng.random() < w.point_share else {}
     delay = None if point else t.delay(rng)
     env = dict(job.env)
     env.update(point.get("env", {}))
@@ -82,7 +90,11 @@ def one_round(house, w, t, rng, known_torn, verbose):
     name = point_name(point)
     if name and (run.hooked if "env" in point else run.killed if point.get("hold") else True):
         t.named.add(name)
-    v += w.recover(house, job, run)
+    try:
+        v += w.recover(house, job, run)
+    except Exception as exc:  # noqa: BLE001 - a home the rerun cannot read is a finding
+        v.append(f"running it again failed on what the kill left: {exc!r}")
+        raise Broken(v, point, delay, run) from exc
     final = Snapshot(house)
     v += invariants.whole(final, known_torn) + invariants.nothing_lost(after, final, w.may_change)
     if verbose:
@@ -103,7 +115,7 @@ def main():
     rng = random.Random(seed)
     writers = [w for w in WRITERS if not a.only or w.name in a.only.split(",")]
     tallies = {w.name: Tally(w) for w in writers}
-    violations, known_torn = [], set()
+    violations, known_torn, rounds, seen = [], set(), 0, set()
     t0 = time.monotonic()
     print(f"crash rounds: {a.rounds} rounds over {len(writers)} writers, seed {seed}",
           flush=True)
@@ -113,15 +125,25 @@ def main():
         house.round = 0
         house.ok("blocks", "add", "sb_crash", "--title", "the crash rounds' block")
         for r in range(a.rounds):
-            house.round = r
+            house.round, broken = r, False
             w = writers[r % len(writers)]
-            v, point, delay, run = one_round(house, w, tallies[w.name], rng, known_torn,
-                                             a.verbose)
+            try:
+                v, point, delay, run = one_round(house, w, tallies[w.name], rng, known_torn,
+                                                 a.verbose)
+            except Broken as b:
+                v, point, delay, run, broken = b.v, b.point, b.delay, b.run, True
+            rounds = r + 1
             for x in v:
+                if x in seen:  # a damage found before, still there: counted once
+                    continue
+                seen.add(x)
                 msg = (f"round {r} ({w.name}, {point or 'delay %.4fs' % (delay or 0)}, "
                        f"exit {run.rc}): {x}")
                 print("VIOLATION " + msg, flush=True)
                 violations.append(msg)
+            if broken:
+                print("the home is too damaged to go on: the rounds stop here", flush=True)
+                break
     except Exception:  # noqa: BLE001 - the harness broke: say where, exit 2
         traceback.print_exc()
         house.close()
@@ -134,7 +156,7 @@ def main():
               f"{len(t.phases):6d}  {', '.join(sorted(t.named)) or '-'}")
     phases = sum(len(t.phases) for t in tallies.values())
     named = sum(len(t.named) for t in tallies.values())
-    print(f"\nrounds {a.rounds}, kills {sum(t.killed + t.hooked for t in tallies.values())}, "
+    print(f"\nrounds {rounds}, kills {sum(t.killed + t.hooked for t in tallies.values())}, "
           f"kill points reached {phases + named} ({phases} distinct phases, {named} named "
           f"points), violations {len(violations)}  [{time.monotonic() - t0:.0f} s, seed {seed}]")
     return 1 if violations else 0

@@ -1,9 +1,11 @@
 """The writers the crash rounds kill: one entry each in WRITERS.
 
-A writer is a class with
+A writer is a subclass of Writer (whose defaults are: no record key changed,
+no mail, no named point) with
     name        how the figures call it
     may_change  the record keys it may change (any other key must keep its value)
     mail        True when it sends mail (the sink is let settle after a kill)
+    point_share how many of its rounds go to a named point (the rest: a random delay)
     points      named kill points besides a random delay: {"env": {VAR: VALUE}}
                 (a test hook in the binary kills itself there, e.g. the sweep's
                 MECHA_TEST_KILL_AT), {"hold": True} (killed once the SMTP sink
@@ -19,8 +21,11 @@ and two methods:
                                  again — and return the violations of what the
                                  writer promised (a list of strings)
 
-To add a writer (the drain, the box's queue ...): write such a class and add
-it to WRITERS. The rounds give it the generic checks (every file parses,
+To add a writer (the drain, the box's queue ...): write such a class — prepare
+what it needs, name what it may change, say how to run it again and what must
+then be true — and add an instance to WRITERS. If it has a test hook (an
+environment variable that makes it SIGKILL itself at a named step, like the
+sweep's), list the values in points. The rounds give it the generic checks (every file parses,
 nothing lost, exactly once, bookings, landing) before and after recover.
 """
 import json
@@ -30,6 +35,14 @@ from tree import Bad, Snapshot
 
 BLOCK = "sb_crash"
 GATE = {"command": "make check", "exit_status": 0, "artifact_hash": "sha256:gatelog"}
+
+
+class Writer:
+    """The defaults: a writer that changes no record, sends no mail, has no named point."""
+    may_change = set()
+    mail = False
+    point_share = 0.5
+    points = []
 
 
 class Job:
@@ -79,11 +92,9 @@ def rc_in(run, allowed, what):
 
 
 # -- the front door ---------------------------------------------------------------
-class Extract:
+class Extract(Writer):
     name = "extract"
     may_change = {"state", "extraction", "extraction_error"}
-    mail = False
-    points = []
 
     def prepare(self, house, rng):
         seqs = [house.counter.next_seq() for _ in range(rng.randint(2, 6))]
@@ -100,11 +111,9 @@ class Extract:
         return v
 
 
-class Close:
+class Close(Writer):
     name = "close"
     may_change = {"state", "note"}
-    mail = False
-    points = []
 
     def prepare(self, house, rng):
         s = house.counter.next_seq()
@@ -128,11 +137,9 @@ class Close:
         return v
 
 
-class Reconcile:
+class Reconcile(Writer):
     name = "reconcile"
     may_change = {"state", "note"}
-    mail = False
-    points = []
 
     def prepare(self, house, rng):
         seqs = [house.counter.next_seq() for _ in range(rng.randint(2, 4))]
@@ -159,7 +166,7 @@ class Reconcile:
         return v
 
 
-class Sweep:
+class Sweep(Writer):
     """A new booking each round, and now and then the cancellation of an earlier one."""
     name = "sweep"
     may_change = {"state", "note"}
@@ -236,9 +243,8 @@ class Sweep:
 
 
 # -- the outbox ----------------------------------------------------------------------
-class Approve:
+class Approve(Writer):
     name = "approve"
-    may_change = set()
     mail = True
     points = [{"hold": True}]
 
@@ -302,14 +308,13 @@ def chain_violations(house, mission):
     return v
 
 
-class PostCli:
+class PostCli(Writer):
     """A stream of letters into `mission post`, killed somewhere in it."""
     name = "post-cli"
     agent = "crash-cli"
     mission = "msn_c0ffee000001"
-    may_change = set()
-    mail = False
     points = [{"torn": True}]
+    point_share = 0.2
 
     def letters(self, house, rng):
         seq, prev = head_of(house, self.mission)
@@ -369,7 +374,6 @@ class PostMcp(PostCli):
     name = "post-mcp"
     agent = "crash-mcp"
     mission = "msn_c0ffee000002"
-    points = []
 
     def prepare(self, house, rng):
         ls = self.letters(house, rng)
@@ -390,11 +394,8 @@ def store_version_counts(house):
     return []
 
 
-class BlocksAdd:
+class BlocksAdd(Writer):
     name = "blocks-add"
-    may_change = set()
-    mail = False
-    points = []
 
     def prepare(self, house, rng):
         b = f"sb_add{house.counter.next():05d}"
@@ -409,12 +410,9 @@ class BlocksAdd:
         return v + store_version_counts(house)
 
 
-class Land:
+class Land(Writer):
     """A mission brought to merge_wait with a candidate, then landed."""
     name = "land"
-    may_change = set()
-    mail = False
-    points = []
 
     def prepare(self, house, rng):
         k = house.counter.next()

@@ -168,7 +168,7 @@ valgrind: $(BUILD)/mecha
 # writer SIGKILLed round after round, then many verbs at once on one home; the
 # home is checked after each (nothing lost, exactly once, states along the
 # table: build/tests/state_table prints the library's own). Figures at the end.
-CRASH_ROUNDS ?= 200
+CRASH_ROUNDS ?= 220
 RACE_ROUNDS  ?= 20
 $(BUILD)/tests/state_table: tests/support/state_table.c $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)

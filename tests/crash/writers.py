@@ -30,7 +30,8 @@ nothing lost, exactly once, bookings, landing) before and after recover.
 """
 import json
 
-from house import canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results
+from house import (canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
+                   triage_script)
 from tree import Bad, Snapshot
 
 BLOCK = "sb_crash"
@@ -163,6 +164,65 @@ class Reconcile(Writer):
             r = record(house, s)
             if r["state"] != state or (note and r.get("note") != note):
                 v.append(f"request {s} is {r['state']} ({r.get('note')!r}), not {state}")
+        return v
+
+
+def orphans(house):
+    """Drafts no request lists: a kill between staging a draft and writing its request
+    leaves one (visible in outbox list; reconcile cannot settle its request by it)."""
+    snap = Snapshot(house)
+    listed = {i for r in snap.good_records().values() for i in r.get("outbox", [])}
+    return {i for i in snap.items if i not in listed}
+
+
+class Triage(Writer):
+    """The privileged pass over one request with the scripted model: a draft_reply,
+    then a word. (--seq: the requests other writers left extracted are not its.)"""
+    name = "triage"
+    may_change = {"state", "note", "triage_session", "outbox"}
+
+    def prepare(self, house, rng):
+        s = house.counter.next_seq()
+        house.write_record(s, state="extracted")
+        house.triager.control("script", triage_script(1))
+        return Job(["frontdoor", "triage", "--seq", s, "--json"],
+                   env={"MECHA_PROVIDER": "triager"}, seq=s)
+
+    def recover(self, house, job, run):
+        v, s = [], job.ctx["seq"]
+        if record(house, s)["state"] == "extracted":
+            house.triager.control("script", triage_script(1))
+            v += rc_in(house.mecha(*job.args, env=job.env), (0,), "triage again")
+        r = record(house, s)
+        if r["state"] not in ("awaiting_me", "triaged"):
+            v.append(f"request {s} is {r['state']} after triage ran again")
+        house.orphans |= orphans(house)
+        return v
+
+
+class Draft(Writer):
+    """An agent's draft_reply over MCP, for a few requests in one session."""
+    name = "draft-mcp"
+    may_change = {"state", "note", "triage_session", "outbox"}
+
+    def prepare(self, house, rng):
+        seqs = [house.counter.next_seq() for _ in range(rng.randint(1, 3))]
+        for s in seqs:
+            house.write_record(s, state="extracted")
+        calls = [("draft_reply", {"seq": s, "subject": f"Re: {s}", "body": "Gladly.\n"})
+                 for s in seqs]
+        return Job(["mcp"], input=mcp_lines(*calls), seqs=seqs)
+
+    def recover(self, house, job, run):
+        v = []
+        res = mcp_results(run.out)
+        for n, s in enumerate(job.ctx["seqs"], 1):
+            r = record(house, s)
+            i = res.get(n, {}).get("outbox_id")
+            if i and (i not in r.get("outbox", []) or r["state"] != "awaiting_me"):
+                v.append(f"draft {i} was reported staged for request {s}, which is "
+                         f"{r['state']} and lists {r.get('outbox', [])}")
+        house.orphans |= orphans(house)
         return v
 
 
@@ -448,5 +508,5 @@ class Land(Writer):
         return v + store_version_counts(house) + chain_violations(house, mid)
 
 
-WRITERS = [Extract(), Close(), Reconcile(), Approve(), PostCli(), PostMcp(), Land(),
-           BlocksAdd(), Sweep()]
+WRITERS = [Extract(), Close(), Reconcile(), Triage(), Draft(), Approve(), PostCli(), PostMcp(),
+           Land(), BlocksAdd(), Sweep()]

@@ -66,6 +66,7 @@ def one_round(house, w, t, rng, known_torn, verbose):
         house.sink.hold_next()
         until = house.sink.holding.is_set
     run = house.mecha_killed(job.args, input=job.input, env=env, delay=delay, until=until)
+    hung = [f"{w.name} ran for over a minute and was killed"] if run.timed_out else []
     if point.get("hold"):
         house.sink.release_hold()
     if w.mail:
@@ -76,7 +77,8 @@ def one_round(house, w, t, rng, known_torn, verbose):
     _, tail = after.box_letters()
     if tail:
         known_torn.add(tail)
-    v = invariants.whole(after, known_torn) + invariants.nothing_lost(before, after, w.may_change)
+    v = hung + invariants.whole(after, known_torn) + \
+        invariants.nothing_lost(before, after, w.may_change)
 
     t.rounds += 1
     if run.killed or run.hooked:
@@ -147,9 +149,9 @@ def main():
                 break
     except Exception:  # noqa: BLE001 - the harness broke: say where, exit 2
         traceback.print_exc()
-        house.close()
         return 2
-    house.close()
+    finally:
+        house.close()
     print(f"\n{'writer':12s} {'rounds':>6s} {'killed':>6s} {'hooked':>6s} {'exited':>6s} "
           f"{'phases':>6s}  named points reached")
     for name, t in tallies.items():

@@ -42,9 +42,9 @@ class Run:
     """What one process did: its exit status (negative: the signal), output, and
     whether we killed it (killed) or it died of a named test hook (hooked)."""
 
-    def __init__(self, argv, rc, out, err, killed, elapsed):
+    def __init__(self, argv, rc, out, err, killed, elapsed, timed_out=False):
         self.argv, self.rc, self.out, self.err = argv, rc, out, err
-        self.killed, self.elapsed = killed, elapsed
+        self.killed, self.elapsed, self.timed_out = killed, elapsed, timed_out
 
     @property
     def hooked(self):
@@ -86,16 +86,18 @@ def killpg(p):
 
 
 def finish(p, threads, chunks, argv, killed, t0, timeout=60):
+    timed_out = False
     try:
-        rc = p.wait(timeout=timeout)
+        rc = p.wait(timeout=max(0.1, t0 + timeout - time.monotonic()))
     except subprocess.TimeoutExpired:
         killpg(p)
         rc = p.wait()
-        killed = True
+        killed = timed_out = True
     for t in threads:
         t.join(timeout=10)
     return Run(argv, rc, chunks["out"].decode("utf-8", "replace"),
-               chunks["err"].decode("utf-8", "replace"), killed, time.monotonic() - t0)
+               chunks["err"].decode("utf-8", "replace"), killed, time.monotonic() - t0,
+               timed_out)
 
 
 def run_killed(argv, env, stdin_bytes=None, delay=None, until=None, timeout=60):
@@ -267,7 +269,7 @@ class House:
 
     def ok(self, *args, **kw):
         r = self.mecha(*args, **kw)
-        if r.rc != 0:
+        if r.rc != 0 or r.timed_out:
             raise RuntimeError(f"setup step failed: mecha {' '.join(map(str, args))} "
                                f"exited {r.rc}\n{r.out}\n{r.err}")
         return r

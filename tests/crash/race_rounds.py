@@ -76,6 +76,7 @@ class Reports:
         self.rejected = []       # (id, reason)
         self.letters = []        # letter ids reported posted
         self.failures = []       # a process failed in a way that is not a violation
+        self.broken = []         # the harness itself failed
         self.violations = []
         self.ops = collections.Counter()
 
@@ -98,7 +99,9 @@ def moves_in(text, mover, rep, who, note=None):
 
 
 def expect_rc(rep, r, allowed, what):
-    if r.rc < 0 or r.rc > 3:
+    if r.timed_out:
+        rep.add("violations", f"{what} ran for over a minute and was killed")
+    elif r.rc < 0 or r.rc > 3:
         rep.add("violations", f"{what} died or exited {r.rc}: {r.err.strip()[:300]}")
     elif r.rc not in allowed:
         rep.add("failures", f"{what} exited {r.rc}: {r.err.strip()[:200]}")
@@ -479,8 +482,7 @@ def one_round(house, rng, table, n_ops, jobs, verbose):
             try:
                 op(house, r, rep, k)
             except Exception:  # noqa: BLE001 - a broken op is the harness's fault
-                rep.add("failures", f"op {op.__name__} raised:\n{traceback.format_exc()}")
-                raise
+                rep.add("broken", f"op {op.__name__} raised:\n{traceback.format_exc()}")
 
     threads = [threading.Thread(target=worker) for _ in range(jobs)]
     t0 = time.monotonic()
@@ -491,6 +493,8 @@ def one_round(house, rng, table, n_ops, jobs, verbose):
     elapsed = time.monotonic() - t0
     monitor.stop.set()
     monitor.join()
+    if rep.broken:
+        raise RuntimeError("\n".join(rep.broken))
     monitor.look()
     house.sink.settle()
     snap = Snapshot(house)
@@ -512,7 +516,7 @@ def one_round(house, rng, table, n_ops, jobs, verbose):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=20)
-    ap.add_argument("--ops", type=int, default=40)
+    ap.add_argument("--ops", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -535,11 +539,11 @@ def main():
             for x in v:
                 print(f"VIOLATION round {r}: {x}", flush=True)
                 violations.append(x)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - the harness broke: say where, exit 2
         traceback.print_exc()
-        house.close()
         return 2
-    house.close()
+    finally:
+        house.close()
     print("operations: " + ", ".join(f"{k} {n}" for k, n in sorted(ops.items())))
     print(f"rounds {a.rounds}, operations {sum(ops.values())}, moves reported {moves}, "
           f"monitor looks {looks}, failures (not violations) {failures}, violations "

@@ -56,7 +56,7 @@ def point_name(point):
 
 def kill(house, w, t, rng, job, known_torn):
     """Runs the job and kills it somewhere; returns (run, point, delay)."""
-    point = rng.choice(w.points) if w.points and rng.random() < w.point_share else {}
+    point = w.choose_point(job, rng)
     delay = None if point else t.delay(rng)
     env = dict(job.env)
     env.update(point.get("env", {}))

@@ -6,7 +6,8 @@ no mail, no named point) with
     may_change  the record keys it may change (any other key must keep its value)
     mail        True when it sends mail (the sink is let settle after a kill)
     point_share how many of its rounds go to a named point (the rest: a random delay)
-    points      named kill points besides a random delay: {"env": {VAR: VALUE}}
+    points      named kill points besides a random delay (choose_point picks one
+                for a round, or none): {"env": {VAR: VALUE}}
                 (a test hook in the binary kills itself there, e.g. the sweep's
                 MECHA_TEST_KILL_AT), {"hold": True} (killed once the SMTP sink
                 stored the message but before it answered 250), {"torn": True}
@@ -44,6 +45,10 @@ class Writer:
     mail = False
     point_share = 0.5
     points = []
+
+    def choose_point(self, job, rng):
+        """The named point of this round ({}: a random delay instead)."""
+        return rng.choice(self.points) if self.points and rng.random() < self.point_share else {}
 
 
 class Job:
@@ -231,9 +236,16 @@ class Sweep(Writer):
     name = "sweep"
     may_change = {"state", "note"}
     mail = True
-    points = [{"env": {"MECHA_TEST_KILL_AT": p}} for p in (
-        "event", "event-written", "invite", "invite-sent", "booked",
-        "remove", "removed", "cancel-mail", "cancel-mail-sent", "closed")]
+    booking_points = ("event", "event-written", "invite", "invite-sent", "booked")
+    cancel_points = ("remove", "removed", "cancel-mail", "cancel-mail-sent", "closed")
+    points = [{"env": {"MECHA_TEST_KILL_AT": p}} for p in booking_points + cancel_points]
+
+    def choose_point(self, job, rng):
+        """A cancellation's point only in a round that has a cancellation to reach it."""
+        if rng.random() >= self.point_share:
+            return {}
+        names = self.booking_points + (self.cancel_points if job.ctx["cancel"] else ())
+        return {"env": {"MECHA_TEST_KILL_AT": rng.choice(names)}}
 
     def __init__(self):
         self.bookings = {}  # booking id -> {"seq", "cancel_seq"}
@@ -265,7 +277,8 @@ class Sweep(Writer):
                 "_booking_id": victim, "_cancelled": True, "_slot_start": st, "_slot_end": en},
                 free_text=[], reply_to=None)  # None: no such key
             self.bookings[victim]["cancel_seq"] = c
-        return Job(["frontdoor", "sweep", "--json"])
+            return Job(["frontdoor", "sweep", "--json"], cancel=True)
+        return Job(["frontdoor", "sweep", "--json"], cancel=False)
 
     def recover(self, house, job, run):
         v = rc_in(house.mecha("frontdoor", "sweep", "--json"), (0,), "sweep again")

@@ -67,8 +67,8 @@ def kill(house, w, t, rng, job, known_torn):
     run = house.mecha_killed(job.args, input=job.input, env=env, delay=delay, until=until)
     if point.get("hold"):
         house.sink.release_hold()
-    if w.mail:
-        house.sink.settle()
+    if w.mail and (run.killed or run.hooked):
+        house.sink.settle(quiet=0.25)  # what a killed sender put on the wire still arrives
     if point.get("torn") and not run.killed:
         known_torn.add(w.torn(house, job))
     return run, point, delay

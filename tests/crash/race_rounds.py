@@ -29,6 +29,7 @@ Exits 1 on any violation, 2 when the harness itself broke.
 """
 import argparse
 import collections
+import datetime
 import json
 import queue
 import random
@@ -40,7 +41,7 @@ import traceback
 
 import invariants
 from house import House, chain_of, letter, mcp_lines, mcp_results, state_table, triage_script
-from tree import Bad, Snapshot
+from tree import Snapshot
 
 MOVE = re.compile(r"^\s*(\d+)\s+(\S+) → (\S+)\s*$")
 MISSION = "msn_ace0ace0ace0"
@@ -276,14 +277,14 @@ def setup(house, rng):
     for seq, state in enumerate(kinds, 1):
         house.write_record(seq, state=state)
     house.write_record(RECORDS, state="extracted")
-    import datetime
     day = datetime.date.today() + datetime.timedelta(days=30)
     for i, seq in enumerate(BOOKINGS):
         st = f"{day.isoformat()}T{9 + i:02d}:00:00Z"
         en = f"{day.isoformat()}T{9 + i:02d}:45:00Z"
         house.write_record(seq, type_id="meeting", values={
             "purpose": "a chat", "_slot_start": st, "_slot_end": en, "_duration_minutes": 45,
-            "_booking_id": f"race{house.homes}x{seq}", "_manage_url": f"https://gate.example.org/m/{seq}"},
+            "_booking_id": f"race{house.homes}x{seq}",
+            "_manage_url": f"https://gate.example.org/m/{seq}"},
             free_text=[])
     st, en = f"{day.isoformat()}T09:00:00Z", f"{day.isoformat()}T09:45:00Z"
     house.write_record(CANCEL, type_id="meeting", values={

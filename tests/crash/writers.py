@@ -29,6 +29,7 @@ environment variable that makes it SIGKILL itself at a named step, like the
 sweep's), list the values in points. The rounds give it the generic checks (every file parses,
 nothing lost, exactly once, bookings, landing) before and after recover.
 """
+import datetime
 import json
 
 from house import (canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
@@ -251,7 +252,6 @@ class Sweep(Writer):
         self.bookings = {}  # booking id -> {"seq", "cancel_seq"}
 
     def slot(self, k):
-        import datetime
         day = datetime.date.today() + datetime.timedelta(days=10 + k // 8)
         start = datetime.datetime(day.year, day.month, day.day, 8 + k % 8, 0)
         end = start + datetime.timedelta(minutes=45)

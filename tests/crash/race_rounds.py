@@ -399,11 +399,11 @@ def histories(first, last, rep, table):
         if ok is False:
             v.append(f"request {seq}: no order of its reported moves leads from {r0['state']} "
                      f"to {r1['state']} (a lost or unreported change): {edges}")
-        if r1["state"] == "closed":
-            notes = {e.note for e in edges if e.to == "closed"}
+        if r1["state"] in ("closed", "needs_info") and r1["state"] != r0["state"]:
+            notes = {e.note for e in edges if e.to == r1["state"]}
             if r1.get("note") not in notes:
-                v.append(f"request {seq} is closed with note {r1.get('note')!r}, not the reason "
-                         f"of a close that reported closing it ({notes})")
+                v.append(f"request {seq} is {r1['state']} with note {r1.get('note')!r}, not the "
+                         f"one of a move that reported putting it there ({notes})")
     for seq, r1 in last.items():
         if seq not in rep.edges and r1["state"] != first[seq]["state"]:
             v.append(f"request {seq} moved {first[seq]['state']} -> {r1['state']} and no "

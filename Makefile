@@ -66,7 +66,8 @@ REVIEW_OBJ := $(REVIEW_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz
+.PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz \
+        crash race
 
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
@@ -79,6 +80,8 @@ help:
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
 	@echo "make asan       the same under AddressSanitizer and UndefinedBehaviorSanitizer"
 	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
+	@echo "make crash      writers killed at random and named points (CRASH_ROUNDS=$(CRASH_ROUNDS)),"
+	@echo "                then the race rounds (make race, RACE_ROUNDS=$(RACE_ROUNDS)): nothing lost"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
@@ -191,6 +194,33 @@ VALGRIND_TESTS ?= tests/cli/test_frontdoor.py tests/cli/test_reconcile.py tests/
 valgrind: $(BUILD)/mecha
 	VALGRIND_MECHA=$(abspath $(BUILD)/mecha) MECHA_BIN=$(abspath tests/support/valgrind-mecha) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider $(VALGRIND_TESTS) $(PYTEST_ARGS)
+
+# Crash and race rounds (tests/crash): the real binary and loopback servers, a
+# writer SIGKILLed round after round, then many verbs at once on one home; the
+# home is checked after each (nothing lost, exactly once, states along the
+# table: build/tests/state_table prints the library's own). Figures at the end.
+CRASH_ROUNDS ?= 220
+RACE_ROUNDS  ?= 20
+$(BUILD)/tests/state_table: tests/support/state_table.c $(BUILD)/libmecha.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+
+crash_env = TMPDIR=$(TEST_TMP)/crash MECHA_BIN=$(abspath $(BUILD)/mecha) \
+	    MECHA_STATE_TABLE=$(abspath $(BUILD)/tests/state_table)
+crash: $(BUILD)/mecha $(BUILD)/tests/state_table
+	@$(call tmp_fresh,crash)
+	@status=0; \
+	$(crash_env) $(PYTHON) tests/crash/crash_rounds.py --rounds $(CRASH_ROUNDS) $(CRASH_ARGS) || status=1; \
+	$(crash_env) $(PYTHON) tests/crash/race_rounds.py --rounds $(RACE_ROUNDS) $(RACE_ARGS) || status=1; \
+	exit $$status
+	@$(call tmp_empty,crash)
+
+race: $(BUILD)/mecha $(BUILD)/tests/state_table
+	@$(call tmp_fresh,crash)
+	$(crash_env) $(PYTHON) tests/crash/race_rounds.py --rounds $(RACE_ROUNDS) $(RACE_ARGS)
+	@$(call tmp_empty,crash)
 
 # Every #include follows the arrows of docs/architecture.md (scripts/layers.sh).
 layers:

@@ -420,10 +420,14 @@ static long long booking_seq_of(const struct sweep *sw, const char *id)
 	return -1;
 }
 
-/* Closes every open booking record of the id, then the cancellation itself. */
-static int close_all(struct sweep *sw, const struct todo *c, struct err *e)
+/*
+ * Closes every open booking record of the cancellation's id. This runs before
+ * the event is removed: a record that says booked always has its event, even
+ * when a sweep dies in the middle of a withdrawal (the rerun finds the
+ * cancellation still open and finishes it).
+ */
+static int close_bookings(struct sweep *sw, const struct todo *c, struct err *e)
 {
-	kill_point("closed");
 	for (size_t i = 0; i < sw->n; i++) {
 		struct todo *t = &sw->todo[i];
 		if (t->cancel || !t->booking_id || strcmp(t->booking_id, c->booking_id) != 0)
@@ -433,7 +437,7 @@ static int close_all(struct sweep *sw, const struct todo *c, struct err *e)
 			return -1;
 		snprintf(t->state, sizeof t->state, "%s", STATE_CLOSED);
 	}
-	return move_record(sw, c->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e);
+	return 0;
 }
 
 static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *b, int what,
@@ -446,12 +450,15 @@ static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *
 		return -1;
 	if (sw->dry)
 		return 0;
+	if (close_bookings(sw, t, e) != 0)
+		return -1;
 	if ((what & WITHDRAW_EVENT) && remove_step(sw, t, b, e) != 0)
 		return -1;
 	if ((what & WITHDRAW_MAIL) &&
 	    mail_step(sw, t, b, STEP_CANCEL_MAIL, CALENDAR_ITIP_CANCEL, "cancel-mail", e) != 0)
 		return -1;
-	return close_all(sw, t, e);
+	kill_point("closed");
+	return move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e);
 }
 
 static void cancel_one(struct sweep *sw, const struct todo *t)

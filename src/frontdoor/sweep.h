@@ -12,10 +12,13 @@
  * METHOD:REQUEST part beside a text/plain one that carries the link, mailed
  * through the outbox's mail route) and the record moves to `booked` with the
  * event's UID as its note. A cancellation ({_booking_id, _cancelled: true,
- * _slot_start, _slot_end}) removes the event, mails METHOD:CANCEL when an
- * invitation went out, and closes itself and the booking's record with the
- * reason "cancelled by the requester". Cancellations run before bookings, so
- * a booking and its cancellation in one sweep book nothing.
+ * _slot_start, _slot_end}) closes the booking's record, removes the event,
+ * mails METHOD:CANCEL when an invitation went out, and closes itself, each
+ * record with the reason "cancelled by the requester" — in that order, so a
+ * record that says booked always has its event, however a sweep dies (the
+ * cancellation stays open until the end, and the rerun finishes it).
+ * Cancellations run before bookings, so a booking and its cancellation in one
+ * sweep book nothing.
  *
  * Exactly once, across reruns and kills, by the ledger (sweep_ledger.h):
  *   - event: intent (slot, UID, attendee) → write → done. The UID is derived
@@ -42,11 +45,12 @@
  *     invite            before the invitation's intent is recorded
  *     invite-sent       the invitation went out, not yet recorded as done
  *     booked            before the record moves to booked
- *     remove            a cancellation: before the event is removed
+ *     remove            a cancellation: its booking's records are closed,
+ *                       the event is not yet removed
  *     removed           the event is removed, not yet recorded
  *     cancel-mail       before the CANCEL's intent is recorded
  *     cancel-mail-sent  the CANCEL went out, not yet recorded
- *     closed            before the records are closed
+ *     closed            before the cancellation itself is closed
  *
  * Ownership: the report's strings are borrowed for the length of the
  * callback; the record passed to sweep_claims is borrowed.

@@ -283,6 +283,12 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 	out->seq = seq;
 	if (store_get(env->store, seq, &r, e) != 0)
 		return -1;
+	if (strcmp(record_state(&r), STATE_EXTRACTED) != 0) {
+		/* Moved since the run selected it (a person, a sweep): their change stands. */
+		record_free(&r);
+		out->outcome = TRIAGE_LEFT;
+		return 0;
+	}
 	if (record_valid(&r))
 		prose_follow_manifest(&r, stderr);
 	brief = strcmp(record_state(&r), STATE_EXTRACTED) == 0 ? brief_build(&r) : NULL;

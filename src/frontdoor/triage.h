@@ -63,8 +63,10 @@ char *triage_prompt(const json_t *brief);
 
 /*
  * Runs the privileged pass over request seq (which must be extracted and have
- * a brief). Returns 0 with *out filled (whatever the outcome), or -1 when the
- * run could not start (no brief, the transcript could not be created).
+ * a brief). Returns 0 with *out filled (whatever the outcome; TRIAGE_LEFT, with
+ * no model call, when the request is no longer extracted — moved since it was
+ * selected), or -1 when the run could not start (no brief, the transcript
+ * could not be created).
  */
 int triage_one(const struct triage_env *env, long long seq, struct triage_result *out,
 	       struct err *e);

@@ -326,6 +326,22 @@ def test_a_sweep_killed_at_a_cancellation_step_then_rerun_withdraws_exactly_once
     assert ids == [f"<booking-{BOOKING}-request@mecha>", f"<booking-{BOOKING}-cancel@mecha>"]
 
 
+@pytest.mark.parametrize("point", CANCEL_POINTS)
+def test_a_sweep_killed_while_withdrawing_never_leaves_a_booked_request_without_its_event(
+        mecha, smtp_sink, point):
+    """Found by the crash rounds (tests/crash): a withdrawal killed after the event
+    was removed left the booking's request saying booked."""
+    cal = configure(mecha, smtp_sink)
+    booking(mecha, 1)
+    sweep(mecha)
+    cancellation(mecha, 2)
+    p = sweep(mecha, check=None, env={"MECHA_TEST_KILL_AT": point})
+    assert p.returncode == -9, f"the sweep was not killed at {point}: {p.returncode} {p.err}"
+    state = mecha.read_record(1)["state"]
+    assert state != "booked" or len(events(cal)) == 1, f"booked without its event at {point}"
+    assert mecha.read_record(2)["state"] != "closed", "the cancellation closed before the end"
+
+
 def test_a_ledger_line_that_does_not_read_stops_the_sweep_before_anything(mecha, smtp_sink):
     cal = configure(mecha, smtp_sink)
     booking(mecha)

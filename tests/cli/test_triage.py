@@ -193,6 +193,28 @@ def test_a_person_closing_the_record_mid_run_wins(mecha, model_server):
     assert b"left as you set it" in out
 
 
+def test_a_request_closed_before_its_turn_in_the_run_is_left_and_the_run_exits_0(
+        mecha, model_server):
+    """Found by the race rounds (tests/crash): a request moved after the run selected
+    it and before its turn came was an error, and the run exited 1."""
+    configure(mecha, model_server, "openai")
+    model_server.script([{"text": "Nothing to draft.", "delay_ms": 1500}])
+    extracted(mecha, 1)
+    extracted(mecha, 2)
+    proc = subprocess.Popen([BIN, "frontdoor", "triage", "--json"], env=mecha.env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 10
+    while not model_server.requests() and time.time() < deadline:
+        time.sleep(0.05)
+    mecha.run("frontdoor", "close", "2", "--reason", "done by phone", check=0)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    rows = {r["seq"]: r["outcome"] for r in json.loads(out)}
+    assert rows == {1: "triaged", 2: "left"}
+    assert mecha.read_record(2)["note"] == "done by phone"
+    assert len(model_server.requests()) == 1
+
+
 def test_the_transcript_holds_the_brief_and_no_prose(mecha, model_server):
     configure(mecha, model_server, "openai")
     model_server.script([

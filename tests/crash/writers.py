@@ -1,0 +1,525 @@
+"""The writers the crash rounds kill: one entry each in WRITERS.
+
+A writer is a subclass of Writer (whose defaults are: no record key changed,
+no mail, no named point) with
+    name        how the figures call it
+    may_change  the record keys it may change (any other key must keep its value)
+    mail        True when it sends mail (the sink is let settle after a kill)
+    point_share how many of its rounds go to a named point (the rest: a random delay)
+    points      named kill points besides a random delay (choose_point picks one
+                for a round, or none): {"env": {VAR: VALUE}}
+                (a test hook in the binary kills itself there, e.g. the sweep's
+                MECHA_TEST_KILL_AT), {"hold": True} (killed once the SMTP sink
+                stored the message but before it answered 250), {"torn": True}
+                (the state a kill inside write(2) leaves: the box ends in the
+                first bytes of a letter — SIGKILL on a local file system
+                almost never tears a write, so the harness tears it itself)
+and two methods:
+    prepare(house, rng) -> Job   set the home up for one run (nothing killed
+                                 here) and say what to run
+    recover(house, job, run)     after the kill (or the exit), do what a
+                                 person or the next timer would — run it
+                                 again — and return the violations of what the
+                                 writer promised (a list of strings)
+
+To add a writer (the drain, the box's queue ...): write such a class — prepare
+what it needs, name what it may change, say how to run it again and what must
+then be true — and add an instance to WRITERS. If it has a test hook (an
+environment variable that makes it SIGKILL itself at a named step, like the
+sweep's), list the values in points. The rounds give it the generic checks (every file parses,
+nothing lost, exactly once, bookings, landing) before and after recover.
+"""
+import datetime
+import json
+
+from house import (canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
+                   triage_script)
+from tree import Bad, Snapshot
+
+BLOCK = "sb_crash"
+GATE = {"command": "make check", "exit_status": 0, "artifact_hash": "sha256:gatelog"}
+
+
+class Writer:
+    """The defaults: a writer that changes no record, sends no mail, has no named point."""
+    may_change = set()
+    mail = False
+    point_share = 0.5
+    points = []
+
+    def choose_point(self, job, rng):
+        """The named point of this round ({}: a random delay instead)."""
+        return rng.choice(self.points) if self.points and rng.random() < self.point_share else {}
+
+
+class Job:
+    def __init__(self, args, input=None, env=None, **ctx):
+        self.args, self.input, self.env, self.ctx = args, input, env or {}, ctx
+
+
+class Counter:
+    """Sequence numbers and names shared by every writer of one house."""
+
+    def __init__(self):
+        self.seq = 0
+        self.n = 0
+
+    def next_seq(self):
+        self.seq += 1
+        return self.seq
+
+    def next(self):
+        self.n += 1
+        return self.n
+
+
+def draft_for(house, seqs):
+    """One MCP session drafting a reply for each seq (they must be extracted)."""
+    calls = [("draft_reply", {"seq": s, "subject": f"Re: {s}", "body": "Yes, gladly.\n"})
+             for s in seqs]
+    r = house.ok("mcp", input=mcp_lines(*calls))
+    res = mcp_results(r.out)
+    ids = [res.get(i, {}).get("outbox_id") for i in range(1, len(seqs) + 1)]
+    if not all(ids):
+        raise RuntimeError(f"setup: draft_reply failed: {r.out}")
+    return ids
+
+
+def item(house, i):
+    p = house.outbox / f"{i}.json"
+    return json.loads(p.read_text())
+
+
+def record(house, seq, type_id="meeting"):
+    return json.loads((house.requests / f"{seq:010d}-{type_id}.json").read_text())
+
+
+def rc_in(run, allowed, what):
+    return [] if run.rc in allowed else [f"{what} exited {run.rc}: {run.err.strip()[:300]}"]
+
+
+# -- the front door ---------------------------------------------------------------
+class Extract(Writer):
+    name = "extract"
+    may_change = {"state", "extraction", "extraction_error"}
+
+    def prepare(self, house, rng):
+        seqs = [house.counter.next_seq() for _ in range(rng.randint(2, 6))]
+        for s in seqs:
+            house.write_record(s)
+        return Job(["frontdoor", "extract", "--json", "--jobs", "2"], seqs=seqs)
+
+    def recover(self, house, job, run):
+        v = rc_in(house.mecha("frontdoor", "extract", "--json"), (0,), "extract again")
+        for s in job.ctx["seqs"]:
+            r = record(house, s)
+            if r["state"] != "extracted" or "extraction" not in r:
+                v.append(f"request {s} is {r['state']} after extract ran again")
+        return v
+
+
+class Close(Writer):
+    name = "close"
+    may_change = {"state", "note"}
+
+    def prepare(self, house, rng):
+        s = house.counter.next_seq()
+        house.write_record(s, state="extracted")
+        drafts = draft_for(house, [s] * rng.randint(0, 2)) if rng.random() < 0.6 else []
+        reason = f"closed in round {house.round}"
+        return Job(["frontdoor", "close", s, "--reason", reason, "--reject-drafts"],
+                   seq=s, reason=reason, drafts=drafts)
+
+    def recover(self, house, job, run):
+        again = house.mecha(*job.args)
+        v = rc_in(again, (0, 3), "close again")
+        r = record(house, job.ctx["seq"])
+        if r["state"] != "closed" or r.get("note") != job.ctx["reason"]:
+            v.append(f"request {job.ctx['seq']} is {r['state']} ({r.get('note')!r}) after "
+                     f"close ran again")
+        for i in job.ctx["drafts"]:
+            it = item(house, i)
+            if it["status"] != "rejected" or it.get("reason") != job.ctx["reason"]:
+                v.append(f"draft {i} of a closed request is {it['status']}")
+        return v
+
+
+class Reconcile(Writer):
+    name = "reconcile"
+    may_change = {"state", "note"}
+
+    def prepare(self, house, rng):
+        seqs = [house.counter.next_seq() for _ in range(rng.randint(2, 4))]
+        for s in seqs:
+            house.write_record(s, state="extracted")
+        ids = draft_for(house, seqs)
+        fate = {}
+        for s, i in zip(seqs, ids):
+            if rng.random() < 0.5:
+                house.ok("outbox", "approve", i, "-y")
+                fate[s] = ("answered", None)
+            else:
+                reason = f"not like this ({s})"
+                house.ok("outbox", "reject", i, "--reason", reason)
+                fate[s] = ("extracted", reason)
+        return Job(["frontdoor", "reconcile", "--json"], fate=fate)
+
+    def recover(self, house, job, run):
+        v = rc_in(house.mecha("frontdoor", "reconcile", "--json"), (0,), "reconcile again")
+        for s, (state, note) in job.ctx["fate"].items():
+            r = record(house, s)
+            if r["state"] != state or (note and r.get("note") != note):
+                v.append(f"request {s} is {r['state']} ({r.get('note')!r}), not {state}")
+        return v
+
+
+def orphans(house):
+    """Drafts no request lists: a kill between staging a draft and writing its request
+    leaves one (visible in outbox list; reconcile cannot settle its request by it)."""
+    snap = Snapshot(house)
+    listed = {i for r in snap.good_records().values() for i in r.get("outbox", [])}
+    return {i for i in snap.items if i not in listed}
+
+
+class Triage(Writer):
+    """The privileged pass over one request with the scripted model: a draft_reply,
+    then a word. (--seq: the requests other writers left extracted are not its.)"""
+    name = "triage"
+    may_change = {"state", "note", "triage_session", "outbox"}
+
+    def prepare(self, house, rng):
+        s = house.counter.next_seq()
+        house.write_record(s, state="extracted")
+        house.triager.control("script", triage_script(1))
+        return Job(["frontdoor", "triage", "--seq", s, "--json"],
+                   env={"MECHA_PROVIDER": "triager"}, seq=s)
+
+    def recover(self, house, job, run):
+        v, s = [], job.ctx["seq"]
+        if record(house, s)["state"] == "extracted":
+            house.triager.control("script", triage_script(1))
+            v += rc_in(house.mecha(*job.args, env=job.env), (0,), "triage again")
+        r = record(house, s)
+        if r["state"] not in ("awaiting_me", "triaged"):
+            v.append(f"request {s} is {r['state']} after triage ran again")
+        house.orphans |= orphans(house)
+        return v
+
+
+class Draft(Writer):
+    """An agent's draft_reply over MCP, for a few requests in one session."""
+    name = "draft-mcp"
+    may_change = {"state", "note", "triage_session", "outbox"}
+
+    def prepare(self, house, rng):
+        seqs = [house.counter.next_seq() for _ in range(rng.randint(1, 3))]
+        for s in seqs:
+            house.write_record(s, state="extracted")
+        calls = [("draft_reply", {"seq": s, "subject": f"Re: {s}", "body": "Gladly.\n"})
+                 for s in seqs]
+        return Job(["mcp"], input=mcp_lines(*calls), seqs=seqs)
+
+    def recover(self, house, job, run):
+        v = []
+        res = mcp_results(run.out)
+        for n, s in enumerate(job.ctx["seqs"], 1):
+            r = record(house, s)
+            i = res.get(n, {}).get("outbox_id")
+            if i and (i not in r.get("outbox", []) or r["state"] != "awaiting_me"):
+                v.append(f"draft {i} was reported staged for request {s}, which is "
+                         f"{r['state']} and lists {r.get('outbox', [])}")
+        house.orphans |= orphans(house)
+        return v
+
+
+class Sweep(Writer):
+    """A new booking each round, and now and then the cancellation of an earlier one."""
+    name = "sweep"
+    may_change = {"state", "note"}
+    mail = True
+    booking_points = ("event", "event-written", "invite", "invite-sent", "booked")
+    cancel_points = ("remove", "removed", "cancel-mail", "cancel-mail-sent", "closed")
+    points = [{"env": {"MECHA_TEST_KILL_AT": p}} for p in booking_points + cancel_points]
+
+    def choose_point(self, job, rng):
+        """A cancellation's point only in a round that has a cancellation to reach it."""
+        if rng.random() >= self.point_share:
+            return {}
+        names = self.booking_points + (self.cancel_points if job.ctx["cancel"] else ())
+        return {"env": {"MECHA_TEST_KILL_AT": rng.choice(names)}}
+
+    def __init__(self):
+        self.bookings = {}  # booking id -> {"seq", "cancel_seq"}
+
+    def slot(self, k):
+        day = datetime.date.today() + datetime.timedelta(days=10 + k // 8)
+        start = datetime.datetime(day.year, day.month, day.day, 8 + k % 8, 0)
+        end = start + datetime.timedelta(minutes=45)
+        return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def prepare(self, house, rng):
+        k = house.counter.next()
+        bid = f"crash{k:06d}"
+        start, end = self.slot(k)
+        s = house.counter.next_seq()
+        house.write_record(s, type_id="booking", values={
+            "purpose": "a chat", "_slot_start": start, "_slot_end": end,
+            "_duration_minutes": 45, "_booking_id": bid,
+            "_manage_url": f"https://gate.example.org/m/{bid}"},
+            free_text=[], reply_to=f"Booker {k} <booker{k}@example.org>")
+        self.bookings[bid] = {"seq": s, "cancel_seq": None, "slot": (start, end)}
+        open_ = [b for b, x in self.bookings.items() if x["cancel_seq"] is None and b != bid]
+        if open_ and rng.random() < 0.4:
+            victim = rng.choice(open_)
+            c = house.counter.next_seq()
+            st, en = self.bookings[victim]["slot"]
+            house.write_record(c, type_id="booking", values={
+                "_booking_id": victim, "_cancelled": True, "_slot_start": st, "_slot_end": en},
+                free_text=[], reply_to=None)  # None: no such key
+            self.bookings[victim]["cancel_seq"] = c
+            return Job(["frontdoor", "sweep", "--json"], cancel=True)
+        return Job(["frontdoor", "sweep", "--json"], cancel=False)
+
+    def recover(self, house, job, run):
+        v = rc_in(house.mecha("frontdoor", "sweep", "--json"), (0,), "sweep again")
+        house.sink.settle()
+        snap = Snapshot(house)
+        ledger = {}
+        for e in snap.ledger()[0]:
+            if not isinstance(e, Bad):
+                ledger.setdefault(e["booking_id"], {})[e["step"]] = e["phase"]
+        for bid, b in self.bookings.items():
+            v += self.check(house, snap, ledger.get(bid, {}), bid, b)
+        return v
+
+    def check(self, house, snap, steps, bid, b):
+        v = []
+        r = snap.record(b["seq"], "booking")
+        uid = f"booking-{bid}@mecha"
+        invites = snap.sink.get(f"<booking-{bid}-request@mecha>", 0)
+        cancels = snap.sink.get(f"<booking-{bid}-cancel@mecha>", 0)
+        if b["cancel_seq"] is None:
+            if r["state"] != "booked" or uid not in snap.uids():
+                v.append(f"booking {bid} is {r['state']} after the sweep ran again")
+            if invites not in ((0, 1) if steps.get("invite") == "unconfirmed" else (1,)):
+                v.append(f"booking {bid}: {invites} invitations (ledger: {steps.get('invite')})")
+        else:
+            c = snap.record(b["cancel_seq"], "booking")
+            if r["state"] != "closed" or c["state"] != "closed":
+                v.append(f"cancelled booking {bid}: records {r['state']} and {c['state']}")
+            if uid in snap.uids():
+                v.append(f"cancelled booking {bid}: its event is still in the calendar")
+            may_have_gone = invites or steps.get("invite") == "unconfirmed"
+            if invites > 1 or cancels > 1 or (cancels and not may_have_gone):
+                v.append(f"cancelled booking {bid}: {invites} invitations, {cancels} cancels")
+        return v
+
+
+# -- the outbox ----------------------------------------------------------------------
+class Approve(Writer):
+    name = "approve"
+    mail = True
+    points = [{"hold": True}]
+
+    def prepare(self, house, rng):
+        seqs = [house.counter.next_seq() for _ in range(rng.randint(1, 3))]
+        for s in seqs:
+            house.write_record(s, state="extracted")
+        ids = draft_for(house, seqs)
+        return Job(["outbox", "approve", *ids, "-y"], ids=ids)
+
+    def recover(self, house, job, run):
+        """What a person does after a crash: an item in flight is marked sent
+        when it arrived and forced when it did not; the rest approved again."""
+        v = []
+        arrived = Snapshot(house).sink
+        for i in job.ctx["ids"]:
+            it = item(house, i)
+            if it["status"] != "pending":
+                continue
+            if it.get("sending_since"):
+                flag = "--mark-sent" if arrived.get(f"<{i}@mecha>") else "--force"
+                v += rc_in(house.mecha("outbox", "approve", i, flag, "-y"), (0,),
+                           f"approve {flag}")
+            else:
+                v += rc_in(house.mecha("outbox", "approve", i, "-y"), (0,), "approve again")
+        house.sink.settle()
+        arrived = Snapshot(house).sink
+        for i in job.ctx["ids"]:
+            it = item(house, i)
+            if it["status"] != "sent" or arrived.get(f"<{i}@mecha>") != 1:
+                v.append(f"draft {i} is {it['status']} and arrived "
+                         f"{arrived.get(f'<{i}@mecha>', 0)} times")
+        return v
+
+
+# -- the mission board --------------------------------------------------------------------
+def head_of(house, mission):
+    """(seq, letter_id) of the mission's head, or (0, None)."""
+    r = house.ok("mission", "heads", "--json")
+    for m in json.loads(r.out)["missions"]:
+        if m["mission_id"] == mission:
+            return m["head"]["mission_seq"], m["head_letter_id"]
+    return 0, None
+
+
+def chain_violations(house, mission):
+    r = house.mecha("mission", "log", mission, "--json")
+    if r.rc != 0:
+        return [f"mission log {mission} exited {r.rc}: {r.err.strip()}"]
+    log = json.loads(r.out)
+    v = []
+    if log.get("off_chain"):
+        v.append(f"mission {mission}: {log['off_chain']} letters off the chain (a fork)")
+    seqs = [x["letter"]["mission_seq"] for x in log["letters"]]
+    if seqs != list(range(1, len(seqs) + 1)):
+        v.append(f"mission {mission}: the chain's seqs are not 1..n")
+    heads = json.loads(house.ok("mission", "heads", "--json").out)["missions"]
+    head = [m for m in heads if m["mission_id"] == mission]
+    if not head or head[0]["head_letter_id"] != log["head_letter_id"]:
+        v.append(f"mission {mission}: heads and log disagree on the head")
+    return v
+
+
+class PostCli(Writer):
+    """A stream of letters into `mission post`, killed somewhere in it."""
+    name = "post-cli"
+    agent = "crash-cli"
+    mission = "msn_c0ffee000001"
+    points = [{"torn": True}]
+    point_share = 0.2
+
+    def letters(self, house, rng):
+        seq, prev = head_of(house, self.mission)
+        return chain_of(self.agent, self.mission, seq + 1, prev, rng.randint(3, 12),
+                        runner=f"r{house.round}-")
+
+    def prepare(self, house, rng):
+        ls = self.letters(house, rng)
+        data = "".join(json.dumps(l) + "\n" for l in ls)
+        return Job(["mission", "post", "--agent", self.agent, "--json", "--keep-going", "-"],
+                   input=data, letters=ls)
+
+    def posted(self, run):
+        out = []
+        for line in run.out.split("\n"):
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(r, dict) and r.get("letter_id"):
+                out.append(r["letter_id"])
+        return out
+
+    def torn(self, house, job):
+        """A kill inside write(2): the box ends in the first bytes of a letter."""
+        seq, prev = head_of(house, self.mission)
+        line = canonical_line(self.agent, letter(self.mission, seq + 1, "review", prev))
+        cut = line.encode()[:max(1, len(line) // 3)]
+        with open(house.box, "ab") as f:
+            f.write(cut)
+        return cut
+
+    def recover(self, house, job, run):
+        v = []
+        expected = {letter_id(canonical_line(self.agent, l)) for l in job.ctx["letters"]}
+        reported = self.posted(run)
+        if not set(reported) <= expected:
+            v.append(f"{self.name}: the ids it reported are not the letters' own ids "
+                     f"(the harness's canonical line is wrong?)")
+        box_ids = {letter_id(raw) for raw in house.box.read_bytes().split(b"\n") if raw}
+        lost = [i for i in reported if i not in box_ids]
+        if lost:
+            v.append(f"{self.name}: letters reported posted are not in the box: {lost}")
+        # The next post goes on from the head, stepping over a torn line.
+        seq, prev = head_of(house, self.mission)
+        nxt = letter(self.mission, seq + 1, "review", prev, runner_id=f"next{house.round}")
+        r = house.mecha("mission", "post", "--agent", self.agent, "--json",
+                        input=json.dumps(nxt))
+        v += rc_in(r, (0,), "the next post")
+        if not house.box.read_bytes().endswith(b"\n"):
+            v.append("the box does not end in a newline after the next post")
+        return v + chain_violations(house, self.mission)
+
+
+class PostMcp(PostCli):
+    """The same stream through the MCP tool mission_post."""
+    name = "post-mcp"
+    agent = "crash-mcp"
+    mission = "msn_c0ffee000002"
+
+    def prepare(self, house, rng):
+        ls = self.letters(house, rng)
+        data = mcp_lines(*[("mission_post", {"agent_id": self.agent, "letter": l}) for l in ls])
+        return Job(["mcp"], input=data, letters=ls)
+
+    def posted(self, run):
+        return [r["letter_id"] for r in mcp_results(run.out).values() if r.get("letter_id")]
+
+
+def store_version_counts(house):
+    """store_version must be the number of changes: blocks added plus receipts imported."""
+    b = json.loads(house.blocks.read_text())
+    changes = len(b["blocks"]) + sum(len(x.get("receipts", [])) for x in b["blocks"])
+    if b["store_version"] != changes:
+        return [f"the block store is at store_version {b['store_version']} after {changes} "
+                f"changes"]
+    return []
+
+
+class BlocksAdd(Writer):
+    name = "blocks-add"
+
+    def prepare(self, house, rng):
+        b = f"sb_add{house.counter.next():05d}"
+        return Job(["blocks", "add", b, "--title", f"block {b}", "--json"], block=b)
+
+    def recover(self, house, job, run):
+        v = rc_in(house.mecha(*job.args), (0, 3), "blocks add again")
+        b = json.loads(house.blocks.read_text())
+        n = sum(1 for x in b["blocks"] if x["block_id"] == job.ctx["block"])
+        if n != 1:
+            v.append(f"block {job.ctx['block']} is in the store {n} times")
+        return v + store_version_counts(house)
+
+
+class Land(Writer):
+    """A mission brought to merge_wait with a candidate, then landed."""
+    name = "land"
+
+    def prepare(self, house, rng):
+        k = house.counter.next()
+        blk, mid = f"sb_land{k:05d}", f"msn_1a4d{k:08x}"
+        house.ok("blocks", "add", blk, "--title", f"to land {k}")
+        cand = {"block_id": blk, "type": "test",
+                "scope": {"boundary_version": 1, "contract_version": 1},
+                "evidence": {"command": "make check", "exit_status": 0,
+                             "artifact_hash": "sha256:log",
+                             "evidence_refs": ["artifact://crash/1"]}}
+        prev = None
+        for seq, phase, extra in ((1, "judging", {}), (2, "executing", {}),
+                                  (3, "merge_wait", {"gate": GATE, "receipt_candidate": cand})):
+            r = house.ok("mission", "post", "--agent", "crash-land", "--json",
+                         input=json.dumps(letter(mid, seq, phase, prev, block=blk, **extra)))
+            prev = json.loads(r.out)["letter_id"]
+        return Job(["mission", "land", mid, "--json"], mission=mid, block=blk, candidate=prev)
+
+    def recover(self, house, job, run):
+        v = rc_in(house.mecha(*job.args), (0, 3), "land again")
+        mid = job.ctx["mission"]
+        log = json.loads(house.ok("mission", "log", mid, "--json").out)
+        head = log["letters"][-1]["letter"]
+        b = json.loads(house.blocks.read_text())
+        [blk] = [x for x in b["blocks"] if x["block_id"] == job.ctx["block"]]
+        receipts = [r for r in blk.get("receipts", []) if r.get("mission_id") == mid]
+        if head["phase"] != "landed" or len(receipts) != 1:
+            v.append(f"mission {mid}: head {head['phase']}, {len(receipts)} receipts after "
+                     f"land ran again")
+        elif head["receipt"]["store_version"] != receipts[0]["store_version"] or \
+                receipts[0].get("letter_id") != job.ctx["candidate"]:
+            v.append(f"mission {mid}: the landed letter and its receipt disagree")
+        return v + store_version_counts(house) + chain_violations(house, mid)
+
+
+WRITERS = [Extract(), Close(), Reconcile(), Triage(), Draft(), Approve(), PostCli(), PostMcp(),
+           Land(), BlocksAdd(), Sweep()]

@@ -387,8 +387,12 @@ char **intake_file_stems(const struct intake_row *r)
 	char **stems = xcalloc(r->nfiles + 1, sizeof *stems);
 
 	for (size_t i = 0; i < r->nfiles; i++) {
-		char *s = field_name_ok(r->files[i].field) ? xstrdup(r->files[i].field)
-							    : xasprintf("%zu", i);
+		char *s = field_name_ok(r->files[i].field) ? xstrdup(r->files[i].field) : NULL;
+
+		if (!s || used(stems, i, s)) {
+			free(s);
+			s = xasprintf("%zu", i);
+		}
 		for (size_t k = 1; used(stems, i, s); k++) {
 			free(s);
 			s = xasprintf("%zu-%zu", i, k);

@@ -8,8 +8,9 @@
  * is flushed, no lock is released by us). Otherwise it does nothing. It is
  * compiled into every build and harmless: the variable is for tests only.
  * Each module that has points lists them, with where each one is, in its
- * header (drain/drain.h; the booking sweep keeps its own in
- * frontdoor/sweep.h), and names them "<module>-<moment>".
+ * header (frontdoor/sweep.h, drain/drain.h). New points are named
+ * "<module>-<moment>" (drain-before-ack); the booking sweep's came first and
+ * keep their bare names (event, invite-sent …).
  *
  * Ownership: nothing is allocated.
  */

@@ -338,7 +338,7 @@ def test_a_drain_killed_at_any_point_then_run_again_leaves_one_record_each_acked
         assert (mecha.requests / name).read_bytes() == data, "a record written is never rewritten"
     assert queued(box) == []
     assert report["written"] + report["already_held"] == (0 if point == "drain-after-ack" else 2)
-    leftovers = [p.name for p in mecha.requests.rglob(".*") if p.name != ".lock"]
+    leftovers = [p.name for p in mecha.requests.rglob(".*") if p.name not in (".lock", ".types")]
     assert leftovers == [], "a temporary file was left behind"
     for seq, t in ((first, "lab-application"), (second, "meeting")):
         assert mecha.read_record(seq, t)["valid"] is True
@@ -490,3 +490,17 @@ def test_types_push_with_a_key_of_another_scope_says_what_the_box_said(mecha, bo
     p = mecha.run("types", "push", "meeting", "--json", check=1)
     assert json.loads(p.out)["error"] == "gate"
     assert "HTTP 403: this key does not cover this endpoint" in p.err
+
+
+def test_the_drain_keeps_the_stores_types_hint_so_doctor_finds_nothing_to_mend(mecha, box):
+    connect(mecha, box, "meeting", "letter")
+    (mecha.home / "config.toml").write_text("")
+    mecha.write_record(90, type_id="meeting")
+    (mecha.requests / ".types").write_text("meeting\n")
+    box.queue({"requester_name": "Grace"})
+    box.queue({"requester_name": "Ada"}, type_id="letter")
+    drain(mecha)
+    assert (mecha.requests / ".types").read_text() == "meeting\nletter\n"
+    p = mecha.run("doctor", "--offline", "--json")
+    [caches] = [c for c in json.loads(p.out) if c["check"] == "caches"]
+    assert caches["status"] == "ok", caches

@@ -6,7 +6,8 @@ MAIN_HOME=$MECHA_HOME
 export MECHA_HOME="$SANDBOX/owner"
 mkdir -p "$MECHA_HOME/factory/types"
 chmod 700 "$MECHA_HOME" "$MECHA_HOME/factory" "$MECHA_HOME/factory/types"
-BOX_PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BOX_PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
 GATE="http://127.0.0.1:$BOX_PORT"
 printf '\n$ mecha box owner add ada --data %s --json\n' "$SANDBOX/box"
 "$MECHA" box owner add ada --data "$SANDBOX/box" --json > "$SANDBOX/box-keys.json"

@@ -88,37 +88,44 @@ static int same_request(const char *path, const char *name, const struct intake_
 	return rc;
 }
 
+/* One name in the store against the row: 0 not this seq's, 1 held, -1 with why. */
+static int same_seq(const struct run *run, const struct intake_row *in, const char *name,
+		    const char *entry, struct err *e)
+{
+	char prefix[32];
+	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", in->seq);
+	size_t n = strlen(entry);
+	char *path;
+	int rc;
+
+	if (strncmp(entry, prefix, plen) != 0 || n < 5 || strcmp(entry + n - 5, ".json") != 0)
+		return 0;
+	if (strcmp(entry, name) != 0)
+		return err_set(e, ERR_SEQ_TAKEN, "seq %lld is %s at home, another request type than "
+			       "the box's `%s`: not overwritten; left at the box", in->seq, entry,
+			       in->type);
+	path = fs_join(run->store, name);
+	rc = same_request(path, name, in, e);
+	free(path);
+	return rc;
+}
+
 /*
  * Whether home has this row's record: 1 held (the same request), 0 absent,
  * -1 with why it may be neither written nor acked (another request holds the
- * seq), or an I/O failure.
+ * seq, or its file does not read).
  */
 static int at_home(const struct run *run, const struct intake_row *in, const char *name,
 		   struct err *e)
 {
-	char prefix[32];
-	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", in->seq);
-	int rc = 0;
 	struct dirent *d;
 	DIR *dir = opendir(run->store);
+	int rc = 0;
 
 	if (!dir)
 		return 0; /* no store yet: nothing is held */
-	while (rc == 0 && (d = readdir(dir))) {
-		size_t n = strlen(d->d_name);
-		if (strncmp(d->d_name, prefix, plen) != 0 || n < 5 ||
-		    strcmp(d->d_name + n - 5, ".json") != 0)
-			continue;
-		if (strcmp(d->d_name, name) == 0) {
-			char *path = fs_join(run->store, name);
-			rc = same_request(path, name, in, e);
-			free(path);
-		} else {
-			rc = err_set(e, ERR_SEQ_TAKEN, "seq %lld is %s at home, another request type "
-				     "than the box's `%s`: not overwritten; left at the box",
-				     in->seq, d->d_name, in->type);
-		}
-	}
+	while (rc == 0 && (d = readdir(dir)))
+		rc = same_seq(run, in, name, d->d_name, e);
 	closedir(dir);
 	return rc;
 }
@@ -523,6 +530,24 @@ static void pause_for(const struct drain_opts *o, unsigned s)
 		nanosleep(&one, NULL);
 }
 
+/* After a pass: where the next begins, and how long to wait first. */
+static unsigned next_pass(struct drain_opts *each, const struct drain_report *r, int failed,
+			  unsigned *backoff)
+{
+	unsigned pause = 0;
+
+	if (failed) {
+		pause = *backoff;
+		*backoff = *backoff * 2 > PAUSE_MAX_S ? PAUSE_MAX_S : *backoff * 2;
+		return pause;
+	}
+	*backoff = 1;
+	each->since = r->nskipped > 0 ? r->next : 0;
+	if (each->wait == 0 && (r->drained == 0 || r->nskipped > 0))
+		pause = 5; /* no long poll to wait in */
+	return pause;
+}
+
 int drain_follow(const struct drain_opts *o,
 		 void (*report)(const struct drain_report *r, const struct err *failed, void *ctx),
 		 void *ctx, struct err *e)
@@ -534,24 +559,14 @@ int drain_follow(const struct drain_opts *o,
 
 	while (!stopped(o)) {
 		rc = drain_run(&each, &r, e);
-		if (stopped(o)) {
-			drain_report_free(&r);
-			break;
-		}
-		report(&r, rc == 0 ? NULL : e, ctx);
-		if (rc != 0 && e->code != ERR_GATE && e->code != ERR_IO) {
+		if (!stopped(o))
+			report(&r, rc == 0 ? NULL : e, ctx);
+		if (!stopped(o) && rc != 0 && e->code != ERR_GATE && e->code != ERR_IO) {
 			drain_report_free(&r);
 			return -1;
 		}
-		if (rc != 0) {
-			pause_for(o, backoff);
-			backoff = backoff * 2 > PAUSE_MAX_S ? PAUSE_MAX_S : backoff * 2;
-		} else {
-			backoff = 1;
-			each.since = r.nskipped > 0 ? r.next : 0;
-			if (each.wait == 0 && (r.drained == 0 || r.nskipped > 0))
-				pause_for(o, 5); /* no long poll to wait in */
-		}
+		if (!stopped(o))
+			pause_for(o, next_pass(&each, &r, rc != 0, &backoff));
 		drain_report_free(&r);
 	}
 	return 0;

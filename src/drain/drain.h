@@ -133,7 +133,10 @@ int drain_follow(const struct drain_opts *o,
 		 void (*pass)(const struct drain_report *r, const struct err *failed, void *ctx),
 		 void *ctx, struct err *e);
 
-/* {"drained","written","already_held","invalid","acknowledged","store","skipped","dry_run"}. NEW. */
+/*
+ * {"drained", "written", "already_held", "invalid", "acknowledged", "store",
+ * "skipped": [{"seq", "error", "message"}], "dry_run"}. NEW.
+ */
 json_t *drain_report_json(const struct drain_report *r);
 void drain_report_free(struct drain_report *r);
 

@@ -133,12 +133,31 @@ static char *factory_path(const char *name, struct err *e)
 	return p;
 }
 
-/* The one key of factory/config.toml, strictly. */
+/* The one key of the gate's file, strictly: anything else is a mistake named with its line. */
+static char *gate_of(const struct toml_value *doc, const char *path, struct err *e)
+{
+	const struct toml_value *v = toml_get(doc, "gate");
+
+	for (size_t i = 0; i < doc->u.table.n; i++)
+		if (strcmp(doc->u.table.items[i].key, "gate") != 0) {
+			err_set(e, ERR_CONFIG, "%s:%d: unknown key `%s` (this file takes only gate)",
+				path, doc->u.table.items[i].value->line, doc->u.table.items[i].key);
+			return NULL;
+		}
+	if (!v)
+		err_set(e, ERR_CONFIG, "%s: no gate = \"https://…\" in it", path);
+	else if (v->type != TOML_STRING || memchr(v->u.str.ptr, '\0', v->u.str.len))
+		err_set(e, ERR_CONFIG, "%s:%d: gate is %s, not a URL", path, v->line,
+			toml_type_name(v->type));
+	else
+		return xstrdup(v->u.str.ptr);
+	return NULL;
+}
+
 static char *gate_from_file(const char *path, struct err *e)
 {
 	struct toml_value *doc;
-	const struct toml_value *v;
-	char *text, *url = NULL;
+	char *text, *url;
 	size_t len;
 
 	if (fs_read(path, &text, &len, e) != 0) {
@@ -153,21 +172,7 @@ static char *gate_from_file(const char *path, struct err *e)
 		e->code = ERR_CONFIG;
 		return NULL;
 	}
-	for (size_t i = 0; i < doc->u.table.n; i++)
-		if (strcmp(doc->u.table.items[i].key, "gate") != 0) {
-			err_set(e, ERR_CONFIG, "%s:%d: unknown key `%s` (this file takes only gate)",
-				path, doc->u.table.items[i].value->line, doc->u.table.items[i].key);
-			goto out;
-		}
-	v = toml_get(doc, "gate");
-	if (!v)
-		err_set(e, ERR_CONFIG, "%s: no gate = \"https://…\" in it", path);
-	else if (v->type != TOML_STRING || memchr(v->u.str.ptr, '\0', v->u.str.len))
-		err_set(e, ERR_CONFIG, "%s:%d: gate is %s, not a URL", path, v->line,
-			toml_type_name(v->type));
-	else
-		url = xstrdup(v->u.str.ptr);
-out:
+	url = gate_of(doc, path, e);
 	toml_free(doc);
 	return url;
 }
@@ -390,8 +395,7 @@ static void said(struct buf *out, const struct gate_reply *r)
 	json_decref(o);
 }
 
-static int outcome(const struct gate *g, const struct gate_request *rq, const char *url,
-		   CURLcode rc, const char *errbuf, const struct gate_reply *r, struct err *e)
+static int outcome(const struct gate_request *rq, const char *url, CURLcode rc, const char *errbuf, const struct gate_reply *r, struct err *e)
 {
 	struct buf what = BUF_INIT;
 	int fail = 1;
@@ -411,7 +415,6 @@ static int outcome(const struct gate *g, const struct gate_request *rq, const ch
 	if (fail)
 		err_set(e, ERR_GATE, "gate: %s %s: %s", rq->method, url, buf_str(&what));
 	buf_free(&what);
-	(void)g;
 	return fail ? -1 : 0;
 }
 
@@ -435,7 +438,7 @@ int gate_call(struct gate *g, const struct gate_request *rq, struct gate_reply *
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
-	result = outcome(g, rq, url, rc, errbuf, out, e);
+	result = outcome(rq, url, rc, errbuf, out, e);
 	curl_easy_cleanup(c);
 	for (struct curl_slist *l = h; l; l = l->next) /* the key was in one of them */
 		explicit_bzero(l->data, strlen(l->data));

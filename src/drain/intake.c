@@ -254,11 +254,29 @@ static void invalid(struct intake_verdict *v, json_t *values, char *why)
 	v->reply_to = NULL;
 }
 
+/* The validated values of a row: its files checked, the machinery put back. */
+static void accept(const struct intake_row *r, const struct manifest *m, const json_t *raw,
+		   json_t *values, const json_t *machinery, struct intake_verdict *v)
+{
+	const char *unbacked = file_values(m, r, values), *reply;
+
+	if (unbacked) {
+		invalid(v, sorted(raw), xasprintf("file `%s`: the box sent no attachment with its "
+						  "size and digest", unbacked));
+		return;
+	}
+	v->valid = 1;
+	v->free_text = validate_free_text(m, values);
+	reply = validate_reply_to(m, values);
+	v->reply_to = reply ? xstrdup(reply) : NULL;
+	json_object_update(values, (json_t *)machinery);
+	v->values = sorted(values);
+}
+
 static void judge_object(const struct intake_row *r, const struct manifest *m,
 			 const char *no_manifest, json_t *raw, struct intake_verdict *v)
 {
 	json_t *rest = json_deep_copy(raw), *machinery = take_machinery(rest), *record, *errors;
-	const char *unbacked, *reply;
 	struct err e;
 
 	if (json_object_size(rest) == 0 && json_object_size(machinery) > 0) {
@@ -271,18 +289,7 @@ static void judge_object(const struct intake_row *r, const struct manifest *m,
 		invalid(v, sorted(raw), problems_text(e.msg, errors));
 		json_decref(errors);
 	} else {
-		json_t *values = json_object_get(record, "values");
-		if ((unbacked = file_values(m, r, values))) {
-			invalid(v, sorted(raw), xasprintf("file `%s`: the box sent no attachment with "
-							  "its size and digest", unbacked));
-		} else {
-			v->valid = 1;
-			v->free_text = validate_free_text(m, values);
-			reply = validate_reply_to(m, values);
-			v->reply_to = reply ? xstrdup(reply) : NULL;
-			json_object_update(values, machinery);
-			v->values = sorted(values);
-		}
+		accept(r, m, raw, json_object_get(record, "values"), machinery, v);
 		json_decref(record);
 	}
 	json_decref(rest);

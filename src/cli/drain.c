@@ -99,9 +99,10 @@ static void print_report(const struct drain_report *r, const struct out *o)
 	}
 	doc = drain_report_json(r);
 	if (o->follow) {
-		char *s = jsonio_compact(doc);
-		text_print(stdout, s, 0); /* JSON escapes every control character already */
-		fputc('\n', stdout);
+		/* One line a pass; ASCII only, so no control character reaches a terminal raw. */
+		char *s = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+		if (s)
+			puts(s);
 		free(s);
 	} else {
 		jsonio_print(stdout, doc);

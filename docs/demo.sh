@@ -8,8 +8,10 @@ MECHA=${1:?usage: docs/demo.sh PATH-TO-MECHA}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SANDBOX=$(mktemp -d "${TMPDIR:-/tmp}/mecha-demo.XXXXXX")
 SMTP_PID=
+BOX_PID=
 cleanup() {
   [ -z "$SMTP_PID" ] || kill "$SMTP_PID" 2>/dev/null || true
+  [ -z "$BOX_PID" ] || kill "$BOX_PID" 2>/dev/null || true
   if [ -n "${MECHA_DEMO_KEEP:-}" ]; then
     echo "(MECHA_DEMO_KEEP is set: the sandbox $SANDBOX is kept)"
   else

@@ -43,7 +43,7 @@ struct err;
 
 /* X(ID, "name", "soname", "Debian package", "what needs it", the shim's resolve function) */
 #define DL_LIBRARIES(X)                                                                  \
-	X(CURL, "curl", "libcurl.so.4", "libcurl4", "calling a model and sending mail by SMTP", \
+	X(CURL, "curl", "libcurl.so.4", "libcurl4", "calling a model, sending mail by SMTP, speaking to the box", \
 	  dl_curl_resolve)                                                                 \
 	X(ICAL, "ical", "libical.so.3", "libical3", "reading and writing the calendar",      \
 	  dl_ical_resolve)                                                                 \

@@ -67,6 +67,9 @@ enum {
 	X(INVALID_MANIFEST, "invalid_manifest", EXIT_FAIL,                                       \
 	  "a request type's manifest breaks a rule of its format")                                \
 	X(LEDGER, "ledger", EXIT_FAIL, "the box's database failed or is newer than this mecha")   \
+	X(GATE, "gate", EXIT_FAIL, "the box could not be reached, or answered with an error")     \
+	X(ATTACHMENT, "attachment", EXIT_FAIL,                                                   \
+	  "a file from the box is not what the box declared (longer, or another digest)")         \
 	/* a rule said no and nothing changed: exit 3 */                                          \
 	X(INVALID_TRANSITION, "invalid_transition", EXIT_REFUSED,                                \
 	  "the state table does not allow that move")                                             \
@@ -82,6 +85,8 @@ enum {
 	X(NO_MODEL, "no_model", EXIT_REFUSED, "the configured provider cannot use tools")         \
 	X(UNROUTED, "unrouted", EXIT_REFUSED, "drafts would have nowhere to go")                  \
 	X(SEQ_TAKEN, "seq_taken", EXIT_REFUSED, "another record already has that seq")           \
+	X(INSECURE, "insecure", EXIT_REFUSED,                                                    \
+	  "a plain-http gate beyond loopback, or a key file others can read")                    \
 	X(EXISTS, "exists", EXIT_REFUSED, "mecha init found a config.toml already there")        \
 	X(HANDLE_TAKEN, "handle_taken", EXIT_REFUSED, "the box already has an owner of that handle") \
 	X(CHANGED, "changed", EXIT_REFUSED, "the draft changed while it was being edited")        \

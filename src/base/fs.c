@@ -256,6 +256,58 @@ out:
 	return rc;
 }
 
+/* tmp moved to path unless path exists: 1 moved, 0 path was there, -1 with errno. */
+static int move_new(const char *tmp, const char *path)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 1;
+	if (errno == EEXIST)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* No RENAME_NOREPLACE here: link(2) refuses an existing name just as well. */
+	if (link(tmp, path) != 0)
+		return errno == EEXIST ? 0 : -1;
+	unlink(tmp);
+	return 1;
+}
+
+int fs_create(const char *path, const void *data, size_t len, struct err *e)
+{
+	char *dir = fs_dirname(path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
+	int fd, rc = -1;
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err_errno(e, "creating a temporary file beside %s", path);
+		goto out;
+	}
+	if (fchmod(fd, 0600) != 0 || fs_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+		err_errno(e, "writing %s", tmp);
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) != 0) {
+		err_errno(e, "writing %s", tmp);
+		unlink(tmp);
+		goto out;
+	}
+	rc = move_new(tmp, path);
+	if (rc < 0)
+		err_errno(e, "creating %s", path);
+	if (rc <= 0)
+		unlink(tmp);
+	if (rc == 1 && fs_sync_dir(dir, e) != 0)
+		rc = -1;
+out:
+	free(tmp);
+	free(dir);
+	return rc;
+}
+
 char *fs_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);

@@ -56,6 +56,15 @@ int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err 
 /* Atomically replaces (or creates) path with data, mode 0600. */
 int fs_replace(const char *path, const void *data, size_t len, struct err *e);
 
+/*
+ * Creates path with data (0600) only when nothing is there by that name: the
+ * bytes are written to a temporary file beside it and moved into place by a
+ * rename that never replaces (link(2) where the file system lacks
+ * RENAME_NOREPLACE), so the file appears whole or not at all, and a file
+ * someone else wrote first is never overwritten. Returns 1 when it created
+ * path, 0 when path already existed (nothing written), -1 on failure.
+ */
+int fs_create(const char *path, const void *data, size_t len, struct err *e);
 /* Writes all of data to fd, retrying short writes and EINTR. */
 int fs_write_all(int fd, const void *data, size_t len);
 

@@ -40,6 +40,7 @@ const struct cli_command cli_commands[] = {
 	{ "doctor", cli_doctor, NULL, "check a home, changing nothing: each line ok, warn or fail" },
 	{ "box", cli_box, &cli_box_group, "the public box (mecha-box): forms, the queue, the /v1 API" },
 	{ "slots", cli_slots, &cli_slots_group, "bookable slots: a booking type's availability minus the calendar" },
+	{ "drain", cli_drain, NULL, "bring the box's queued requests home into requests/, then acknowledge them" },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

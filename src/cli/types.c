@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "drain/push.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 #include "types/schema.h"
@@ -56,6 +57,17 @@ static const char validate_help[] =
 	"and message (exit 3).\n\n"
 	"  --phase submit     the form POST: file fields are not due, and refused if sent\n"
 	"  --phase complete   after upload (the default): the drain and home use this\n";
+
+static const char push_help[] =
+	"usage: mecha types push ID [--json]\n\n"
+	"Publishes the installed request type ID ($MECHA_HOME/factory/types/ID.toml) to your\n"
+	"box: checks it here first (a manifest with a mistake is never sent), then PUT\n"
+	"/v1/types/ID with the release key. From then on the box serves its form.\n"
+	"The box is the gate in $MECHA_HOME/factory/config.toml (gate = \"https://...\") or\n"
+	"$FACTORY_GATE; the key is $MECHA_HOME/factory/release.key (mode 0600) or the file\n"
+	"$FACTORY_RELEASE_KEY names. A plain http:// gate is refused unless it is this\n"
+	"machine's loopback (insecure, exit 3).\n\n"
+	"  --json   the box's answer: {\"id\", \"title\", \"fields\", \"url\"}\n";
 
 /* ---- check ---------------------------------------------------------------------- */
 
@@ -385,12 +397,40 @@ static int validate(int argc, char **argv)
 	return rc;
 }
 
+/* ---- push ------------------------------------------------------------------------ */
+
+static int push(int argc, char **argv)
+{
+	int json = 0, rc;
+	struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 } };
+	struct cli_args a;
+	json_t *answer;
+	struct err e;
+
+	if ((rc = cli_parse("types push", CLI_OPTS(opts), 1, 1, argc, argv, &a)) != 0)
+		return rc;
+	if (push_type(a.pos[0], &answer, &e) != 0)
+		return cli_fail_json(&e, json);
+	if (json) {
+		jsonio_print(stdout, answer);
+	} else {
+		fputs("published ", stdout);
+		text_print(stdout, a.pos[0], 0);
+		fputs(": ", stdout);
+		text_print(stdout, jsonio_str_or(answer, "url", "(the box named no URL)"), 0);
+		fputc('\n', stdout);
+	}
+	json_decref(answer);
+	return EXIT_OK;
+}
+
 static const struct cli_verb verbs[] = {
 	{ "check", check, check_help, "check manifest files, every mistake with its line" },
 	{ "list", list, list_help, "the request types installed at home" },
 	{ "show", show, show_help, "one request type: fields, steps, verification" },
 	{ "schema", schema, schema_help, "a request type's JSON Schema (draft 2020-12)" },
 	{ "validate", validate, validate_help, "validate a submission (JSON on stdin)" },
+	{ "push", push, push_help, "publish a request type to your box (its form goes live)" },
 };
 
 const struct cli_group cli_types_group = {

@@ -25,6 +25,7 @@ static const char *const places[HOME_PLACE_COUNT] = {
 	[HOME_MISSIONS] = "missions",
 	[HOME_MISSION_BOX] = "missions/inbox.jsonl",
 	[HOME_TYPES] = "factory/types",
+	[HOME_FACTORY] = "factory",
 };
 
 const enum home_place home_stores[] = { HOME_ROOT,     HOME_REQUESTS, HOME_OUTBOX,

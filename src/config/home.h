@@ -33,6 +33,7 @@ enum home_place {
 	HOME_MISSIONS,    /* HOME_M/missions: where the default mission box lives */
 	HOME_MISSION_BOX, /* HOME_M/missions/inbox.jsonl: the default mission box */
 	HOME_TYPES,       /* HOME_M/factory/types: request-type manifests (the reference's path) */
+	HOME_FACTORY,     /* HOME_M/factory: the gate's config.toml and the box's keys (drain.key …) */
 	HOME_PLACE_COUNT
 };
 

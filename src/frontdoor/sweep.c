@@ -7,6 +7,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/killpoint.h"
 #include "base/rfc3339.h"
 #include "base/verdict.h"
 #include "calendar/calendar.h"
@@ -18,7 +19,6 @@
 #include "outbox/invite.h"
 #include "outbox/mail.h"
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -76,15 +76,6 @@ static void booking_free(struct booking *b)
 	free(b->summary);
 	free(b->link);
 	memset(b, 0, sizeof *b);
-}
-
-/* The test hook of sweep.h: die here, as a crash or a kill would. */
-static void kill_point(const char *name)
-{
-	const char *at = getenv(SWEEP_KILL_ENV);
-
-	if (at && strcmp(at, name) == 0)
-		raise(SIGKILL);
 }
 
 /* ---- which records ------------------------------------------------------------------ */
@@ -315,7 +306,7 @@ static int mail_step(struct sweep *sw, const struct todo *t, struct booking *b, 
 		b->warning = unconfirmed_warning;
 		return sweep_ledger_add(l, id, t->seq, step, LEDGER_UNCONFIRMED, NULL, e);
 	}
-	kill_point(kill_before);
+	killpoint(kill_before);
 	if (sweep_ledger_add(l, id, t->seq, step, LEDGER_INTENT, NULL, e) != 0)
 		return -1;
 	rc = send_letter(sw, b, id, m, e);
@@ -328,7 +319,7 @@ static int mail_step(struct sweep *sw, const struct todo *t, struct booking *b, 
 			err_prefix(e, "(and recording that failed: %s)", why.msg);
 		return -1;
 	}
-	kill_point(m == CALENDAR_ITIP_CANCEL ? "cancel-mail-sent" : "invite-sent");
+	killpoint(m == CALENDAR_ITIP_CANCEL ? "cancel-mail-sent" : "invite-sent");
 	return sweep_ledger_add(l, id, t->seq, step, LEDGER_DONE, NULL, e);
 }
 
@@ -402,10 +393,10 @@ static int remove_step(struct sweep *sw, const struct todo *t, const struct book
 {
 	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_REMOVE))
 		return 0;
-	kill_point("remove");
+	killpoint("remove");
 	if (calendar_event_remove(sw->cfg, b->uid, e) != 0 && e->code != ERR_NOT_FOUND)
 		return -1; /* removing is idempotent: the next sweep tries again */
-	kill_point("removed");
+	killpoint("removed");
 	return sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_REMOVE, LEDGER_DONE, NULL,
 				e);
 }
@@ -457,7 +448,7 @@ static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *
 	if ((what & WITHDRAW_MAIL) &&
 	    mail_step(sw, t, b, STEP_CANCEL_MAIL, CALENDAR_ITIP_CANCEL, "cancel-mail", e) != 0)
 		return -1;
-	kill_point("closed");
+	killpoint("closed");
 	return move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e);
 }
 
@@ -518,7 +509,7 @@ static int event_step(struct sweep *sw, const struct todo *t, const struct booki
 
 	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_EVENT))
 		return 0;
-	kill_point("event");
+	killpoint("event");
 	if (write_event(sw, b, e) != 0) {
 		/* Forgotten, so the next sweep asks about the slot again before writing. */
 		if (sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_FAILED,
@@ -526,7 +517,7 @@ static int event_step(struct sweep *sw, const struct todo *t, const struct booki
 			err_prefix(e, "(and recording that failed: %s)", why.msg);
 		return -1;
 	}
-	kill_point("event-written");
+	killpoint("event-written");
 	return sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_DONE, NULL,
 				e);
 }
@@ -536,7 +527,7 @@ static int book_steps(struct sweep *sw, const struct todo *t, struct booking *b,
 	if (event_step(sw, t, b, e) != 0 ||
 	    mail_step(sw, t, b, STEP_INVITE, CALENDAR_ITIP_REQUEST, "invite", e) != 0)
 		return -1;
-	kill_point("booked");
+	killpoint("booked");
 	if (move_record(sw, t->seq, STATE_BOOKED, b->uid, e) != 0)
 		return -1;
 	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))

@@ -1,0 +1,16 @@
+/*
+ * killpoint — SIGKILL at a named moment, for the crash tests.
+ */
+#include "base/killpoint.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+void killpoint(const char *name)
+{
+	const char *at = getenv(KILLPOINT_ENV);
+
+	if (at && strcmp(at, name) == 0)
+		raise(SIGKILL);
+}

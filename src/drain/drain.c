@@ -1,0 +1,601 @@
+/*
+ * drain — one pass over the box's queue: read, judge, fetch, write, and only
+ * then acknowledge; and the loop a service runs.
+ */
+#include "drain/drain.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/fs.h"
+#include "base/hash.h"
+#include "base/jsonio.h"
+#include "base/killpoint.h"
+#include "base/lock.h"
+#include "base/rfc3339.h"
+#include "config/home.h"
+#include "drain/gate.h"
+#include "drain/intake.h"
+#include "types/catalog.h"
+#include "types/manifest.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#define QUEUE_SLACK_S 30    /* beyond the long poll, for the answer itself */
+#define FILE_TIMEOUT_S 600  /* one attachment, 16 MiB at the most */
+#define ACK_TIMEOUT_S 60
+#define PAUSE_MAX_S 60
+#define TYPE_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+
+struct run {
+	const struct drain_opts *o;
+	struct drain_report *r;
+	struct gate g;
+	const char *store;
+	char drained_at[RFC3339_LEN];
+	json_t *acks; /* seqs on disk now: written or held */
+};
+
+/* ---- telling --------------------------------------------------------------------- */
+
+static void tell(struct run *run, enum drain_outcome outcome, const struct intake_row *in,
+		 int valid, const char *reason, int code)
+{
+	struct drain_line l = { outcome, in->seq, in->type, valid, reason, code };
+
+	if (run->o->line)
+		run->o->line(&l, run->o->ctx);
+}
+
+static void skip(struct run *run, const struct intake_row *in, const struct err *why)
+{
+	struct drain_report *r = run->r;
+
+	r->skipped = xrealloc(r->skipped, (r->nskipped + 1) * sizeof *r->skipped);
+	r->skipped[r->nskipped++] = (struct drain_skip){ in->seq, why->code, xstrdup(why->msg) };
+	tell(run, DRAIN_SKIPPED, in, 0, why->msg, why->code);
+}
+
+static void held(struct run *run, const struct intake_row *in)
+{
+	run->r->already_held++;
+	json_array_append_new(run->acks, json_integer(in->seq));
+	tell(run, DRAIN_HELD, in, 0, NULL, 0);
+}
+
+/* ---- what home has ------------------------------------------------------------------ */
+
+/* The record file at path is this row's request (same created_at): 1, else -1 with why. */
+static int same_request(const char *path, const char *name, const struct intake_row *in,
+			struct err *e)
+{
+	json_t *doc = jsonio_load(path, e);
+	const char *was = jsonio_str(doc, "created_at");
+	int rc = 1;
+
+	if (!doc)
+		rc = err_set(e, ERR_UNREADABLE, "seq %lld: %s is at home and does not read, so it is "
+			     "neither rewritten nor taken as this request; left at the box", in->seq,
+			     name);
+	else if (!was || strcmp(was, in->created_at) != 0)
+		rc = err_set(e, ERR_SEQ_TAKEN, "seq %lld: %s at home is another request (created %s; "
+			     "the box's was created %s): neither is overwritten; left at the box",
+			     in->seq, name, was ? was : "when?", in->created_at);
+	json_decref(doc);
+	return rc;
+}
+
+/* One name in the store against the row: 0 not this seq's, 1 held, -1 with why. */
+static int same_seq(const struct run *run, const struct intake_row *in, const char *name,
+		    const char *entry, struct err *e)
+{
+	char prefix[32];
+	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", in->seq);
+	size_t n = strlen(entry);
+	char *path;
+	int rc;
+
+	if (strncmp(entry, prefix, plen) != 0 || n < 5 || strcmp(entry + n - 5, ".json") != 0)
+		return 0;
+	if (strcmp(entry, name) != 0)
+		return err_set(e, ERR_SEQ_TAKEN, "seq %lld is %s at home, another request type than "
+			       "the box's `%s`: not overwritten; left at the box", in->seq, entry,
+			       in->type);
+	path = fs_join(run->store, name);
+	rc = same_request(path, name, in, e);
+	free(path);
+	return rc;
+}
+
+/*
+ * Whether home has this row's record: 1 held (the same request), 0 absent,
+ * -1 with why it may be neither written nor acked (another request holds the
+ * seq, or its file does not read).
+ */
+static int at_home(const struct run *run, const struct intake_row *in, const char *name,
+		   struct err *e)
+{
+	struct dirent *d;
+	DIR *dir = opendir(run->store);
+	int rc = 0;
+
+	if (!dir)
+		return 0; /* no store yet: nothing is held */
+	while (rc == 0 && (d = readdir(dir)))
+		rc = same_seq(run, in, name, d->d_name, e);
+	closedir(dir);
+	return rc;
+}
+
+/* ---- attachments ------------------------------------------------------------------------ */
+
+struct file {
+	char *bytes;
+	size_t len;
+	char hex[HASH_SHA256_HEX_LEN + 1];
+	const char *ext, *content_type;
+};
+
+/* The bytes are what the box declared: the size, and the digest. */
+static int measured_ok(const struct intake_row *in, const struct intake_file *f,
+		       struct file *got, struct err *e)
+{
+	if ((long long)got->len != f->size)
+		return err_set(e, ERR_ATTACHMENT, "seq %lld: attachment `%s` is %zu bytes; the box "
+			       "declared %lld: left at the box", in->seq, f->field, got->len, f->size);
+	hash_sha256_hex(got->bytes, got->len, got->hex);
+	if (strcasecmp(got->hex, f->sha256 + 7) != 0)
+		return err_set(e, ERR_ATTACHMENT, "seq %lld: attachment `%s` has the SHA-256 %s; the "
+			       "box declared %s: left at the box", in->seq, f->field, got->hex,
+			       f->sha256 + 7);
+	got->ext = intake_sniff(got->bytes, got->len, &got->content_type);
+	return 0;
+}
+
+/* A copy an earlier pass wrote (before it was killed) with the right bytes: 1, else 0. */
+static int kept_copy(const char *dir, const char *stem, const struct intake_row *in,
+		     const struct intake_file *f, struct file *got)
+{
+	static const char *const exts[] = { "pdf", "png", "jpg", "bin", NULL };
+	struct err ignored;
+
+	for (size_t i = 0; exts[i]; i++) {
+		char *name = xasprintf("%s/%s.%s", dir, stem, exts[i]);
+		int ok = fs_read(name, &got->bytes, &got->len, &ignored) == 0;
+		free(name);
+		if (ok && measured_ok(in, f, got, &ignored) == 0 && strcmp(got->ext, exts[i]) == 0)
+			return 1;
+		if (ok) {
+			free(got->bytes);
+			got->bytes = NULL;
+		}
+	}
+	return 0;
+}
+
+/* GET the file, reading no more than it declared. */
+static int fetch(struct run *run, const struct intake_row *in, const struct intake_file *f,
+		 struct file *got, struct err *e)
+{
+	char *path = xasprintf("/v1/queue/attachments/%s", f->id);
+	struct gate_request rq = { "GET", path, NULL, 0, NULL, (size_t)f->size, FILE_TIMEOUT_S,
+				   0 };
+	struct gate_reply reply = GATE_REPLY_INIT;
+	int rc = gate_call(&run->g, &rq, &reply, e);
+
+	free(path);
+	if (rc != 0 && reply.over)
+		err_set(e, ERR_ATTACHMENT, "seq %lld: attachment `%s` is longer than the %lld bytes "
+			"the box declared: left at the box", in->seq, f->field, f->size);
+	else if (rc != 0)
+		err_prefix(e, "seq %lld: attachment `%s`", in->seq, f->field);
+	got->len = reply.body.len;
+	got->bytes = buf_steal(&reply.body);
+	gate_reply_free(&reply);
+	return rc != 0 ? -1 : measured_ok(in, f, got, e);
+}
+
+/* One attachment fetched (or found), checked, written; its entry for the record. */
+static json_t *attachment(struct run *run, const struct intake_row *in, size_t i,
+			  const char *stem, struct err *e)
+{
+	const struct intake_file *f = &in->files[i];
+	char *dir = xasprintf("%s/attachments/%010lld", run->store, in->seq), *name, *rel;
+	struct file got = { 0 };
+	json_t *entry = NULL;
+
+	if (kept_copy(dir, stem, in, f, &got) || fetch(run, in, f, &got, e) == 0) {
+		name = xasprintf("%s/%s.%s", dir, stem, got.ext);
+		rel = xasprintf("attachments/%010lld/%s.%s", in->seq, stem, got.ext);
+		if (run->o->dry_run ||
+		    (fs_private_dir(dir, e) == 0 && fs_replace(name, got.bytes, got.len, e) == 0)) {
+			entry = intake_attachment(f, got.hex, got.content_type, rel);
+			if (!run->o->dry_run)
+				killpoint("drain-attachment");
+		}
+		free(name);
+		free(rel);
+	}
+	free(got.bytes);
+	free(dir);
+	return entry;
+}
+
+static json_t *attachments(struct run *run, const struct intake_row *in, struct err *e)
+{
+	char **stems = intake_file_stems(in);
+	json_t *list = json_array(), *entry;
+
+	for (size_t i = 0; list && i < in->nfiles; i++) {
+		if ((entry = attachment(run, in, i, stems[i], e))) {
+			json_array_append_new(list, entry);
+		} else {
+			json_decref(list);
+			list = NULL;
+		}
+	}
+	intake_file_stems_free(stems, in->nfiles);
+	return list;
+}
+
+/* ---- the record ------------------------------------------------------------------------ */
+
+/* The owner's manifest of the row's type; NULL with *why (a reason for the record) or e. */
+static int manifest_of(const struct intake_row *in, struct manifest **m, char **why,
+		       struct err *e)
+{
+	*m = NULL;
+	*why = NULL;
+	if (intake_machinery_only(in))
+		return 0;
+	if (catalog_load(in->type, m, NULL, e) == 0)
+		return 0;
+	if (e->code != ERR_NOT_FOUND && e->code != ERR_INVALID_MANIFEST)
+		return -1; /* the home could not be read: try again, do not judge */
+	*why = xstrdup(e->msg);
+	return 0;
+}
+
+/*
+ * The request store's hint of the types it holds (requests/.types, one type
+ * id a line; frontdoor/store.c reads it to find a record by seq without a
+ * scan): every writer adds the type of the record it wrote, under the lock,
+ * and so does the drain. A hint: failing to keep it costs a scan, never a
+ * record, so failures are ignored; only well-formed lines are carried on.
+ */
+#define TYPES_HINT ".types"
+#define TYPES_HINT_MAX 64
+
+static void note_type(const struct run *run, const char *type)
+{
+	char *path = fs_join(run->store, TYPES_HINT), *old = NULL, *line, *save = NULL;
+	struct buf b = BUF_INIT;
+	struct err ignored;
+	size_t len, n = 0;
+	int listed = 0;
+
+	if (fs_read(path, &old, &len, &ignored) != 0)
+		old = NULL;
+	for (line = old ? strtok_r(old, "\n", &save) : NULL; line && !listed;
+	     line = strtok_r(NULL, "\n", &save)) {
+		listed = strcmp(line, type) == 0;
+		if (strlen(line) <= INTAKE_TYPE_MAX && strspn(line, TYPE_CHARS) == strlen(line) &&
+		    n++ < TYPES_HINT_MAX - 1)
+			buf_printf(&b, "%s\n", line);
+	}
+	if (!listed) {
+		buf_printf(&b, "%s\n", type);
+		fs_replace(path, buf_str(&b), b.len, &ignored);
+	}
+	buf_free(&b);
+	free(old);
+	free(path);
+}
+
+/* Under the store's lock: 1 created, 0 held (it is there now), -1 with e. */
+static int create_locked(struct run *run, const struct intake_row *in, const char *name,
+			 const char *text, struct err *e)
+{
+	char *path = fs_join(run->store, name);
+	int home = at_home(run, in, name, e), rc;
+
+	if (home != 0) {
+		rc = home == 1 ? 0 : -1;
+	} else if ((rc = fs_create(path, text, strlen(text), e)) == 1) {
+		note_type(run, in->type);
+	} else if (rc == 0) {
+		/* Written meanwhile by someone who takes no lock: is it this request? */
+		home = at_home(run, in, name, e);
+		rc = home == 1 ? 0 : -1;
+		if (home == 0)
+			err_set(e, ERR_IO, "%s appeared and vanished while it was written", path);
+	}
+	free(path);
+	return rc;
+}
+
+/* Created under the store's lock, never over anything: 1 written, 0 held, -1 with e. */
+static int create(struct run *run, const struct intake_row *in, const char *name,
+		  const char *text, struct err *e)
+{
+	char *lockpath = fs_join(run->store, ".lock");
+	int lock, rc = -1;
+
+	if (fs_private_dir(run->store, e) == 0 &&
+	    (lock = lock_acquire(lockpath, LOCK_EXCLUSIVE, e)) >= 0) {
+		rc = create_locked(run, in, name, text, e);
+		lock_release(lock);
+	}
+	free(lockpath);
+	return rc;
+}
+
+static void written(struct run *run, const struct intake_row *in,
+		    const struct intake_verdict *v)
+{
+	run->r->written++;
+	run->r->invalid += !v->valid;
+	if (!run->o->dry_run)
+		json_array_append_new(run->acks, json_integer(in->seq));
+	tell(run, DRAIN_WRITTEN, in, v->valid, v->invalid_reason, 0);
+	if (!run->o->dry_run)
+		killpoint("drain-record");
+}
+
+/* The record of a judged row, its files fetched: 1 written, 0 held, -1 with e. */
+static int record(struct run *run, const struct intake_row *in, const char *name,
+		  const struct intake_verdict *v, struct err *e)
+{
+	json_t *files = attachments(run, in, e), *rec;
+	char *text;
+	int rc;
+
+	if (!files)
+		return -1;
+	rec = intake_record(in, v, run->drained_at, files);
+	text = jsonio_pretty(rec);
+	json_decref(rec);
+	rc = run->o->dry_run ? 1 : create(run, in, name, text, e);
+	free(text);
+	return rc;
+}
+
+/* A row's failure that leaves the row at the box and lets the pass go on. */
+static int row_failure(const struct err *e)
+{
+	return e->code == ERR_SEQ_TAKEN || e->code == ERR_UNREADABLE || e->code == ERR_GATE ||
+	       e->code == ERR_ATTACHMENT;
+}
+
+/* Judged, its files fetched, written. 0 settled (written, held or skipped); -1 the pass fails. */
+static int bring_home(struct run *run, const struct intake_row *in, const char *name)
+{
+	struct manifest *m;
+	struct intake_verdict v;
+	char *why;
+	struct err e;
+	int rc;
+
+	if (manifest_of(in, &m, &why, &e) != 0) {
+		skip(run, in, &e);
+		return -1;
+	}
+	intake_judge(in, m, why, &v);
+	manifest_free(m);
+	free(why);
+	rc = record(run, in, name, &v, &e);
+	if (rc == 1)
+		written(run, in, &v);
+	else if (rc == 0)
+		held(run, in);
+	intake_verdict_free(&v);
+	if (rc >= 0)
+		return 0;
+	if (!row_failure(&e))
+		err_prefix(&e, "seq %lld", in->seq);
+	skip(run, in, &e);
+	return row_failure(&e) ? 0 : -1;
+}
+
+/* One row: 0 settled, -1 when the store cannot be written (the pass stops, acking nothing). */
+static int take(struct run *run, const json_t *row)
+{
+	struct intake_row in;
+	char *name;
+	struct err e;
+	int rc = 0, home;
+
+	if (intake_parse(row, &in, &e) != 0) {
+		in.type = NULL;
+		skip(run, &in, &e);
+		intake_row_free(&in);
+		return 0;
+	}
+	name = intake_record_name(&in);
+	home = at_home(run, &in, name, &e);
+	if (home == 1)
+		held(run, &in);
+	else if (home < 0)
+		skip(run, &in, &e);
+	else
+		rc = bring_home(run, &in, name);
+	free(name);
+	intake_row_free(&in);
+	return rc;
+}
+
+/* ---- the pass ------------------------------------------------------------------------- */
+
+static json_t *batch(struct run *run, struct err *e)
+{
+	char *path = xasprintf("/v1/queue?since=%lld&wait=%lld", run->o->since, run->o->wait);
+	struct gate_request rq = { "GET", path, NULL, 0, NULL, GATE_JSON_MAX,
+				   (long)run->o->wait + QUEUE_SLACK_S, 1 };
+	struct gate_reply reply = GATE_REPLY_INIT;
+	json_t *answer = NULL, *records;
+
+	if (gate_call(&run->g, &rq, &reply, e) == 0)
+		answer = gate_json(&run->g, &rq, &reply, e);
+	records = json_object_get(answer, "records");
+	if (answer && !json_is_array(records)) {
+		err_set(e, ERR_GATE, "gate: GET %s%s: the answer has no records list", run->g.url,
+			path);
+		json_decref(answer);
+		answer = NULL;
+	}
+	if (answer)
+		run->r->next = json_integer_value(json_object_get(answer, "next"));
+	gate_reply_free(&reply);
+	free(path);
+	return answer;
+}
+
+static int acknowledge(struct run *run, struct err *e)
+{
+	json_t *body = json_pack("{s:O}", "seqs", run->acks);
+	char *text = jsonio_compact(body);
+	struct gate_request rq = { "POST", "/v1/queue/ack", text, strlen(text), "application/json",
+				   GATE_JSON_MAX, ACK_TIMEOUT_S, 0 };
+	struct gate_reply reply = GATE_REPLY_INIT;
+	int rc = 0;
+
+	killpoint("drain-before-ack");
+	if (json_array_size(run->acks) > 0 && (rc = gate_call(&run->g, &rq, &reply, e)) == 0) {
+		run->r->acknowledged = json_array_size(run->acks);
+		killpoint("drain-after-ack");
+	}
+	gate_reply_free(&reply);
+	free(text);
+	json_decref(body);
+	return rc;
+}
+
+static int pass(struct run *run, struct err *e)
+{
+	json_t *answer = batch(run, e), *row;
+	size_t i;
+	int rc = 0;
+
+	if (!answer)
+		return -1;
+	run->r->drained = json_array_size(json_object_get(answer, "records"));
+	json_array_foreach(json_object_get(answer, "records"), i, row)
+		if ((rc = take(run, row)) != 0)
+			break;
+	json_decref(answer);
+	if (rc != 0)
+		return err_set(e, run->r->skipped[run->r->nskipped - 1].code, "%s",
+			       run->r->skipped[run->r->nskipped - 1].message);
+	return run->o->dry_run ? 0 : acknowledge(run, e);
+}
+
+int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
+{
+	struct run run = { o, r, { 0 }, NULL, "", json_array() };
+	char *store = home_default(HOME_REQUESTS, e);
+	int rc = -1;
+
+	memset(r, 0, sizeof *r);
+	r->dry_run = o->dry_run;
+	if (store && gate_open(GATE_DRAIN, &run.g, e) == 0) {
+		r->store = xstrdup(store);
+		r->gate = xstrdup(run.g.url);
+		run.store = store;
+		run.g.stop = o->stop;
+		rfc3339_now(run.drained_at);
+		rc = pass(&run, e);
+		gate_close(&run.g);
+	}
+	json_decref(run.acks);
+	free(store);
+	return rc;
+}
+
+/* ---- the loop -------------------------------------------------------------------------- */
+
+static int stopped(const struct drain_opts *o)
+{
+	return o->stop && *o->stop;
+}
+
+/* Sleeps up to s seconds, a second at a time, so a stop is heard. */
+static void pause_for(const struct drain_opts *o, unsigned s)
+{
+	struct timespec one = { 1, 0 };
+
+	for (unsigned i = 0; i < s && !stopped(o); i++)
+		nanosleep(&one, NULL);
+}
+
+/* After a pass: where the next begins, and how long to wait first. */
+static unsigned next_pass(struct drain_opts *each, const struct drain_report *r, int failed,
+			  unsigned *backoff)
+{
+	unsigned pause = 0;
+
+	if (failed) {
+		pause = *backoff;
+		*backoff = *backoff * 2 > PAUSE_MAX_S ? PAUSE_MAX_S : *backoff * 2;
+		return pause;
+	}
+	*backoff = 1;
+	each->since = r->nskipped > 0 ? r->next : 0;
+	if (each->wait == 0 && (r->drained == 0 || r->nskipped > 0))
+		pause = 5; /* no long poll to wait in */
+	return pause;
+}
+
+int drain_follow(const struct drain_opts *o,
+		 void (*report)(const struct drain_report *r, const struct err *failed, void *ctx),
+		 void *ctx, struct err *e)
+{
+	struct drain_opts each = *o;
+	struct drain_report r;
+	unsigned backoff = 1;
+	int rc;
+
+	while (!stopped(o)) {
+		rc = drain_run(&each, &r, e);
+		if (!stopped(o))
+			report(&r, rc == 0 ? NULL : e, ctx);
+		if (!stopped(o) && rc != 0 && e->code != ERR_GATE && e->code != ERR_IO) {
+			drain_report_free(&r);
+			return -1;
+		}
+		if (!stopped(o))
+			pause_for(o, next_pass(&each, &r, rc != 0, &backoff));
+		drain_report_free(&r);
+	}
+	return 0;
+}
+
+/* ---- the report ------------------------------------------------------------------------ */
+
+json_t *drain_report_json(const struct drain_report *r)
+{
+	json_t *skipped = json_array();
+
+	for (size_t i = 0; i < r->nskipped; i++)
+		json_array_append_new(skipped, json_pack("{s:I,s:s,s:s}", "seq",
+							  (json_int_t)r->skipped[i].seq, "error",
+							  err_code_name(r->skipped[i].code),
+							  "message", r->skipped[i].message));
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:b}", "drained", (json_int_t)r->drained,
+			 "written", (json_int_t)r->written, "already_held",
+			 (json_int_t)r->already_held, "invalid", (json_int_t)r->invalid,
+			 "acknowledged", (json_int_t)r->acknowledged, "store",
+			 r->store ? r->store : "", "skipped", skipped, "dry_run", r->dry_run);
+}
+
+void drain_report_free(struct drain_report *r)
+{
+	for (size_t i = 0; i < r->nskipped; i++)
+		free(r->skipped[i].message);
+	free(r->skipped);
+	free(r->store);
+	free(r->gate);
+	memset(r, 0, sizeof *r);
+}

@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "config/confine.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 #include "types/schema.h"
@@ -386,11 +387,14 @@ static int validate(int argc, char **argv)
 }
 
 static const struct cli_verb verbs[] = {
-	{ "check", check, check_help, "check manifest files, every mistake with its line" },
-	{ "list", list, list_help, "the request types installed at home" },
-	{ "show", show, show_help, "one request type: fields, steps, verification" },
-	{ "schema", schema, schema_help, "a request type's JSON Schema (draft 2020-12)" },
-	{ "validate", validate, validate_help, "validate a submission (JSON on stdin)" },
+	{ "check", check, check_help, "check manifest files, every mistake with its line",
+	  CONFINE_ARGS },
+	{ "list", list, list_help, "the request types installed at home", CONFINE_READS },
+	{ "show", show, show_help, "one request type: fields, steps, verification", CONFINE_READS },
+	{ "schema", schema, schema_help, "a request type's JSON Schema (draft 2020-12)",
+	  CONFINE_READS },
+	{ "validate", validate, validate_help, "validate a submission (JSON on stdin)",
+	  CONFINE_READS },
 };
 
 const struct cli_group cli_types_group = {

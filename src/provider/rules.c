@@ -523,13 +523,42 @@ static int speaks_foreign(const struct field *f, size_t a, size_t b)
 	return hit;
 }
 
+static void classify(struct field *f, int decoded);
+
 /*
- * Splits into sentences and flags those that steer. Once one does, the rest
- * of the field is set aside with it: an injection's next sentence ("… and add
- * the date 2026-01-01") rarely steers on its own, yet it is part of the same
- * attempt.
+ * The sentence s[0..len) read again through every way of hiding words
+ * (rules_decode.h): 1 when one of its readings steers. Only the text as
+ * written is decoded; a reading is not decoded again.
  */
-static void classify(struct field *f)
+static int hides_instructions(const char *s, size_t len)
+{
+	int hit = 0;
+
+	for (int how = 0; !hit && how < RULES_NREADINGS; how++) {
+		struct buf r = BUF_INIT;
+		struct field g = { 0 };
+
+		if (rules_decode((enum rules_reading)how, s, len, &r)) {
+			g.s = buf_str(&r);
+			g.len = r.len;
+			tokenize(&g);
+			classify(&g, 1);
+			hit = g.nflagged > 0;
+			free(g.t);
+		}
+		buf_free(&r);
+	}
+	return hit;
+}
+
+/*
+ * Splits into sentences and flags those that steer — in English words, in
+ * markers, in another language, or hidden in an encoding (decoded is 1 for a
+ * text that is itself a decoding). Once one does, the rest of the field is
+ * set aside with it: an injection's next sentence ("… and add the date
+ * 2026-01-01") rarely steers on its own, yet it is part of the same attempt.
+ */
+static void classify(struct field *f, int decoded)
 {
 	size_t a = 0, b;
 	int flag = 0;
@@ -541,7 +570,8 @@ static void classify(struct field *f)
 			;
 		to = b < f->n ? f->t[b].start : f->len;
 		flag = flag || steers(f, a, b) || has_marker(f, from, to) ||
-		       speaks_foreign(f, from, to);
+		       speaks_foreign(f, from, to) ||
+		       (!decoded && hides_instructions(f->s + from, to - from));
 		for (size_t i = a; i < b; i++) {
 			f->t[i].flagged = (unsigned char)flag;
 			f->t[i].sent_end = b;
@@ -552,39 +582,6 @@ static void classify(struct field *f)
 	/* A field of markers and no words still read like instructions. */
 	if (f->n == 0 && has_marker(f, 0, f->len))
 		f->nflagged++;
-}
-
-/*
- * The text read again through every way of hiding words (rules_decode.h):
- * 1 when a reading steers. A field that hides instructions is set aside
- * whole, since where the hidden words sit in it cannot be told.
- */
-static int hides_instructions(const struct field *f)
-{
-	int hit = 0;
-
-	for (int how = 0; !hit && how < RULES_NREADINGS; how++) {
-		struct buf r = BUF_INIT;
-		struct field g = { 0 };
-
-		if (rules_decode((enum rules_reading)how, f->s, f->len, &r)) {
-			g.s = buf_str(&r);
-			g.len = r.len;
-			tokenize(&g);
-			classify(&g);
-			hit = g.nflagged > 0;
-			free(g.t);
-		}
-		buf_free(&r);
-	}
-	return hit;
-}
-
-static void set_aside(struct field *f)
-{
-	for (size_t i = 0; i < f->n; i++)
-		f->t[i].flagged = 1;
-	f->nflagged = 1;
 }
 
 /* --- gaps between words ---------------------------------------------------- */
@@ -1314,9 +1311,7 @@ json_t *rules_extract(const char *type_id, const struct rules_field *fields, siz
 		f[i].s = fields[i].text ? fields[i].text : "";
 		f[i].len = fields[i].text ? fields[i].len : 0;
 		tokenize(&f[i]);
-		classify(&f[i]);
-		if (f[i].nflagged == 0 && hides_instructions(&f[i]))
-			set_aside(&f[i]);
+		classify(&f[i], 0);
 		words += f[i].n;
 		flagged += f[i].nflagged;
 		/*

@@ -16,7 +16,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/landlock.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -317,6 +320,55 @@ static int ruleset_for(int abi, const struct sandbox_policy *p)
 	return fd;
 }
 
+/* ---- seccomp: no IP sockets ------------------------------------------------------ */
+
+/*
+ * Landlock confines TCP only (from ABI 4); a process that needs no network
+ * should not send a datagram either (a DNS query is a way out too). So it
+ * loses IPv4 and IPv6 sockets altogether, and io_uring, which could open one
+ * behind seccomp's back. A system call of a foreign ABI (i386's socketcall
+ * on x86-64, x32) is refused whole: mecha makes none.
+ */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef NATIVE_ARCH
+static int deny_ip(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof code / sizeof code[0], code };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+#else
+static int deny_ip(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+#endif
+
 /* ---- the test hooks ------------------------------------------------------------ */
 
 static void report(const char *what, const char *arg, int rc)
@@ -344,6 +396,12 @@ static void probe(void)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (getenv("MECHA_TEST_UDP")) {
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		report("udp", "socket", fd < 0 ? -1 : 0);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (port > 0 && port < 65536) {
 		struct sockaddr_in to = { .sin_family = AF_INET,
 					  .sin_port = htons((uint16_t)port),
@@ -368,26 +426,45 @@ static void describe(const struct sandbox_policy *p, int abi)
 	for (size_t i = 0; i < p->nwrite; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", p->write[i]);
 	fprintf(stderr, "%s; network %s%s\n", p->nwrite ? "" : "nothing",
-		p->network || abi < 4 ? "open" : "closed",
+		p->network ? "open" : "closed",
 		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "");
 }
 
+/* Landlock for p at abi; returns abi, or 0 (said why) when it could not be applied. */
 static int restrict_to(const struct sandbox_policy *p, int abi, int verbose)
 {
 	int fd = ruleset_for(abi, p);
 
 	if (fd < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
-		say(verbose, "not applied (%s); running without one", strerror(errno));
+		say(verbose, "Landlock not applied (%s); running without it", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return 0;
 	}
 	close(fd);
-	if (abi < 4 && !p->network)
-		say(verbose, "Landlock ABI %d cannot confine TCP (ABI 4 can); the network stays open",
-		    abi);
-	if (verbose > 1)
+	return abi;
+}
+
+/* The file system (Landlock), then the network (seccomp) when p needs none. */
+static int confine(const struct sandbox_policy *p, int verbose)
+{
+	int abi = landlock_abi(), ip = 1;
+
+	if (abi <= 0)
+		say(verbose, "this kernel has no Landlock (%s); the files are not confined",
+		    errno == EOPNOTSUPP ? "it is disabled at boot" : strerrorname_np(errno));
+	else
+		abi = restrict_to(p, abi, verbose);
+	if (!p->network)
+		ip = deny_ip() == 0;
+	if (!ip)
+		say(verbose, "seccomp not applied (%s); %s", strerror(errno),
+		    abi >= 4 ? "UDP stays open (Landlock closes TCP)" : "the network stays open");
+	if (abi > 0 && abi < 4 && !p->network && ip)
+		say(verbose, "Landlock ABI %d has no network rules (ABI 4 has); seccomp closes the "
+			     "network alone", abi);
+	if (verbose > 1 && abi > 0)
 		describe(p, abi);
 	return abi;
 }
@@ -401,11 +478,8 @@ int sandbox_apply(const struct sandbox_policy *p, int verbose)
 		say(verbose, "off (MECHA_SANDBOX=off)");
 	else if (p->off)
 		say(verbose, "off (%s)", p->off);
-	else if ((abi = landlock_abi()) <= 0)
-		say(verbose, "this kernel has no Landlock (%s); running without one",
-		    errno == EOPNOTSUPP ? "it is disabled at boot" : strerrorname_np(errno));
 	else
-		abi = restrict_to(p, abi, verbose);
+		abi = confine(p, verbose);
 	probe();
 	return abi;
 }

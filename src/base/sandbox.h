@@ -20,11 +20,15 @@
  * (ENOSYS, EOPNOTSUPP) or with an older ABI gets what it can enforce, and
  * the process says what it could not — once, when verbose — and runs on.
  *
+ * A policy without the network also loses IPv4 and IPv6 sockets to a
+ * seccomp filter (Landlock confines TCP only, and only from ABI 4; a
+ * datagram is a way out too), on any kernel with seccomp.
+ *
  * Calling sequence:
  *     struct sandbox_policy p = SANDBOX_POLICY_INIT;
  *     sandbox_read(&p, home);           -- a file or a directory, read beneath
  *     sandbox_write(&p, outbox_dir);    -- created, changed, removed beneath
- *     p.network = 1;                    -- TCP connect and bind allowed
+ *     p.network = 1;                    -- TCP (and IP sockets at all) allowed
  *     sandbox_apply(&p, verbose);
  *     sandbox_policy_free(&p);
  *
@@ -38,8 +42,8 @@
  * Test hooks (compiled into every build, and harmless — they only try, and
  * say what happened): after restricting, MECHA_TEST_OPEN=<path> opens path
  * for reading, MECHA_TEST_CREATE=<path> creates path, MECHA_TEST_CONNECT=<port>
- * connects to 127.0.0.1:<port>; each reports "mecha: sandbox test: … ok" or
- * "… <errno name>" on stderr. MECHA_TEST_LANDLOCK_ABI=<n> uses at most ABI n
+ * connects to 127.0.0.1:<port>, MECHA_TEST_UDP=1 opens a UDP socket; each
+ * reports "mecha: sandbox test: … ok" or "… <errno name>" on stderr. MECHA_TEST_LANDLOCK_ABI=<n> uses at most ABI n
  * (0: as if the kernel had none). The person's own switch is
  * MECHA_SANDBOX=off (for a helper program the policy would break).
  *
@@ -54,7 +58,7 @@
 struct sandbox_policy {
 	char **read, **write; /* places, copied */
 	size_t nread, nwrite;
-	int network; /* TCP connect and bind stay allowed */
+	int network; /* IP sockets, TCP connect and bind stay allowed */
 	/*
 	 * It runs the person's own programs (an editor, a pager, a sendmail),
 	 * which keep their files where they like: everything stays readable and

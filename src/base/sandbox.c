@@ -110,6 +110,20 @@ void sandbox_write(struct sandbox_policy *p, const char *path)
 	add(&p->write, &p->nwrite, path);
 }
 
+void sandbox_port(struct sandbox_policy *p, unsigned short port, int bind)
+{
+	if (bind && p->nbind < sizeof p->bind_ports / sizeof *p->bind_ports)
+		p->bind_ports[p->nbind++] = port;
+	else if (!bind && p->nconnect < sizeof p->connect_ports / sizeof *p->connect_ports)
+		p->connect_ports[p->nconnect++] = port;
+}
+
+/* It may use IP at all: the whole network, or some ports. */
+static int uses_ip(const struct sandbox_policy *p)
+{
+	return p->network || p->nconnect || p->nbind;
+}
+
 void sandbox_policy_free(struct sandbox_policy *p)
 {
 	for (size_t i = 0; i < p->nread; i++)
@@ -290,6 +304,27 @@ static int add_rules(int ruleset, const struct sandbox_policy *p, uint64_t handl
 	return p->helpers ? grant_helpers(ruleset, handled) : 0;
 }
 
+/* The TCP ports p names, as Landlock rules (ABI 4 and later). */
+static int grant_ports(int ruleset, const struct sandbox_policy *p)
+{
+	struct {
+		uint64_t allowed_access;
+		uint64_t port;
+	} __attribute__((packed)) rule; /* struct landlock_net_port_attr */
+
+	for (size_t i = 0; i < p->nconnect + p->nbind; i++) {
+		int bind = i >= p->nconnect;
+
+		rule.allowed_access = bind ? LANDLOCK_ACCESS_NET_BIND_TCP
+					   : LANDLOCK_ACCESS_NET_CONNECT_TCP;
+		rule.port = bind ? p->bind_ports[i - p->nconnect] : p->connect_ports[i];
+		if (syscall(SYS_landlock_add_rule, ruleset, 2 /* LANDLOCK_RULE_NET_PORT */, &rule,
+			    0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* The ruleset for abi and p, its rules added; -1 with errno on failure. */
 static int ruleset_for(int abi, const struct sandbox_policy *p)
 {
@@ -311,7 +346,8 @@ static int ruleset_for(int abi, const struct sandbox_policy *p)
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (fd < 0)
 		return -1;
-	if (add_rules(fd, p, attr.handled_access_fs) != 0) {
+	if (add_rules(fd, p, attr.handled_access_fs) != 0 ||
+	    (attr.handled_access_net && grant_ports(fd, p) != 0)) {
 		saved = errno;
 		close(fd);
 		errno = saved;
@@ -426,7 +462,7 @@ static void describe(const struct sandbox_policy *p, int abi)
 	for (size_t i = 0; i < p->nwrite; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", p->write[i]);
 	fprintf(stderr, "%s; network %s%s\n", p->nwrite ? "" : "nothing",
-		p->network ? "open" : "closed",
+		p->network ? "open" : uses_ip(p) ? "closed but for some ports" : "closed",
 		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "");
 }
 
@@ -456,14 +492,14 @@ static int confine(const struct sandbox_policy *p, int verbose)
 		    errno == EOPNOTSUPP ? "it is disabled at boot" : strerrorname_np(errno));
 	else
 		abi = restrict_to(p, abi, verbose);
-	if (!p->network)
+	if (!uses_ip(p))
 		ip = deny_ip() == 0;
 	if (!ip)
 		say(verbose, "seccomp not applied (%s); %s", strerror(errno),
 		    abi >= 4 ? "UDP stays open (Landlock closes TCP)" : "the network stays open");
 	if (abi > 0 && abi < 4 && !p->network && ip)
-		say(verbose, "Landlock ABI %d has no network rules (ABI 4 has); seccomp closes the "
-			     "network alone", abi);
+		say(verbose, "Landlock ABI %d has no network rules (ABI 4 has); %s", abi,
+		    uses_ip(p) ? "TCP stays open" : "seccomp closes the network alone");
 	if (verbose > 1 && abi > 0)
 		describe(p, abi);
 	return abi;

@@ -60,6 +60,13 @@ struct sandbox_policy {
 	size_t nread, nwrite;
 	int network; /* IP sockets, TCP connect and bind stay allowed */
 	/*
+	 * Without network: the TCP ports it may still connect to or listen on
+	 * (Landlock ABI 4; IP sockets then stay allowed, so an older kernel
+	 * leaves TCP open). The box: its listening port, its SMTP server.
+	 */
+	unsigned short connect_ports[8], bind_ports[4];
+	size_t nconnect, nbind;
+	/*
 	 * It runs the person's own programs (an editor, a pager, a sendmail),
 	 * which keep their files where they like: everything stays readable and
 	 * executable, and the person's $HOME and $TMPDIR writable.
@@ -74,10 +81,12 @@ struct sandbox_policy {
 	const char *off; /* non-NULL: not applied at all, and this says why (static text) */
 };
 
-#define SANDBOX_POLICY_INIT { NULL, NULL, 0, 0, 0, 0, 0, NULL }
+#define SANDBOX_POLICY_INIT { NULL, NULL, 0, 0, 0, { 0 }, { 0 }, 0, 0, 0, 0, NULL }
 
 void sandbox_read(struct sandbox_policy *p, const char *path);
 void sandbox_write(struct sandbox_policy *p, const char *path);
+/* A TCP port it may connect to (listen on, when bind); beyond the arrays' room, ignored. */
+void sandbox_port(struct sandbox_policy *p, unsigned short port, int bind);
 void sandbox_policy_free(struct sandbox_policy *p);
 
 /*

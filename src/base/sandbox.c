@@ -200,13 +200,17 @@ static uint64_t handled_fs(int abi)
 	return fs;
 }
 
-/* The nearest existing ancestor of path (or path itself), malloc'd. */
+/* The nearest existing ancestor of path (or path itself; "." for a relative one), malloc'd. */
 static char *existing(const char *path)
 {
 	char *p = xstrdup(path), *slash;
 	struct stat st;
 
-	while (stat(p, &st) != 0 && (slash = strrchr(p, '/')) != NULL) {
+	while (stat(p, &st) != 0) {
+		if (!(slash = strrchr(p, '/'))) {
+			free(p);
+			return xstrdup(".");
+		}
 		if (slash == p) {
 			p[1] = '\0';
 			break;

@@ -470,6 +470,25 @@ static void describe(const struct sandbox_policy *p, int abi)
 		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "");
 }
 
+/* What an older Landlock ABI leaves unconfined, in one sentence. */
+static void say_missing(int abi, const struct sandbox_policy *p, int ip, int verbose)
+{
+	static const char *const features[] = {
+		[2] = "rename rules (ABI 2; renames across directories are refused)",
+		[3] = "truncation rules (ABI 3)", [4] = "network rules (ABI 4)",
+		[5] = "device ioctl rules (ABI 5)", [6] = "signal and socket scoping (ABI 6)",
+	};
+	struct buf lack = BUF_INIT;
+
+	for (int v = abi + 1; v <= 6; v++)
+		buf_printf(&lack, "%s%s", lack.len ? ", " : "", features[v]);
+	say(verbose, "Landlock ABI %d lacks %s%s", abi, buf_str(&lack),
+	    abi >= 4 || p->network ? ""
+	    : !uses_ip(p) && ip    ? "; seccomp closes the network alone"
+				   : "; TCP stays open");
+	buf_free(&lack);
+}
+
 /* Landlock for p at abi; returns abi, or 0 (said why) when it could not be applied. */
 static int restrict_to(const struct sandbox_policy *p, int abi, int verbose)
 {
@@ -501,9 +520,8 @@ static int confine(const struct sandbox_policy *p, int verbose)
 	if (!ip)
 		say(verbose, "seccomp not applied (%s); %s", strerror(errno),
 		    abi >= 4 ? "UDP stays open (Landlock closes TCP)" : "the network stays open");
-	if (abi > 0 && abi < 4 && !p->network && ip)
-		say(verbose, "Landlock ABI %d has no network rules (ABI 4 has); %s", abi,
-		    uses_ip(p) ? "TCP stays open" : "seccomp closes the network alone");
+	if (abi > 0 && abi < 6)
+		say_missing(abi, p, ip, verbose);
 	if (verbose > 1 && abi > 0)
 		describe(p, abi);
 	return abi;

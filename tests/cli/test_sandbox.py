@@ -233,8 +233,9 @@ def test_an_abi_without_network_rules_says_so_and_seccomp_still_closes_the_netwo
         mecha, listener):
     p = mecha.run("outbox", "list", env={"MECHA_TEST_LANDLOCK_ABI": "3", "MECHA_VERBOSE": "1",
                                          "MECHA_TEST_CONNECT": str(listener)}, check=0)
-    assert ("Landlock ABI 3 has no network rules (ABI 4 has); seccomp closes the network "
-            "alone") in p.err
+    assert ("mecha: sandbox: Landlock ABI 3 lacks network rules (ABI 4), device ioctl rules "
+            "(ABI 5), signal and socket scoping (ABI 6); seccomp closes the network alone"
+            ) in p.err
     assert probe(p, "connect", listener) == "EACCES"
 
 

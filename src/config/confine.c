@@ -16,7 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CHANGES_A_STORE (CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_MISSIONS)
+#define CHANGES_A_STORE \
+	(CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_MISSIONS | CONFINE_HOME)
 
 /* Reads (or writes) a default place of the home. */
 static void place(struct sandbox_policy *p, enum home_place where, int write)
@@ -121,7 +122,7 @@ void confine_policy(unsigned needs, struct sandbox_policy *p)
 	struct err e;
 	int have = config_load(&c, &e) == 0;
 
-	place(p, HOME_ROOT, 0);
+	place(p, HOME_ROOT, (needs & CONFINE_HOME) != 0);
 	if (have)
 		sandbox_read(p, c.outbox_dir);
 	if (needs & CONFINE_REQUESTS)

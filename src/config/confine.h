@@ -37,6 +37,7 @@ enum confine_need {
 	CONFINE_PAGER = 1 << 9,        /* may run $PAGER (on a terminal) */
 	CONFINE_ARGS = 1 << 10,        /* reads the files its arguments name */
 	CONFINE_CREATE = 1 << 11,      /* long-running: its stores are made first, then named exactly */
+	CONFINE_HOME = 1 << 12,        /* writes the home itself (config.toml, new stores): init */
 	CONFINE_NONE = 1 << 30,        /* not confined here (it runs another program of ours) */
 };
 

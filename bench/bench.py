@@ -16,6 +16,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import extract  # noqa: E402
+import injection  # noqa: E402
 import mission  # noqa: E402
 import store  # noqa: E402
 from common import Bench, table  # noqa: E402
@@ -27,7 +28,7 @@ def main():
     b = Bench(mecha, helper, work)
     start, load = time.time(), os.getloadavg()
     try:
-        for part in (store, mission, extract):
+        for part in (store, mission, extract, injection):
             t = time.perf_counter()
             part.figures(b)
             print(f"  {part.__name__}: {time.perf_counter() - t:.0f} s", file=sys.stderr)

@@ -59,6 +59,8 @@ def fmt(v, unit):
         return f"{v / 1024:.1f} MiB"
     if unit == "/s":
         return f"{v:.0f}/s"
+    if unit == "":
+        return f"{v:.2f}"  # a rate
     return f"{v:.2f} {unit}"
 
 

@@ -4,7 +4,8 @@
  * initialize opens the way to tools/list and tools/call, whose argument checks
  * and tools run for real against a scratch MECHA_HOME). Whatever comes in,
  * each answer must be one line of JSON: an object with jsonrpc "2.0" and
- * exactly one of result and error.
+ * exactly one of result and error, or (a batch, in a 2025-03-26 session) a
+ * non-empty array of such objects.
  */
 #include "base/err.h"
 #include "mcp/server.h"
@@ -50,12 +51,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_answer(const char *line)
+static void check_one(const json_t *v)
 {
-	json_t *v = json_loads(line, 0, NULL);
 	int has_result, has_error;
 
-	if (strchr(line, '\n') || !json_is_object(v))
+	if (!json_is_object(v))
 		__builtin_trap();
 	if (!json_is_string(json_object_get(v, "jsonrpc")) ||
 	    strcmp(json_string_value(json_object_get(v, "jsonrpc")), "2.0") != 0)
@@ -64,6 +64,20 @@ static void check_answer(const char *line)
 	has_error = json_object_get(v, "error") != NULL;
 	if (has_result == has_error)
 		__builtin_trap();
+}
+
+static void check_answer(const char *line)
+{
+	json_t *v = json_loads(line, JSON_DECODE_ANY, NULL), *one;
+	size_t i;
+
+	if (strchr(line, '\n') || !v || (json_is_array(v) && json_array_size(v) == 0))
+		__builtin_trap();
+	if (json_is_array(v))
+		json_array_foreach(v, i, one)
+			check_one(one);
+	else
+		check_one(v);
 	json_decref(v);
 }
 

@@ -9,6 +9,8 @@
 #include "cli/cli.h"
 #include "cli/verb.h"
 
+#include "config/confine.h"
+
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -58,11 +60,16 @@ static int run_box(int argc, char **argv)
 	return cli_fail(&e);
 }
 
+/* Each verb runs mecha-box, which is not this program (docs/security.md). */
 static const struct cli_verb verbs[] = {
-	{ "serve", run_box, box_help_serve, "serve the forms and the /v1 API (HTTP or HTTPS)" },
-	{ "owner", run_box, box_help_owner, "owner add HANDLE: a new owner and their first keys" },
-	{ "key", run_box, box_help_key, "key new: one more key for an owner, printed once" },
-	{ "sweep", run_box, box_help_sweep, "delete expired submissions and orphans (never a queued row)" },
+	{ "serve", run_box, box_help_serve, "serve the forms and the /v1 API (HTTP or HTTPS)",
+	  CONFINE_NONE },
+	{ "owner", run_box, box_help_owner, "owner add HANDLE: a new owner and their first keys",
+	  CONFINE_NONE },
+	{ "key", run_box, box_help_key, "key new: one more key for an owner, printed once",
+	  CONFINE_NONE },
+	{ "sweep", run_box, box_help_sweep, "delete expired submissions and orphans (never a queued row)",
+	  CONFINE_NONE },
 };
 
 const struct cli_group cli_box_group = {

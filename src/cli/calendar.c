@@ -12,6 +12,7 @@
 #include "base/text.h"
 #include "calendar/calendar.h"
 #include "config/config.h"
+#include "config/confine.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,9 +182,10 @@ static int remove_verb(int argc, char **argv)
 }
 
 static const struct cli_verb verbs[] = {
-	{ "free-busy", free_busy, free_busy_help, "when you are busy in a window (what agents see)" },
-	{ "add", add, add_help, "write an event into the calendar" },
-	{ "remove", remove_verb, remove_help, "remove an event by its UID" },
+	{ "free-busy", free_busy, free_busy_help, "when you are busy in a window (what agents see)",
+	  CONFINE_CALENDAR },
+	{ "add", add, add_help, "write an event into the calendar", CONFINE_CALENDAR_W },
+	{ "remove", remove_verb, remove_help, "remove an event by its UID", CONFINE_CALENDAR_W },
 };
 
 const struct cli_group cli_calendar_group = {

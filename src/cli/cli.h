@@ -59,6 +59,7 @@ struct cli_command {
 	int (*run)(int argc, char **argv);
 	const struct cli_group *group; /* its verbs; NULL for a command without verbs (mcp) */
 	const char *summary;
+	unsigned confine; /* a command without verbs: what it may touch (cli_verb's confine) */
 };
 
 extern const struct cli_command cli_commands[];

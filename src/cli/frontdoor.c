@@ -20,6 +20,7 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "base/verdict.h"
+#include "config/confine.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/state.h"
@@ -374,20 +375,26 @@ static int fd_close(int argc, char **argv)
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct cli_verb verbs[] = {
-	{ "list", fd_list, list_help, "what has arrived, and each request's state" },
+	/* list and next reconcile first: they may move requests */
+	{ "list", fd_list, list_help, "what has arrived, and each request's state", CONFINE_REQUESTS },
 	{ "show", frontdoor_show_verb, frontdoor_show_help,
-	  "one request in full, including what the stranger wrote" },
-	{ "next", fd_next, next_help, "what a triage run may be told, as JSON" },
+	  "one request in full, including what the stranger wrote", CONFINE_PAGER },
+	{ "next", fd_next, next_help, "what a triage run may be told, as JSON", CONFINE_REQUESTS },
 	{ "extract", frontdoor_extract_verb, frontdoor_extract_help,
-	  "the quarantined pass over anything new (no tools, prose only)" },
+	  "the quarantined pass over anything new (no tools, prose only)",
+	  CONFINE_REQUESTS | CONFINE_PROVIDER },
 	{ "triage", frontdoor_triage_verb, frontdoor_triage_help,
-	  "the privileged pass: draft replies from the briefs" },
-	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers" },
-	{ "close", fd_close, close_help, "end a request, with a reason" },
+	  "the privileged pass: draft replies from the briefs",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_CALENDAR | CONFINE_PROVIDER },
+	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers",
+	  CONFINE_REQUESTS },
+	{ "close", fd_close, close_help, "end a request, with a reason",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,
-	  "settle requests whose drafts were released or rejected" },
+	  "settle requests whose drafts were released or rejected", CONFINE_REQUESTS },
 	{ "sweep", frontdoor_sweep_verb, frontdoor_sweep_help,
-	  "book confirmed bookings and withdraw cancelled ones (no model)" },
+	  "book confirmed bookings and withdraw cancelled ones (no model)",
+	  CONFINE_REQUESTS | CONFINE_CALENDAR_W | CONFINE_DELIVER },
 };
 
 const struct cli_group cli_frontdoor_group = {

@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "config/confine.h"
 
 #include <jansson.h>
 #include <locale.h>
@@ -25,22 +26,40 @@
 /*
  * Every top-level command, in the order --help lists them. A new verb group
  * joins here (one row) and --help, `mecha help GROUP` and the completion
- * scripts know it: they all walk this table and the groups' verb tables.
+ * scripts know it: they all walk this table and the groups' verb tables. A
+ * group's verbs say what they may touch in their own rows; a command without
+ * verbs says it here (the last field, config/confine.h).
  */
 const struct cli_command cli_commands[] = {
-	{ "frontdoor", cli_frontdoor, &cli_frontdoor_group, "strangers' requests and their states" },
-	{ "outbox", cli_outbox, &cli_outbox_group, "drafts a person releases or rejects" },
-	{ "review", cli_review_exec, NULL, "the review screen: read, decide and answer in one terminal" },
-	{ "mcp", cli_mcp, NULL, "the MCP server on stdio: the agent-safe tools, for any agent" },
-	{ "mission", cli_mission, &cli_mission_group, "the mission board agents report to" },
-	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on" },
-	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy" },
-	{ "types", cli_types, &cli_types_group, "request types: the manifests strangers' forms are built from" },
-	{ "init", cli_init, NULL, "set up a home: its stores and a config.toml with every setting" },
-	{ "doctor", cli_doctor, NULL, "check a home, changing nothing: each line ok, warn or fail" },
-	{ "box", cli_box, &cli_box_group, "the public box (mecha-box): forms, the queue, the /v1 API" },
-	{ "slots", cli_slots, &cli_slots_group, "bookable slots: a booking type's availability minus the calendar" },
-	{ "drain", cli_drain, NULL, "bring the box's queued requests home into requests/, then acknowledge them" },
+	{ "frontdoor", cli_frontdoor, &cli_frontdoor_group, "strangers' requests and their states", 0 },
+	{ "outbox", cli_outbox, &cli_outbox_group, "drafts a person releases or rejects", 0 },
+	/* mecha-review confines itself (review_main.c) */
+	{ "review", cli_review_exec, NULL, "the review screen: read, decide and answer in one terminal",
+	  CONFINE_NONE },
+	/*
+	 * What the six tools change (none needs the network). It runs for hours,
+	 * so its stores are made at the start and it is confined to them exactly.
+	 */
+	{ "mcp", cli_mcp, NULL, "the MCP server on stdio: the agent-safe tools, for any agent",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_MISSIONS | CONFINE_CALENDAR | CONFINE_CREATE },
+	{ "mission", cli_mission, &cli_mission_group, "the mission board agents report to", 0 },
+	{ "blocks", cli_blocks, &cli_blocks_group, "the block store missions land receipts on", 0 },
+	{ "calendar", cli_calendar, &cli_calendar_group, "the calendar agents see as free/busy", 0 },
+	{ "types", cli_types, &cli_types_group,
+	  "request types: the manifests strangers' forms are built from", 0 },
+	{ "init", cli_init, NULL, "set up a home: its stores and a config.toml with every setting",
+	  CONFINE_HOME },
+	/* It reads everything and probes the provider and the mail server. */
+	{ "doctor", cli_doctor, NULL, "check a home, changing nothing: each line ok, warn or fail",
+	  CONFINE_CALENDAR | CONFINE_GATE },
+	/* mecha-box is another program (it faces the internet: docs/security.md) */
+	{ "box", cli_box, &cli_box_group, "the public box (mecha-box): forms, the queue, the /v1 API",
+	  CONFINE_NONE },
+	{ "slots", cli_slots, &cli_slots_group,
+	  "bookable slots: a booking type's availability minus the calendar", 0 },
+	{ "drain", cli_drain, NULL,
+	  "bring the box's queued requests home into requests/, then acknowledge them",
+	  CONFINE_REQUESTS | CONFINE_GATE },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 
@@ -148,8 +167,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "completion") == 0)
 		return cli_completion(argc - 1, argv + 1);
 	for (size_t i = 0; i < cli_ncommands; i++)
-		if (strcmp(argv[1], cli_commands[i].name) == 0)
+		if (strcmp(argv[1], cli_commands[i].name) == 0) {
+			if (!cli_commands[i].group) /* a group's verbs declare their own */
+				cli_confine_declare(cli_commands[i].confine);
 			return cli_commands[i].run(argc - 1, argv + 1);
+		}
 	fputs("mecha: unknown command '", stderr);
 	text_print(stderr, argv[1], 0); /* an argument is not ours to send raw to a terminal */
 	fputs("'\n", stderr);

@@ -16,6 +16,7 @@
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "config/confine.h"
 #include "mission/blocks.h"
 #include "mission/board.h"
 #include "mission/letter.h"
@@ -36,7 +37,7 @@ struct opts {
 	int json;
 };
 
-#define OPT_BOX(o) { "box", 0, CLI_STR, &(o).box, 0, 0, 0 }
+#define OPT_BOX(o) { "box", 0, CLI_STR, &(o).box, CLI_PLACE, 0, 0 }
 #define OPT_BRAIN(o) { "brain", 0, CLI_TEXT, &(o).brain, CLI_NONEMPTY, 0, 0 }
 #define OPT_AGENT(o) { "agent", 0, CLI_TEXT, &(o).agent, CLI_NONEMPTY, 0, 0 }
 #define OPT_JSON(o) { "json", 0, CLI_FLAG, &(o).json, 0, 0, 0 }
@@ -667,12 +668,15 @@ static int m_archive(int argc, char **argv)
 }
 
 static const struct cli_verb mission_verbs[] = {
-	{ "post", m_post, post_help, "post letters (JSON) as an agent" },
-	{ "new", m_new, new_help, "open a mission with a seq-1 judging letter" },
-	{ "heads", m_heads, heads_help, "every mission's current head" },
-	{ "log", m_log, log_help, "one mission's chain, first letter to head" },
-	{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)" },
-	{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)" },
+	{ "post", m_post, post_help, "post letters (JSON) as an agent",
+	  CONFINE_MISSIONS | CONFINE_ARGS },
+	{ "new", m_new, new_help, "open a mission with a seq-1 judging letter", CONFINE_MISSIONS },
+	{ "heads", m_heads, heads_help, "every mission's current head", CONFINE_READS },
+	{ "log", m_log, log_help, "one mission's chain, first letter to head", CONFINE_READS },
+	{ "land", m_land, land_help, "import the head's receipt and post `landed` (a person)",
+	  CONFINE_MISSIONS },
+	{ "archive", m_archive, archive_help, "set a merge_wait head aside (a person)",
+	  CONFINE_MISSIONS },
 };
 
 const struct cli_group cli_mission_group = {
@@ -812,8 +816,8 @@ static int b_list(int argc, char **argv)
 }
 
 static const struct cli_verb blocks_verbs[] = {
-	{ "add", b_add, blocks_add_help, "add a block to the store beside the box" },
-	{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts" },
+	{ "add", b_add, blocks_add_help, "add a block to the store beside the box", CONFINE_MISSIONS },
+	{ "list", b_list, blocks_list_help, "the blocks, their versions and receipts", CONFINE_READS },
 };
 
 const struct cli_group cli_blocks_group = {

@@ -16,6 +16,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "base/linediff.h"
+#include "config/confine.h"
 #include "frontdoor/answer.h"
 #include "outbox/release.h"
 #include "outbox/select.h"
@@ -673,16 +674,20 @@ static int verb_reject(int argc, char **argv)
 /* ---- the group ----------------------------------------------------------------------- */
 
 static const struct cli_verb verbs[] = {
-	{ "list", verb_list, list_help, "every draft, pending first" },
-	{ "show", verb_show, show_help, "one draft in full" },
-	{ "stage", verb_stage, stage_help, "stage a draft (scripts, tests)" },
+	{ "list", verb_list, list_help, "every draft, pending first", CONFINE_READS },
+	{ "show", verb_show, show_help, "one draft in full", CONFINE_READS },
+	{ "stage", verb_stage, stage_help, "stage a draft (scripts, tests)", CONFINE_OUTBOX },
 	{ "approve", verb_approve, approve_help,
-	  "release drafts: deliver them, exactly once (also: send)" },
-	{ "send", verb_approve, approve_help, NULL },
-	{ "reject", verb_reject, reject_help, "reject drafts, with a reason" },
-	{ "edit", cli_outbox_edit, outbox_edit_help, "change a pending draft in $VISUAL or $EDITOR" },
+	  "release drafts: deliver them, exactly once (also: send)",
+	  CONFINE_OUTBOX | CONFINE_REQUESTS | CONFINE_DELIVER },
+	{ "send", verb_approve, approve_help, NULL, CONFINE_OUTBOX | CONFINE_REQUESTS | CONFINE_DELIVER },
+	{ "reject", verb_reject, reject_help, "reject drafts, with a reason",
+	  CONFINE_OUTBOX | CONFINE_REQUESTS },
+	{ "edit", cli_outbox_edit, outbox_edit_help, "change a pending draft in $VISUAL or $EDITOR",
+	  CONFINE_OUTBOX | CONFINE_EDITOR },
 	{ "review", cli_outbox_review, outbox_review_help,
-	  "go through the pending drafts one at a time" },
+	  "go through the pending drafts one at a time",
+	  CONFINE_OUTBOX | CONFINE_REQUESTS | CONFINE_DELIVER | CONFINE_EDITOR },
 };
 
 const struct cli_group cli_outbox_group = {

@@ -4,11 +4,17 @@
  * draws a screen and never by the verbs agents call many times a minute.
  */
 #include "cli/cli.h"
+#include "cli/verb.h"
+
+#include "config/confine.h"
 
 #include <locale.h>
 
 int main(int argc, char **argv)
 {
 	setlocale(LC_CTYPE, "");
+	/* Everything a person does from the screen: every store but the board, a model, delivery. */
+	cli_confine_declare(CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_CALENDAR |
+			    CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_EDITOR | CONFINE_PAGER);
 	return cli_review(argc, argv);
 }

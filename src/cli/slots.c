@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "cli/verb.h"
 
+#include "config/confine.h"
+
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
@@ -136,8 +138,10 @@ static int push(int argc, char **argv)
 }
 
 static const struct cli_verb verbs[] = {
-	{ "show", show, show_help, "the slots a booking type offers, computed from the calendar" },
-	{ "push", push, push_help, "hand a booking type's slots to your box (PUT, the slots key)" },
+	{ "show", show, show_help, "the slots a booking type offers, computed from the calendar",
+	  CONFINE_CALENDAR },
+	{ "push", push, push_help, "hand a booking type's slots to your box (PUT, the slots key)",
+	  CONFINE_CALENDAR | CONFINE_GATE },
 };
 
 const struct cli_group cli_slots_group = {

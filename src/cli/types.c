@@ -12,6 +12,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "drain/push.h"
+#include "config/confine.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 #include "types/schema.h"
@@ -425,12 +426,16 @@ static int push(int argc, char **argv)
 }
 
 static const struct cli_verb verbs[] = {
-	{ "check", check, check_help, "check manifest files, every mistake with its line" },
-	{ "list", list, list_help, "the request types installed at home" },
-	{ "show", show, show_help, "one request type: fields, steps, verification" },
-	{ "schema", schema, schema_help, "a request type's JSON Schema (draft 2020-12)" },
-	{ "validate", validate, validate_help, "validate a submission (JSON on stdin)" },
-	{ "push", push, push_help, "publish a request type to your box (its form goes live)" },
+	{ "check", check, check_help, "check manifest files, every mistake with its line",
+	  CONFINE_ARGS },
+	{ "list", list, list_help, "the request types installed at home", CONFINE_READS },
+	{ "show", show, show_help, "one request type: fields, steps, verification", CONFINE_READS },
+	{ "schema", schema, schema_help, "a request type's JSON Schema (draft 2020-12)",
+	  CONFINE_READS },
+	{ "validate", validate, validate_help, "validate a submission (JSON on stdin)",
+	  CONFINE_READS },
+	{ "push", push, push_help, "publish a request type to your box (its form goes live)",
+	  CONFINE_GATE },
 };
 
 const struct cli_group cli_types_group = {

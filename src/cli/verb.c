@@ -9,7 +9,9 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/sandbox.h"
 #include "base/text.h"
+#include "config/confine.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -68,7 +70,53 @@ int cli_dispatch(const struct cli_group *g, int argc, char **argv)
 		fputs(v->help, stdout);
 		return EXIT_OK;
 	}
+	cli_confine_declare(v->confine);
 	return v->run(argc - shift, argv + shift);
+}
+
+/* ---- confinement ------------------------------------------------------------ */
+
+/* What the running command declared, until cli_parse applies it. */
+static unsigned confine_needs;
+static int confine_pending;
+
+void cli_confine_declare(unsigned needs)
+{
+	confine_needs = needs;
+	confine_pending = 1;
+}
+
+/* 2 under MECHA_VERBOSE=2 (the policy is described), 1 under =1 or the verb's --verbose. */
+static int confine_verbose(const struct cli_opt *opts, size_t n)
+{
+	const char *env = getenv("MECHA_VERBOSE");
+
+	if (env && strcmp(env, "2") == 0)
+		return 2;
+	if (env && strcmp(env, "1") == 0)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].kind == CLI_FLAG && strcmp(opts[i].name, "verbose") == 0)
+			return *(int *)opts[i].out ? 1 : 0;
+	return 0;
+}
+
+/* The declared needs, with the places the command line named, applied for good. */
+static void confine(const struct cli_opt *opts, size_t n, const struct cli_args *a)
+{
+	struct sandbox_policy p = SANDBOX_POLICY_INIT;
+
+	if (!confine_pending || (confine_needs & CONFINE_NONE))
+		return;
+	confine_pending = 0;
+	confine_policy(confine_needs, &p);
+	for (size_t i = 0; i < n; i++)
+		if ((opts[i].flags & CLI_PLACE) && *(const char **)opts[i].out)
+			confine_store(confine_needs, *(const char **)opts[i].out, &p);
+	for (int i = 0; (confine_needs & CONFINE_ARGS) && i < a->n; i++)
+		sandbox_read(&p, a->pos[i]);
+	sandbox_apply(&p, confine_verbose(opts, n));
+	sandbox_policy_free(&p);
 }
 
 /* ---- options ---------------------------------------------------------------- */
@@ -176,5 +224,6 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int min_po
 		return cli_usage_error(verb, "%s", a->n < min_pos ? "missing an argument"
 								 : "too many arguments");
 	}
+	confine(opts, n, a);
 	return 0;
 }

@@ -6,7 +6,8 @@
  * A group is a table of verbs; cli_dispatch finds the verb (or the default
  * one), prints help when asked, and runs it with argv[0] = the verb's name. A
  * verb describes its options in a table and calls cli_parse, which fills the
- * caller's variables and collects the positional arguments.
+ * caller's variables and collects the positional arguments, then confines
+ * the process to what the verb declared (cli_confine_declare).
  *
  * Mistakes and their status (EXIT_USAGE, "mecha: …" on one line with a
  * pointer to --help): an unknown option, an option without its value ("--limit
@@ -27,6 +28,14 @@ struct cli_verb {
 	int (*run)(int argc, char **argv);
 	const char *help;    /* the verb's whole --help text */
 	const char *summary; /* one line in the group's help; NULL hides an alias */
+	/*
+	 * What it may touch (config/confine.h: CONFINE_*; CONFINE_READS: read
+	 * the home, write nothing, no network). cli_dispatch declares it and
+	 * cli_parse applies it once the options are read, so no verb runs past
+	 * its parser unconfined. Every row says it (the build's
+	 * -Wmissing-field-initializers refuses a row that does not).
+	 */
+	unsigned confine;
 };
 
 struct cli_group {
@@ -39,6 +48,13 @@ struct cli_group {
 
 int cli_dispatch(const struct cli_group *g, int argc, char **argv);
 
+/*
+ * Declares what the command about to run may touch (CONFINE_* flags); the
+ * next cli_parse applies it (base/sandbox.h) after a successful parse.
+ * cli_dispatch does this for every verb; main for a command without verbs.
+ */
+void cli_confine_declare(unsigned needs);
+
 enum cli_opt_kind {
 	CLI_FLAG,  /* int *: set to 1 */
 	CLI_STR,   /* const char **: any bytes, may be empty */
@@ -48,6 +64,7 @@ enum cli_opt_kind {
 
 enum {
 	CLI_NONEMPTY = 1, /* CLI_TEXT: an empty or all-blank value is a usage error */
+	CLI_PLACE = 2,    /* CLI_STR: names a store's file (--box): the sandbox lets the verb reach it */
 };
 
 struct cli_opt {

@@ -5,7 +5,9 @@
  * answered, with a result or an error), a notification (a method and no id:
  * never answered, even when its method is unknown) or something to refuse
  * with the error JSON-RPC names for it. A response sent to us (we send no
- * requests, so nothing is waiting for one) is dropped.
+ * requests, so nothing is waiting for one) is dropped. In a 2025-03-26
+ * session a line may also be a batch: an array of those, answered with an
+ * array; the same checks run on each member.
  */
 #include "mcp/server.h"
 
@@ -27,9 +29,20 @@
 #define MECHA_VERSION "0.1.0"
 #endif
 
-/* Newest first: an unknown revision is answered with the first. */
-static const char *const supported_protocols[] = { MCP_PROTOCOL_LATEST, "2025-06-18",
-						   "2025-03-26", "2024-11-05" };
+/*
+ * Newest first: an unknown revision is answered with the first. JSON-RPC
+ * batches came with 2025-03-26 and went with 2025-06-18, so a session speaks
+ * them exactly when it negotiated that revision.
+ */
+static const struct revision {
+	const char *name;
+	int batches;
+} revisions[] = {
+	{ MCP_PROTOCOL_LATEST, 0 },
+	{ "2025-06-18", 0 },
+	{ "2025-03-26", 1 },
+	{ "2024-11-05", 0 },
+};
 
 /* How much of a client's method or tool name an error message repeats. */
 #define NAME_ECHO_MAX 64
@@ -60,41 +73,40 @@ int mcp_server_init(struct mcp_server *s, struct err *e)
 
 /* ---- answers ---------------------------------------------------------------- */
 
-/* One compact line; jansson escapes control characters, so no "\n" inside. */
+/* One compact line (or NULL for none); jansson escapes control characters, so no "\n" inside. */
 static char *dump(json_t *v)
 {
-	char *line = json_dumps(v, JSON_COMPACT);
+	char *line = v ? json_dumps(v, JSON_COMPACT) : NULL;
 
 	json_decref(v);
 	return line;
 }
 
-/* A result answer; steals result. id NULL → null. */
-static char *answer(const json_t *id, json_t *result)
+/* A result answer (NEW); steals result. id NULL → null. */
+static json_t *answer(const json_t *id, json_t *result)
 {
-	return dump(json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id",
-			      id ? id : json_null(), "result", result));
+	return json_pack("{s:s,s:O,s:o}", "jsonrpc", "2.0", "id", id ? id : json_null(), "result",
+			 result);
 }
 
-/* An error answer. The message is made valid UTF-8 (it may quote a client's bytes). */
-static char *fail(const json_t *id, int code, const char *fmt, ...)
+/* An error answer (NEW). The message is made valid UTF-8 (it may quote a client's bytes). */
+static json_t *fail(const json_t *id, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static char *fail(const json_t *id, int code, const char *fmt, ...)
+static json_t *fail(const json_t *id, int code, const char *fmt, ...)
 {
 	char msg[512];
 	struct buf safe = BUF_INIT;
 	va_list ap;
-	char *line;
+	json_t *v;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	text_safe(&safe, msg, strlen(msg), 0);
-	line = dump(json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id",
-			      id ? id : json_null(), "error", "code", code, "message",
-			      buf_str(&safe)));
+	v = json_pack("{s:s,s:O,s:{s:i,s:s}}", "jsonrpc", "2.0", "id", id ? id : json_null(),
+		      "error", "code", code, "message", buf_str(&safe));
 	buf_free(&safe);
-	return line;
+	return v;
 }
 
 /* How many bytes of a client's name to repeat in a message (whole characters). */
@@ -132,7 +144,7 @@ static int is_response(const json_t *doc)
 }
 
 /* NULL when doc is a well-formed request or notification; else the error answer. */
-static char *envelope_error(json_t *doc)
+static json_t *envelope_error(json_t *doc)
 {
 	const json_t *id = json_object_get(doc, "id"), *params = json_object_get(doc, "params");
 	const json_t *version = json_object_get(doc, "jsonrpc"), *v;
@@ -157,68 +169,71 @@ static char *envelope_error(json_t *doc)
 }
 
 /*
- * The one parser of client bytes: data[0..len) must be exactly one JSON
- * object (no duplicated keys, valid UTF-8, nothing after it). Returns 0 with
- * *m filled (m->doc is a NEW reference), or -1 with the answer (or NULL, for
- * nothing) in *reply.
+ * The one parser of client bytes: data[0..len) must be exactly one JSON value
+ * (no duplicated keys, valid UTF-8, nothing after it). Returns it (NEW), or
+ * NULL with the error answer in *reply.
  */
-static int parse_message(const char *data, size_t len, struct message *m, char **reply)
+static json_t *parse_line(const char *data, size_t len, json_t **reply)
 {
 	json_error_t jerr;
 	json_t *doc;
 
-	memset(m, 0, sizeof *m);
 	*reply = NULL;
 	if (len > MCP_LINE_MAX) {
 		*reply = fail(NULL, MCP_INVALID_REQUEST,
 			      "Invalid Request: a message is at most %zu bytes", MCP_LINE_MAX);
-		return -1;
+		return NULL;
 	}
 	doc = json_loadb(data, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
 			 &jerr);
-	if (!doc) {
+	if (!doc)
 		*reply = fail(NULL, MCP_PARSE_ERROR, "Parse error: %s at byte %d", jerr.text,
 			      jerr.position);
-		return -1;
-	}
-	if (json_is_array(doc))
-		*reply = fail(NULL, MCP_INVALID_REQUEST,
-			      "Invalid Request: batches are not part of MCP %s; send one message "
-			      "per line",
-			      MCP_PROTOCOL_LATEST);
-	else if (!json_is_object(doc))
+	return doc;
+}
+
+/*
+ * One message of a line, or of a batch: 0 with *m filled (borrowing from
+ * doc) when it is a well-formed request or notification, else -1 with its
+ * error answer (or NULL: a response sent to us, which nothing awaits).
+ */
+static int read_message(json_t *doc, struct message *m, json_t **reply)
+{
+	memset(m, 0, sizeof *m);
+	*reply = NULL;
+	if (!json_is_object(doc)) {
 		*reply = fail(NULL, MCP_INVALID_REQUEST,
 			      "Invalid Request: a message is a JSON object");
-	else if (!is_response(doc) && !(*reply = envelope_error(doc))) {
-		m->doc = doc;
-		m->id = json_object_get(doc, "id");
-		m->method = json_string_value(json_object_get(doc, "method"));
-		m->params = json_object_get(doc, "params");
-		return 0;
+		return -1;
 	}
-	json_decref(doc);
-	return -1;
+	if (is_response(doc) || (*reply = envelope_error(doc)))
+		return -1;
+	m->doc = doc;
+	m->id = json_object_get(doc, "id");
+	m->method = json_string_value(json_object_get(doc, "method"));
+	m->params = json_object_get(doc, "params");
+	return 0;
 }
 
 /* ---- methods ---------------------------------------------------------------- */
 
 /* params absent or an object; else an error for the request. */
-static char *object_params(const struct message *m)
+static json_t *object_params(const struct message *m)
 {
 	if (m->params && !json_is_object(m->params))
 		return fail(m->id, MCP_INVALID_PARAMS, "Invalid params: params must be an object");
 	return NULL;
 }
 
-static const char *negotiate(const char *asked)
+static const struct revision *negotiate(const char *asked)
 {
-	for (size_t i = 0; i < sizeof supported_protocols / sizeof supported_protocols[0]; i++)
-		if (strcmp(asked, supported_protocols[i]) == 0)
-			return supported_protocols[i];
-	return MCP_PROTOCOL_LATEST; /* the client decides whether it can speak ours */
+	for (size_t i = 0; i < sizeof revisions / sizeof revisions[0]; i++)
+		if (strcmp(asked, revisions[i].name) == 0)
+			return &revisions[i];
+	return &revisions[0]; /* the client decides whether it can speak ours */
 }
 
-static char *bad_initialize(const struct message *m)
+static json_t *bad_initialize(const struct message *m)
 {
 	const json_t *p = m->params, *info;
 
@@ -239,29 +254,30 @@ static char *bad_initialize(const struct message *m)
 	return NULL;
 }
 
-static char *do_initialize(struct mcp_server *s, const struct message *m)
+static json_t *do_initialize(struct mcp_server *s, const struct message *m)
 {
-	const char *version;
-	char *bad;
+	const struct revision *r;
+	json_t *bad;
 
 	if (s->initialized)
 		return fail(m->id, MCP_INVALID_REQUEST,
 			    "Invalid Request: the session is already initialized");
 	if ((bad = bad_initialize(m)))
 		return bad;
-	version = negotiate(json_string_value(json_object_get(m->params, "protocolVersion")));
-	snprintf(s->protocol, sizeof s->protocol, "%s", version);
+	r = negotiate(json_string_value(json_object_get(m->params, "protocolVersion")));
+	snprintf(s->protocol, sizeof s->protocol, "%s", r->name);
+	s->batches = r->batches;
 	s->initialized = 1;
 	return answer(m->id,
 		      json_pack("{s:s,s:{s:{s:b}},s:{s:s,s:s,s:s},s:s}", "protocolVersion",
-				version, "capabilities", "tools", "listChanged", 0, "serverInfo",
+				r->name, "capabilities", "tools", "listChanged", 0, "serverInfo",
 				"name", "mecha", "title", "mecha — front door, outbox, missions",
 				"version", MECHA_VERSION, "instructions", instructions));
 }
 
-static char *do_tools_list(const struct message *m)
+static json_t *do_tools_list(const struct message *m)
 {
-	char *bad = object_params(m);
+	json_t *bad = object_params(m);
 
 	if (bad)
 		return bad;
@@ -271,7 +287,7 @@ static char *do_tools_list(const struct message *m)
 	return answer(m->id, json_pack("{s:o}", "tools", tools_list()));
 }
 
-static char *do_tools_call(const struct mcp_server *s, const struct message *m)
+static json_t *do_tools_call(const struct mcp_server *s, const struct message *m)
 {
 	const json_t *name, *args;
 	json_t *result;
@@ -296,9 +312,9 @@ static char *do_tools_call(const struct mcp_server *s, const struct message *m)
 	return fail(m->id, MCP_INTERNAL_ERROR, "Internal error: %s", e.msg);
 }
 
-static char *do_request(struct mcp_server *s, const struct message *m)
+static json_t *do_request(struct mcp_server *s, const struct message *m)
 {
-	char *bad;
+	json_t *bad;
 
 	/* ping is allowed at any time, before initialize too. */
 	if (strcmp(m->method, "ping") == 0)
@@ -317,22 +333,79 @@ static char *do_request(struct mcp_server *s, const struct message *m)
 	return do_tools_call(s, m);
 }
 
-char *mcp_server_handle(struct mcp_server *s, const char *data, size_t len)
+/*
+ * One request or notification: its answer (NEW), or NULL for none. A
+ * notification is never answered: notifications/initialized needs no action,
+ * and notifications/cancelled cannot reach a call, since each one has been
+ * answered before the next message is read.
+ */
+static json_t *handle_one(struct mcp_server *s, json_t *doc, int in_batch)
 {
 	struct message m;
-	char *reply = NULL;
+	json_t *reply;
 
-	if (parse_message(data, len, &m, &reply) != 0)
+	if (read_message(doc, &m, &reply) != 0)
 		return reply;
-	/*
-	 * A notification is never answered. notifications/initialized needs no
-	 * action, and notifications/cancelled cannot reach a call: each one has
-	 * been answered before the next line is read.
-	 */
-	if (m.id)
-		reply = do_request(s, &m);
-	json_decref(m.doc);
-	return reply;
+	if (!m.id)
+		return NULL;
+	/* 2025-03-26: initialize MUST NOT be part of a batch. */
+	if (in_batch && strcmp(m.method, "initialize") == 0)
+		return fail(m.id, MCP_INVALID_REQUEST,
+			    "Invalid Request: initialize is never part of a batch");
+	return do_request(s, &m);
+}
+
+/* Why this session takes no batch: the negotiated revision, named. */
+static json_t *no_batches(const struct mcp_server *s)
+{
+	if (!s->initialized)
+		return fail(NULL, MCP_INVALID_REQUEST,
+			    "Invalid Request: no revision is negotiated yet, and batches are "
+			    "part of MCP 2025-03-26 only; send initialize first, on its own line");
+	return fail(NULL, MCP_INVALID_REQUEST,
+		    "Invalid Request: batches are not part of MCP %s, the revision this session "
+		    "negotiated (only 2025-03-26 has them); send one message per line",
+		    s->protocol);
+}
+
+/*
+ * A JSON-RPC batch, for a session that negotiated 2025-03-26: each member
+ * runs in order and the answers come back as one array; notifications and
+ * responses add nothing, and a batch of nothing but them is not answered. An
+ * empty array is an invalid request, answered alone.
+ */
+static json_t *handle_batch(struct mcp_server *s, json_t *batch)
+{
+	json_t *answers, *member;
+	size_t i;
+
+	if (!s->batches)
+		return no_batches(s);
+	if (json_array_size(batch) == 0)
+		return fail(NULL, MCP_INVALID_REQUEST, "Invalid Request: an empty batch");
+	answers = json_array();
+	json_array_foreach(batch, i, member) {
+		json_t *one = handle_one(s, member, 1);
+
+		if (one)
+			json_array_append_new(answers, one);
+	}
+	if (json_array_size(answers) == 0) {
+		json_decref(answers);
+		return NULL;
+	}
+	return answers;
+}
+
+char *mcp_server_handle(struct mcp_server *s, const char *data, size_t len)
+{
+	json_t *reply, *doc = parse_line(data, len, &reply);
+
+	if (!doc)
+		return dump(reply);
+	reply = json_is_array(doc) ? handle_batch(s, doc) : handle_one(s, doc, 0);
+	json_decref(doc);
+	return dump(reply);
 }
 
 /* ---- the stdio loop --------------------------------------------------------- */
@@ -389,10 +462,10 @@ static int end_line(struct loop *l, struct err *e)
 	size_t len = l->line.len;
 
 	if (l->overlong) {
-		reply = fail(NULL, MCP_INVALID_REQUEST,
-			     "Invalid Request: a message is at most %zu bytes; this one was "
-			     "skipped",
-			     MCP_LINE_MAX);
+		reply = dump(fail(NULL, MCP_INVALID_REQUEST,
+				  "Invalid Request: a message is at most %zu bytes; this one was "
+				  "skipped",
+				  MCP_LINE_MAX));
 	} else if (!blank(l->line.data, len)) {
 		if (l->line.data[len - 1] == '\r')
 			len--;

@@ -3,8 +3,10 @@
  *
  * JSON-RPC 2.0, one message per line in each direction. This module owns the
  * wire: it reads lines, parses each one strictly and in this one place (a
- * single JSON object; duplicated keys, a batch, an unknown member or a wrong
- * type are errors with the spec's codes), runs the lifecycle (initialize, then
+ * single JSON object, or a batch of them in a session that negotiated
+ * 2025-03-26; duplicated keys, an unknown member or a wrong type are errors
+ * with the spec's codes, and a batch in any other revision is refused with
+ * an error naming that revision), runs the lifecycle (initialize, then
  * everything else; ping at any time) and answers. What the tools do is
  * tools.h's business; the server only checks the envelope and hands on a
  * tool's name and its arguments.
@@ -50,6 +52,7 @@ enum {
 struct mcp_server {
 	int initialized;       /* initialize has been answered */
 	char protocol[16];     /* the negotiated revision, once initialized */
+	int batches;           /* it takes JSON-RPC batches (2025-03-26, and only that one) */
 	char session_id[64];   /* mcp-<UTC time>-<random>: on every draft this process stages */
 };
 
@@ -58,8 +61,9 @@ int mcp_server_init(struct mcp_server *s, struct err *e);
 
 /*
  * Handles one message, data[0..len) without its line end (any length, any
- * bytes). Returns the answer as one line without "\n" (malloc'd), or NULL
- * when nothing is to be answered (a notification, a response, a blank line).
+ * bytes). Returns the answer as one line without "\n" (malloc'd): an object,
+ * or for a batch an array of them; NULL when nothing is to be answered (a
+ * notification, a response, a batch of only those).
  */
 char *mcp_server_handle(struct mcp_server *s, const char *data, size_t len);
 

@@ -12,6 +12,7 @@
 #include "base/args.h"
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/redact.h"
 #include "base/text.h"
 #include "config/config.h"
 #include "config/home.h"
@@ -19,6 +20,7 @@
 #include "mission/board.h"
 #include "mission/letter.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,14 +131,34 @@ static json_t *success(json_t *v)
 	return r;
 }
 
+/*
+ * The reason, as an agent may read it: no absolute path of the owner's
+ * machine (a config error names the file, a store error its directory), only
+ * "$MECHA_HOME/…" or a last component (base/redact.h). Every refusal of every
+ * tool passes here, so a new error message cannot forget it.
+ */
+static void agent_reason(struct buf *out, const char *msg)
+{
+	struct err ignored;
+	char *home = home_path(HOME_ROOT, &ignored);
+	char *real = home ? realpath(home, NULL) : NULL;
+	const char *homes[] = { home, real };
+
+	redact_paths(out, msg, homes, 2);
+	free(real);
+	free(home);
+}
+
 /* A tool that said no: isError, the reason as text, and the stable code beside it. */
 static json_t *refusal(const struct err *e)
 {
-	struct buf msg = BUF_INIT;
+	struct buf msg = BUF_INIT, reason = BUF_INIT;
 	json_t *r;
 
+	agent_reason(&reason, e->msg);
 	/* Messages may quote a client's bytes; make them valid UTF-8 whatever they were. */
-	text_safe(&msg, e->msg, strlen(e->msg), TEXT_KEEP_NEWLINES);
+	text_safe(&msg, reason.data ? reason.data : "", reason.len, TEXT_KEEP_NEWLINES);
+	buf_free(&reason);
 	r = json_pack("{s:[{s:s,s:s}],s:{s:b,s:s,s:s},s:b}", "content", "type", "text", "text",
 		      buf_str(&msg), "structuredContent", "ok", 0, "error",
 		      err_code_name(e->code), "message", buf_str(&msg), "isError", 1);

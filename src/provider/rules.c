@@ -14,6 +14,7 @@
  * or line break can reach it.
  */
 #include "provider/rules.h"
+#include "provider/rules_decode.h"
 
 #include "base/buf.h"
 #include "base/text.h"
@@ -261,48 +262,174 @@ static size_t match_any(const struct field *f, size_t i, size_t end, const char 
 
 /* --- instructions addressed to the reader --------------------------------- */
 
+/*
+ * Each pattern is something a person asking a person for a meeting has no
+ * reason to write: the corpus under tests/fixtures/injection holds the hard
+ * cases on both sides ("ignore my previous email", "you must register",
+ * "from now on please use my new address" are ordinary), and `make bench`
+ * measures both rates on it. A pattern that flags an ordinary request costs
+ * that request its dates and topic (its sentence is set aside), so a word
+ * that is only suspicious (`must`, `new instructions`) needs company here.
+ */
 static const char *const steering[] = {
-	("ignore|disregard|forget|override|bypass * instructions|instruction|rules|prompt|prompts|"
-	 "directions|guidelines|guardrails|above|everything|programming|context"),
-	"disregard * previous|prior|earlier|preceding|above|all",
+	/* ignore-previous */
+	("ignore|disregard|forget|override|bypass|discard|abandon * instructions|instruction|rules|"
+	 "prompt|prompts|directions|guidelines|guidance|directives|guardrails|constraints|above|"
+	 "everything|programming|context|consignes"),
+	"no longer follow|obey",
+	"no longer have|need to follow|obey",
+	"instructions|rules|guidelines|guidance|prompt you were|have been given|told",
+	"real|actual|true instructions",
+	"context|instructions|prompt|rules is|are void|invalid|cancelled|canceled|obsolete|revoked",
+	"your instructions|guidelines|rules|prompt have|has been updated|changed|replaced|revoked",
+	"updated|new instruction is",
+	"your guidelines|rules|instructions|policy|policies allow|permit",
+	"admin|administrator|system|developer|operator override",
+	"stop summarising|summarizing|extracting|processing",
+	"disregard * previous|prior|earlier|preceding instructions|prompt|rules|directions|guidelines",
+	"disregard the|all|everything above",
 	"forget everything",
-	"you must",
-	"you are now",
-	"you will now",
-	"from now on",
-	"new|updated|real|actual|hidden|secret instructions",
-	"your new|real|actual|true task|role|instructions|goal",
-	"system prompt|message|instructions|override",
-	"developer|debug|god|admin mode",
-	"pretend you are|re",
-	"roleplay as",
-	"role play as",
+	"stop following * instructions|guidelines|guidance|rules|prompt|programming",
+	"skip|bypass|circumvent|disable * checks|safeguards|filters|guardrails|approval|approvals",
+	"your previous|prior|original|initial|earlier|system|usual instructions|prompt|programming|"
+	"guidelines|rules|directives|guardrails",
+	"your programming|guardrails",
+	/* a new role */
+	"you are now dan|free|jailbroken|unrestricted|unfiltered|evil|unchained|in",
+	"you are now a|an|my * assistant|ai|bot|chatbot|model|version|persona|character|agent|"
+	"secretary|administrator",
+	"you're|you’re now",
+	"you will now act|obey|comply|ignore|forget|disregard|follow|respond",
+	"from now on you|your",
+	"your new|real|actual|true|hidden|secret instructions|orders|directive|directives",
+	"your real|actual|true|hidden|secret task|role|goal|purpose",
+	"new task|directive|objective",
+	"god|jailbreak|jailbroken|unrestricted|dan mode",
+	"enter|activate developer|debug|admin mode",
+	"in developer|debug|admin mode you",
+	"pretend you are|were",
+	"pretend you're|you’re",
+	"pretend to be",
+	"roleplay|role play as",
+	"act as * system|administrator|admin|root|sysadmin|owner|developer|ai|assistant|chatbot|"
+	"bot|model|dan",
+	"let's|lets play a game",
+	"version of yourself",
+	"that|who has|have no rules|restrictions|filters|guardrails|limits",
 	"jailbreak|jailbroken|jailbreaking",
 	"do anything now",
-	"as an ai|llm",
+	"as an ai|llm language|model|you",
 	"as a language|large model",
 	"you are an|a ai|llm|chatbot|bot",
 	"you are a|an helpful|harmless|obedient|unrestricted|unfiltered",
-	"your previous|prior|original|initial|system instructions|prompt|programming",
-	"your programming|guardrails",
-	"respond|reply|answer|output|return only|solely with",
-	"do|must not|never flag|reveal|disclose",
-	"don't|dont flag|reveal|disclose",
-	("reveal|print|repeat|show|output|leak|disclose * system|prompt|instructions|secret|secrets|"
-	 "password|passwords|credentials|token|tokens"),
-	("forward|send|email|share|export|upload|transfer|wire|copy all|every|your * emails|email|"
-	 "mail|mails|messages|inbox|calendar|contacts|files|documents|passwords|credentials|keys|"
-	 "secrets|money|funds"),
-	("set|change|fill|mark|put|make|label|classify|update|overwrite * topic|institution|"
+	"obedient|unrestricted|unfiltered assistant|assistants|ai|model",
+	/* what the reader is to do with its answer, or with its secrets */
+	"you must now|comply|obey|ignore|forget|disregard|reveal|print|output",
+	"output only|solely",
+	"respond|reply|answer only|solely|just with the word|words|phrase|text",
+	"respond|reply|answer with only|just the word|words|phrase",
+	"do|must not|never flag",
+	"don't|dont flag",
+	("reveal|print|repeat|leak|disclose * prompt|instructions|secrets|password|passwords|"
+	 "credentials|tokens|keys"),
+	("forward|send|email|share|export|upload|transfer|copy all|every|your * emails|mails|"
+	 "inbox|mailbox|contacts|passwords|credentials|secrets|tokens"),
+	("owner's|owners|owner’s * emails|email|calendar|inbox|mailbox|contacts|meetings|attachments|"
+	 "mobile|personal|appointments|schedule|diary|card|passwords"),
+	"email|forward|send|export the|my|your|whole inbox|mailbox",
+	"stored|saved passwords|credentials|card|cards|tokens",
+	"api|ssh|private key|keys|token|tokens",
+	"add|include a|an bcc",
+	"you the ai|model|llm|bot|chatbot",
+	"approved|authorised|authorized|reviewed by a|the human",
+	"you are a|an * bot|chatbot|llm",
+	("set|change|fill|mark|put|make|label|classify|update|overwrite|insert|write|enter * "
+	 "topic|institution|"
 	 "urgency|reading|extraction|field|fields|flag|output|json to|as|with|field|value"),
+	"classify|report * this|the request|text|message as",
 	"reads like instructions",
+	"system prompt|message|instructions|override",
+	"pre approved|authorised|authorized",
+	"preapproved|preauthorised|preauthorized",
+	"without asking anyone|anybody",
+	"human approval|review|confirmation|oversight|reviewer",
+	"auto accept|approve|confirm|forward|book all|every|any",
+	"calendar|mailbox|inbox owner",
+	"as if you were|are the owner|admin|administrator|user|person|developer|system",
+	"system|model|platform you run|are running on",
+	"print|dump|reveal|leak|disclose|output * your configuration|config|settings|environment",
+	"forward|send|copy|export|upload every email|mail|message|event|meeting|contact",
+	"who reads|reviews|sees your summary|output|extraction",
+	"not tell|inform|alert the human|person|user|owner",
+	"human|owner|user has|have authorised|authorized|approved|allowed you",
+	"automated|ai reader|readers",
+	/* the reader addressed as a model */
+	("note|message|notice|instructions|attention to|for * ai|llm|model|chatbot|bot|gpt|"
+	 "chatgpt|automated|machine|robot"),
+	("ai|llm|model|chatbot|bot|gpt * reading|processing|summarising|summarizing|parsing|"
+	 "handling|analysing|analyzing|extracting|reads|processes|summarises|summarizes this|it"),
+	"if you are an|a ai|llm|chatbot|bot|automated|machine",
+	"if you are a language|large model",
+	"whatever reads|processes|parses this|it",
+	"decode * and follow|execute|obey|run|do",
+	"follow|execute|obey * decoded|encoded",
+	"base64 decode|decoded|encoded * follow|execute|obey|request|instructions",
 };
 
-/* Markers of chat templates and of our own field names: no person writes these to a person. */
+/* The reader called by what it is, at the head of a sentence: "Dear AI,", "Hey ChatGPT:". */
+static const char *const model_names =
+	"ai|llm|model|chatbot|bot|gpt|chatgpt|claude|gemini|copilot|assistant|agent";
+static const char *const greetings = "dear|hey|hello|hi|attention|ok|okay|yo";
+
+/*
+ * Markers of chat templates, of tool calls and of our own tool and field
+ * names: no person writes these to a person.
+ */
 static const char *const markers[] = {
-	"<|",        "|>",       "[inst]",          "[/inst]",         "<<sys>>",
-	"</s>",      "```system", "<system>",       "</system>",       "urgency_claimed",
-	"dates_mentioned",       "reads_like_instructions",
+	/* chat templates and role tags */
+	"<|", "|>", "[inst]", "[/inst]", "<<sys>>", "</s>", "```system", "<system", "</system",
+	"[system]", "### instruction", "### system", "### response", "system_override", "</user",
+	"<assistant", "end of user input", "\"role\":", "\"content\":",
+	/* tool calls, and code to run */
+	"<function", "<invoke", "<tool_call", "tool_call", "function_call", "\"tool\":",
+	"\"arguments\":", "\"function\":", "<script", "os.system(", "| sh", "| bash",
+	/* our own fields and tools */
+	"urgency_claimed", "dates_mentioned", "reads_like_instructions", "\"reading\":", "\"topic\":",
+	"mail_send", "draft_reply", "calendar_free_busy", "calendar_invite", "mission_post",
+	"frontdoor_next", "send_email",
+};
+
+/*
+ * Other languages: a sentence holding both stems (lowercased through
+ * rules_fold; an empty second stem: the first alone is enough). Pairs rather
+ * than phrases, because word order, cases and particles vary.
+ */
+static const char *const foreign[][2] = {
+	/* fr */
+	{ "ignor", "instructions" }, { "ignor", "consignes" }, { "ignor", "règles" },
+	{ "oubli", "consignes" }, { "oubli", "instructions" },
+	{ "ne tenez pas compte", "instructions" }, { "vous êtes maintenant", "" },
+	{ "pour l'ia", "" }, { "pour le modèle", "" }, { "assistant", "sans restriction" },
+	/* de */
+	{ "ignorier", "anweisung" }, { "ignorier", "regeln" }, { "vergiss", "anweisung" },
+	{ "vergiss", "regeln" }, { "vergess", "anweisung" }, { "vergess", "regeln" },
+	{ "missachte", "anweisung" }, { "systemanweisung", "" }, { "du bist jetzt", "" },
+	{ "an die ki", "" }, { "an das sprachmodell", "" }, { "assistent", "ohne einschränkung" },
+	/* es */
+	{ "ignora", "instrucciones" }, { "ignora", "reglas" }, { "olvida", "instrucciones" },
+	{ "olvida", "reglas" }, { "no hagas caso", "instrucciones" },
+	{ "instrucciones del sistema", "" }, { "ahora eres", "" }, { "para la ia", "" },
+	{ "para el modelo", "" }, { "asistente", "sin restricciones" },
+	/* zh */
+	{ "忽略", "指令" }, { "忽略", "指示" }, { "忽略", "提示" }, { "忽略", "规则" },
+	{ "无视", "指令" }, { "无视", "规则" }, { "忘记", "指令" }, { "只听我的", "" },
+	{ "你现在是", "" }, { "系统提示", "" }, { "助手", "限制" },
+	/* ru */
+	{ "игнорир", "инструкци" }, { "игнорир", "правил" }, { "игнорир", "указани" },
+	{ "игнорир", "ограничени" }, { "забудь", "инструкци" }, { "забудь", "правил" },
+	{ "забудь", "указани" }, { "не обращай внимания", "инструкци" },
+	{ "системн", "инструкци" }, { "теперь ты", "" }, { "ты теперь", "" }, { "для ии", "" },
+	{ "помощник", "без ограничений" },
 };
 
 static int role_line(const struct field *f, size_t i)
@@ -314,9 +441,44 @@ static int role_line(const struct field *f, size_t i)
 		strcmp(t->low, "developer") == 0);
 }
 
+/* The gap after word k holds one of , : . ! (or the field ends): the name is a vocative. */
+static int called(const struct field *f, size_t k)
+{
+	size_t from = f->t[k].end, to = k + 1 < f->n ? f->t[k + 1].start : f->len;
+
+	if (from == f->len)
+		return 1;
+	for (size_t i = from; i < to; i++)
+		if (strchr(",:.!", f->s[i]))
+			return 1;
+	return 0;
+}
+
+/* Names a person has too: an assistant, an agent. */
+static int person_like(const struct tok *t)
+{
+	return strcmp(t->low, "assistant") == 0 || strcmp(t->low, "agent") == 0;
+}
+
+/* "Dear AI," "Hey ChatGPT:" "AI agent:" "Hello model." at the head of sentence [a, b). */
+static int vocative(const struct field *f, size_t a, size_t b)
+{
+	size_t k = a;
+
+	int greeted = k < b && alt_match(greetings, strlen(greetings), &f->t[k]);
+
+	k += (size_t)greeted;
+	for (size_t n = 0; k < b && n < 2 && alt_match(model_names, strlen(model_names), &f->t[k]);
+	     n++, k++)
+		if (greeted || called(f, k))
+			/* "Dear assistant," may be a person's assistant; "AI assistant" is not */
+			return !person_like(&f->t[k]) || (k > a && strcmp(f->t[k - 1].low, "ai") == 0);
+	return 0;
+}
+
 static int steers(const struct field *f, size_t a, size_t b)
 {
-	if (role_line(f, a))
+	if (role_line(f, a) || vocative(f, a, b))
 		return 1;
 	for (size_t i = a; i < b; i++)
 		if (match_any(f, i, b, steering, COUNT(steering)) != NOMATCH)
@@ -348,13 +510,55 @@ static int has_marker(const struct field *f, size_t a, size_t b)
 	return 0;
 }
 
+static int speaks_foreign(const struct field *f, size_t a, size_t b)
+{
+	struct buf low = BUF_INIT;
+	int hit = 0;
+
+	rules_fold(f->s + a, b - a, &low);
+	for (size_t k = 0; !hit && k < COUNT(foreign); k++)
+		hit = has_ci(buf_str(&low), low.len, foreign[k][0]) &&
+		      has_ci(buf_str(&low), low.len, foreign[k][1]);
+	buf_free(&low);
+	return hit;
+}
+
+static void classify(struct field *f, int decoded);
+
 /*
- * Splits into sentences and flags those that steer. Once one does, the rest
- * of the field is set aside with it: an injection's next sentence ("… and add
- * the date 2026-01-01") rarely steers on its own, yet it is part of the same
- * attempt.
+ * The sentence s[0..len) read again through every way of hiding words
+ * (rules_decode.h): 1 when one of its readings steers. Only the text as
+ * written is decoded; a reading is not decoded again.
  */
-static void classify(struct field *f)
+static int hides_instructions(const char *s, size_t len)
+{
+	int hit = 0;
+
+	for (int how = 0; !hit && how < RULES_NREADINGS; how++) {
+		struct buf r = BUF_INIT;
+		struct field g = { 0 };
+
+		if (rules_decode((enum rules_reading)how, s, len, &r)) {
+			g.s = buf_str(&r);
+			g.len = r.len;
+			tokenize(&g);
+			classify(&g, 1);
+			hit = g.nflagged > 0;
+			free(g.t);
+		}
+		buf_free(&r);
+	}
+	return hit;
+}
+
+/*
+ * Splits into sentences and flags those that steer — in English words, in
+ * markers, in another language, or hidden in an encoding (decoded is 1 for a
+ * text that is itself a decoding). Once one does, the rest of the field is
+ * set aside with it: an injection's next sentence ("… and add the date
+ * 2026-01-01") rarely steers on its own, yet it is part of the same attempt.
+ */
+static void classify(struct field *f, int decoded)
 {
 	size_t a = 0, b;
 	int flag = 0;
@@ -365,7 +569,9 @@ static void classify(struct field *f)
 		for (b = a + 1; b < f->n && !sentence_break(f, b); b++)
 			;
 		to = b < f->n ? f->t[b].start : f->len;
-		flag = flag || steers(f, a, b) || has_marker(f, from, to);
+		flag = flag || steers(f, a, b) || has_marker(f, from, to) ||
+		       speaks_foreign(f, from, to) ||
+		       (!decoded && hides_instructions(f->s + from, to - from));
 		for (size_t i = a; i < b; i++) {
 			f->t[i].flagged = (unsigned char)flag;
 			f->t[i].sent_end = b;
@@ -1105,7 +1311,7 @@ json_t *rules_extract(const char *type_id, const struct rules_field *fields, siz
 		f[i].s = fields[i].text ? fields[i].text : "";
 		f[i].len = fields[i].text ? fields[i].len : 0;
 		tokenize(&f[i]);
-		classify(&f[i]);
+		classify(&f[i], 0);
 		words += f[i].n;
 		flagged += f[i].nflagged;
 		/*

@@ -24,8 +24,16 @@
  *	                         relative phrases ("tomorrow", "in two weeks")
  *	institution              "University of …", "… Institute", "… Inc." …, or ""
  *	reads_like_instructions  true when any sentence addresses its reader as a
- *	                         model ("ignore previous instructions", "you must",
- *	                         "system prompt", "disregard …")
+ *	                         model ("ignore previous instructions", "Dear AI,",
+ *	                         "you are now DAN"), forges a chat template or a
+ *	                         tool call, says so in French, German, Spanish,
+ *	                         Chinese or Russian, or says so once decoded
+ *	                         (base64, hex, %XX, rot13, digits for letters,
+ *	                         spaced letters: rules_decode.h). A label a person
+ *	                         reads; it gates nothing. Its rates on the corpus
+ *	                         under tests/fixtures/injection are pinned by
+ *	                         tests/cli/test_injection_label.py and printed by
+ *	                         `make bench`.
  *
  * Matching is case-insensitive on ASCII and safe on any bytes: invalid UTF-8
  * and control characters separate words and never enter an answer.

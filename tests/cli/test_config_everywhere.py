@@ -99,7 +99,9 @@ def test_each_bad_config_is_a_tool_error_for_every_mcp_tool(mecha, what, text, w
         result = a["result"]
         assert result.get("isError") is True, (what, name, result)
         text_out = " ".join(c["text"] for c in result["content"])
-        assert f"{path}{want}" in text_out, (what, name, text_out)
+        # An agent is never shown a path of the owner's machine (docs/security.md).
+        assert f"$MECHA_HOME/config.toml{want}" in text_out, (what, name, text_out)
+        assert str(mecha.home) not in text_out
 
 
 def test_the_mcp_server_sees_an_edit_between_two_calls(mecha):
@@ -126,7 +128,7 @@ def test_the_mcp_server_sees_an_edit_between_two_calls(mecha):
         path.write_text("garbage line\n")
         second = ask(call(2, "frontdoor_next", {}))
         assert second["result"]["isError"] is True, second
-        assert f"{path}:1: " in second["result"]["content"][0]["text"]
+        assert "$MECHA_HOME/config.toml:1: " in second["result"]["content"][0]["text"]
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
@@ -199,7 +201,8 @@ def test_a_calendar_that_is_not_there_stops_the_verbs_that_read_it(mecha, model_
     answers, _ = serve(mecha, call(1, "calendar_free_busy",
                                    {"from": "2026-09-14T00:00:00Z", "to": "2026-09-15T00:00:00Z"}))
     assert answers[0]["result"]["isError"] is True
-    assert want in answers[0]["result"]["content"][0]["text"]
+    assert ("$MECHA_HOME/config.toml:10: [calendar] path names nowhere.ics, which does not exist"
+            in answers[0]["result"]["content"][0]["text"])
     assert model_server.requests() == []
     mecha.run("frontdoor", "list", check=0)
 

@@ -76,6 +76,13 @@ def pong(msg, id):
     assert msg == {"jsonrpc": "2.0", "id": id, "result": {}}
 
 
+def nothing_staged(mecha):
+    """The outbox holds nothing. (The server may have made the directory: it makes its
+    stores when it starts, so that the sandbox can name them — tests/cli/test_sandbox.py.)"""
+    outbox = mecha.home / "outbox"
+    return not outbox.exists() or not [p for p in outbox.iterdir() if p.name != ".lock"]
+
+
 def test_end_of_input_exits_0_and_an_empty_session_says_nothing(mecha):
     answers, p = serve(mecha, init=False, end=b"")
     assert answers == [] and p.stdout == b""
@@ -105,13 +112,79 @@ def test_a_value_that_is_not_a_request_object_is_an_invalid_request(mecha):
     pong(answers[4], 9)
 
 
-def test_a_batch_is_an_invalid_request_and_none_of_it_runs(mecha):
+def test_a_batch_is_an_invalid_request_naming_the_negotiated_revision_and_none_of_it_runs(mecha):
     answers, _ = serve(mecha, [req(1, "ping"), req(2, "tools/list")], [], req(3, "ping"))
     assert len(answers) == 3
     assert error_code(answers[0]) == -32600 and answers[0]["id"] is None
-    assert "batch" in answers[0]["error"]["message"]
+    assert "batches are not part of MCP 2025-11-25" in answers[0]["error"]["message"]
     assert error_code(answers[1]) == -32600
     pong(answers[2], 3)
+
+
+def session(mecha, version, *lines):
+    """Initializes with `version`; returns every answer after initialize's, as parsed
+    (a batch's answer is a list)."""
+    init = json.loads(json.dumps(INIT))
+    init["params"]["protocolVersion"] = version
+    data = b"\n".join(encode(l) for l in [init, INITIALIZED, *lines]) + b"\n"
+    p = mecha.run("mcp", input=data, check=0)
+    answers = [json.loads(l) for l in p.stdout.split(b"\n")[:-1]]
+    assert answers[0]["result"]["protocolVersion"] == version
+    return answers[1:]
+
+
+def test_a_2025_03_26_session_gets_batches_answered_as_arrays(mecha):
+    extracted(mecha, 1)
+    answers = session(mecha, "2025-03-26",
+                      [req(1, "ping"), INITIALIZED, req(2, "tools/list"),
+                       call(3, "frontdoor_next", {"limit": 1}),
+                       {"jsonrpc": "2.0", "id": 99, "result": {}}],
+                      req(4, "ping"))
+    assert len(answers) == 2
+    batch = answers[0]
+    assert isinstance(batch, list) and sorted(a["id"] for a in batch) == [1, 2, 3]
+    by_id = {a["id"]: a for a in batch}
+    pong(by_id[1], 1)
+    assert len(by_id[2]["result"]["tools"]) == 6
+    assert [b["seq"] for b in json.loads(by_id[3]["result"]["content"][0]["text"])] == [1]
+    pong(answers[1], 4)
+
+
+def test_a_2025_03_26_batch_of_notifications_is_not_answered_and_an_empty_one_is_invalid(mecha):
+    answers = session(mecha, "2025-03-26", [INITIALIZED, {"jsonrpc": "2.0", "method": "x"}],
+                      [], req(5, "ping"))
+    assert len(answers) == 2
+    assert isinstance(answers[0], dict) and error_code(answers[0]) == -32600
+    assert answers[0]["id"] is None and "empty batch" in answers[0]["error"]["message"]
+    pong(answers[1], 5)
+
+
+def test_each_member_of_a_batch_is_checked_on_its_own_and_initialize_is_never_one(mecha):
+    answers = session(mecha, "2025-03-26",
+                      [1, {"jsonrpc": "1.0", "id": 7, "method": "ping"}, req(8, "ping"),
+                       req(9, "initialize", INIT["params"]), [req(10, "ping")]])
+    batch = answers[0]
+    assert len(batch) == 5
+    assert [error_code(a) for a in batch if a["id"] is None] == [-32600, -32600]
+    by_id = {a["id"]: a for a in batch if a["id"] is not None}
+    assert error_code(by_id[7]) == -32600
+    pong(by_id[8], 8)
+    assert error_code(by_id[9]) == -32600 and "batch" in by_id[9]["error"]["message"]
+
+
+def test_a_batch_in_a_revision_without_batches_is_refused_naming_that_revision(mecha):
+    for version in ("2025-06-18", "2024-11-05"):
+        answers = session(mecha, version, [req(1, "ping")], req(2, "ping"))
+        assert isinstance(answers[0], dict) and error_code(answers[0]) == -32600
+        assert f"MCP {version}, the revision this session negotiated" in \
+            answers[0]["error"]["message"]
+        pong(answers[1], 2)
+
+
+def test_a_batch_before_initialize_is_refused_and_initialize_then_works(mecha):
+    answers, _ = serve(mecha, [req(1, "ping")], init=False)
+    assert error_code(answers[0]) == -32600 and "no revision is negotiated yet" in \
+        answers[0]["error"]["message"]
 
 
 def test_a_malformed_envelope_is_an_invalid_request_naming_the_id_when_it_can(mecha):
@@ -238,7 +311,7 @@ def test_a_tool_refusal_is_a_result_with_is_error_and_the_session_goes_on(mecha)
     for a in answers[:3]:
         assert a["result"]["isError"] is True
         assert a["result"]["structuredContent"]["error"] == "bad_arguments"
-    assert not (mecha.home / "outbox").exists()
+    assert nothing_staged(mecha)
     assert mecha.read_record(1)["state"] == "extracted"
     briefs = json.loads(answers[3]["result"]["content"][0]["text"])
     assert [b["seq"] for b in briefs] == [1]
@@ -278,7 +351,7 @@ def test_draft_reply_is_refused_when_replies_have_no_route(mecha):
     result = answers[0]["result"]
     assert result["isError"] is True and "mail_send" in result["content"][0]["text"]
     assert path.read_bytes() == before
-    assert not (mecha.home / "outbox").exists()
+    assert nothing_staged(mecha)
 
 
 def test_help_prints_a_client_configuration_ready_to_paste(mecha):
@@ -337,3 +410,45 @@ def test_mission_post_refuses_a_letter_posted_yesterday_and_appends_nothing(mech
     assert "isError" not in answers[2]["result"], answers[2]
     lines = (mecha.home / "missions" / "inbox.jsonl").read_text().splitlines()
     assert len(lines) == 1 and '"ts":"2026-07-09T00:00:00+02:00"' in lines[0]
+
+
+# -- no absolute path of the owner's machine reaches an agent ------------------------
+def refusal_texts(answers):
+    texts = []
+    for a in answers:
+        r = a["result"]
+        assert r["isError"] is True, a
+        assert r["structuredContent"]["message"] == r["content"][0]["text"]
+        texts.append(r["content"][0]["text"])
+    return texts
+
+
+FREE_BUSY = {"from": "2026-08-10T00:00:00Z", "to": "2026-08-11T00:00:00Z"}
+
+
+def test_a_broken_config_is_named_under_mecha_home_never_by_its_absolute_path(mecha):
+    write_config(mecha, "[calendar]\npath = 3\n")
+    answers, _ = serve(mecha, call(1, "calendar_free_busy", FREE_BUSY),
+                       call(2, "draft_reply", {"seq": 1, "subject": "Re", "body": "Yes."}))
+    for text in refusal_texts(answers):
+        assert "$MECHA_HOME/config.toml:2" in text, text
+        assert str(mecha.home) not in text and str(mecha.tmp) not in text
+
+
+def test_an_unreadable_store_is_named_under_mecha_home(mecha):
+    mecha.home.mkdir(mode=0o700)
+    (mecha.home / "requests").write_text("not a directory")
+    (mecha.home / "missions" / "inbox.jsonl").mkdir(parents=True)
+    answers, _ = serve(mecha, call(1, "frontdoor_next"), call(2, "mission_heads"))
+    texts = refusal_texts(answers)
+    assert "$MECHA_HOME/requests" in texts[0]
+    assert "$MECHA_HOME/missions/inbox.jsonl" in texts[1]
+    assert not any(str(mecha.tmp) in t for t in texts), texts
+
+
+def test_a_path_outside_the_home_keeps_only_its_last_component(mecha, tmp_path):
+    hidden = tmp_path / "private place" / "calendars"
+    write_config(mecha, f'[calendar]\npath = "{hidden}/work.ics"\n')
+    answers, _ = serve(mecha, call(1, "calendar_free_busy", FREE_BUSY))
+    text = refusal_texts(answers)[0]
+    assert "work.ics" in text and str(tmp_path) not in text and "private" not in text, text

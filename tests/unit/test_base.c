@@ -335,3 +335,54 @@ Test(addr, an_address_is_a_plain_spec_with_an_optional_display_name)
 		cr_assert_null(a.spec);
 	}
 }
+
+/* ---- redact ---------------------------------------------------------------- */
+
+#include "base/redact.h"
+
+static char *redacted(const char *msg)
+{
+	const char *homes[] = { "/home/ada/.mecha/", NULL, "/real/ada/.mecha" };
+	struct buf out = BUF_INIT;
+
+	redact_paths(&out, msg, homes, 3);
+	return buf_steal(&out);
+}
+
+static void expect_redacted(const char *msg, const char *want)
+{
+	char *got = redacted(msg);
+
+	cr_expect_str_eq(got ? got : "", want, "%s", msg);
+	free(got);
+}
+
+Test(redact, a_path_under_the_home_is_named_from_mecha_home)
+{
+	expect_redacted("/home/ada/.mecha/config.toml:3: unknown key 'x'",
+			"$MECHA_HOME/config.toml:3: unknown key 'x'");
+	expect_redacted("opening the request store /home/ada/.mecha/requests: Not a directory",
+			"opening the request store $MECHA_HOME/requests: Not a directory");
+	expect_redacted("cannot read '/real/ada/.mecha/outbox/12.json'",
+			"cannot read '$MECHA_HOME/outbox/12.json'");
+	expect_redacted("the home /home/ada/.mecha is gone", "the home $MECHA_HOME is gone");
+}
+
+Test(redact, any_other_path_keeps_only_its_last_component)
+{
+	expect_redacted("the calendar /srv/cal/work.ics does not exist",
+			"the calendar work.ics does not exist");
+	expect_redacted("/home/ada/.mecha-old/x.json: bad", "x.json: bad");
+	expect_redacted("(/home/ada/My Calendars/work.ics) gone", "(work.ics) gone");
+	expect_redacted("~/cal/personal.ics, twice", "personal.ics, twice");
+	expect_redacted("cannot open /: no", "cannot open <path>: no");
+	expect_redacted("in /var/spool/ and then", "in <path> and then");
+}
+
+Test(redact, slashes_that_are_not_paths_are_left_alone)
+{
+	expect_redacted("no tool is called a/b", "no tool is called a/b");
+	expect_redacted("see https://example.org/x/y", "see https://example.org/x/y");
+	expect_redacted("2026/01/02 and 3/4 of it", "2026/01/02 and 3/4 of it");
+	expect_redacted("", "");
+}

@@ -1,0 +1,94 @@
+/*
+ * redact — paths out of a sentence, in one pass over it.
+ */
+#include "base/redact.h"
+
+#include "base/buf.h"
+
+#include <string.h>
+
+/* A path may begin after these (or at the start of the text). */
+static int opens_path(const char *msg, size_t i)
+{
+	return i == 0 || strchr(" \t\n\"'`([<{=,", msg[i - 1]) != NULL;
+}
+
+static int ends_path(char c)
+{
+	return c == '\0' || strchr(" \t\r\n\"'`)]>},;:", c) != NULL;
+}
+
+/* The length of a home the path p[0..len) lies under (home itself included), else 0. */
+static size_t under_home(const char *p, size_t len, const char *const *homes, size_t nhomes)
+{
+	for (size_t k = 0; k < nhomes; k++) {
+		const char *h = homes[k];
+		size_t n = h ? strlen(h) : 0;
+
+		while (n > 1 && h[n - 1] == '/')
+			n--; /* "/x/home/" spells the same home as "/x/home" */
+		if (n > 1 && n <= len && memcmp(p, h, n) == 0 && (n == len || p[n] == '/'))
+			return n;
+	}
+	return 0;
+}
+
+/* Appends the shown form of the path p[0..len). */
+static void shown(struct buf *out, const char *p, size_t len, const char *const *homes,
+		  size_t nhomes)
+{
+	size_t h = p[0] == '/' ? under_home(p, len, homes, nhomes) : 0;
+	const char *slash;
+
+	if (h) {
+		buf_adds(out, "$MECHA_HOME");
+		buf_add(out, p + h, len - h);
+		return;
+	}
+	slash = memrchr(p, '/', len);
+	if (slash && (size_t)(slash - p) + 1 < len)
+		buf_add(out, slash + 1, len - (size_t)(slash - p) - 1);
+	else
+		buf_adds(out, "<path>");
+}
+
+/*
+ * Where the path starting at msg[i] ends. It runs on across one space when
+ * the next word holds a '/' too ("/home/ada/My Calendars/work.ics"), so a
+ * directory with a space in its name does not leave its tail behind.
+ */
+static size_t path_end(const char *msg, size_t i)
+{
+	for (;;) {
+		size_t next;
+
+		while (!ends_path(msg[i]))
+			i++;
+		if (msg[i] != ' ')
+			return i;
+		for (next = i + 1; !ends_path(msg[next]) && msg[next] != '/'; next++)
+			;
+		if (msg[next] != '/' || next == i + 1)
+			return i;
+		i = next;
+	}
+}
+
+void redact_paths(struct buf *out, const char *msg, const char *const *homes, size_t nhomes)
+{
+	size_t i = 0;
+
+	while (msg[i]) {
+		int starts = (msg[i] == '/' || (msg[i] == '~' && msg[i + 1] == '/')) &&
+			     opens_path(msg, i);
+		size_t end;
+
+		if (!starts) {
+			buf_addc(out, msg[i++]);
+			continue;
+		}
+		end = path_end(msg, i);
+		shown(out, msg + i, end - i, homes, nhomes);
+		i = end;
+	}
+}

@@ -60,6 +60,7 @@ help:
 	@echo "make valgrind   the timing-free CLI tests with every mecha run under valgrind"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
+	@echo "                (BENCH=mission, store or extract: only those figures)"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
 
 # Installs only what is missing, so a machine that has everything pays nothing.

@@ -857,7 +857,7 @@ int sidecar_commit(struct sidecar *sc, int box_fd, const char *id, const struct 
 		return -1;
 	record(&sc->t, id, mission, offset);
 	if (io_failed(sc, e) != 0 || stamp(&sc->h, box_fd, e) != 0)
-		return -1; /* the header on disk still says invalid: the next open rebuilds */
+		return -1; /* the header on disk still stops before the line: the next open mends it */
 	header_put(&sc->t);
 	return io_failed(sc, e);
 }

@@ -19,12 +19,12 @@
  * claims a line the box lacks; and a catch-up that meets a line already
  * recorded (a writer died between its slots and its header, or the box holds
  * a line twice) rebuilds instead. The index is never fsync'ed: the boot check
- * covers power loss. Only callers holding <box>.lock exclusively may open it to write, and
- * only a post writes it: a reader (sidecar_open_read, under the lock shared)
- * uses the file when it is current and otherwise builds the index in memory,
- * so a read never creates, rebuilds or changes a file. A post reads
- * and writes only the slots it needs (pread/pwrite), never the whole file, so
- * its cost does not grow with the file either.
+ * covers power loss. Only callers holding <box>.lock exclusively may open it
+ * to write, and only a writer writes it: a reader (sidecar_open_read, under
+ * the lock shared) uses the file when it is current and otherwise builds the
+ * index in memory, so a read never creates, rebuilds or changes a file. A post
+ * reads and writes only the slots it needs (pread/pwrite), never the whole
+ * file, so its cost does not grow with the file either.
  *
  * A mission whose chain is not the plain case — letters in file order, each
  * naming the one before, the first naming none, no line twice — is flagged

@@ -4,7 +4,7 @@ a changed row).
 
 usage: bench.py MECHA HELPER OUT.json
 Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_EXTRACT_RECORDS
-(256), BENCH_MCP_POSTS (300), BENCH_ROUNDS (21).
+(256), BENCH_MCP_POSTS (200 per session), BENCH_ROUNDS (21).
 Parts: BENCH=mission (or store, extract, or several, comma-separated) runs only
 those figures (`make bench BENCH=mission`); the default is all of them."""
 import json

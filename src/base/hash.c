@@ -5,9 +5,9 @@
  * The digest is OpenSSL's SHA-256 block function itself (SHA256_Init/Update/
  * Final), not EVP. Through EVP, OpenSSL 3's first digest in a process reads
  * openssl.cnf, activates the default provider and registers every algorithm,
- * and tears it all down again at exit: about a millisecond, paid by every
- * `mission post` with the box lock held — three times what the post's own
- * fdatasync costs. Skipping the config instead (OPENSSL_INIT_NO_LOAD_CONFIG)
+ * and tears it all down again at exit: about a millisecond here, paid by every
+ * `mission post` with the box lock held — several times the cost of the post's
+ * own fdatasync. Skipping the config instead (OPENSSL_INIT_NO_LOAD_CONFIG)
  * would be cheaper than EVP but not free, and it is process-wide: libcurl's
  * TLS, loaded later in the same process, would silently lose the system's
  * openssl.cnf. The block function touches no global state at all. OpenSSL 3

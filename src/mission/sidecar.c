@@ -516,6 +516,8 @@ static int file_open(struct sidecar *sc, int flags, struct err *e)
 	memset(&sc->t, 0, sizeof sc->t);
 	sc->t.fd = fd;
 	sc->t.h = &sc->h;
+	/* Slot by slot, never in sequence: no readahead (see page_in). */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SC_HEADER) {
 		file_close(sc);
 		return 0;
@@ -528,18 +530,40 @@ static int file_open(struct sidecar *sc, int flags, struct err *e)
 	return 1;
 }
 
+/*
+ * A file written whole, as fs_replace writes it, sits in the page cache in
+ * large folios, and a buffered write walks every block of the folio it lands
+ * in: a 32-byte slot written into a 2 MiB folio cost ten times one written
+ * into a page (measured on ext4: ~10 µs against ~0.8), three times a post.
+ * So the new file's pages, clean once fs_replace has synced them, are dropped
+ * and read back with readahead off (file_open), which brings them in a page
+ * at a time. Only a rebuild or a growth pays this, once.
+ */
+static void page_in(int fd, size_t len)
+{
+	char chunk[1 << 16];
+
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	for (size_t off = 0; off < len; off += sizeof chunk)
+		if (pread(fd, chunk, sizeof chunk, (off_t)off) <= 0)
+			break;
+}
+
 /* Writes a block as the new index file and opens it. */
 static int install(struct sidecar *sc, void *block, struct err *e)
 {
 	const struct sc_header *h = block;
+	size_t len = file_size(h->id_cap, h->m_cap);
 	int rc;
 
 	file_close(sc);
-	if (fs_replace(sc->path, block, file_size(h->id_cap, h->m_cap), e) != 0)
+	if (fs_replace(sc->path, block, len, e) != 0)
 		return -1;
 	rc = file_open(sc, O_RDWR, e);
 	if (rc == 0)
 		rc = err_set(e, ERR_IO, "the index %s changed while it was written", sc->path);
+	if (rc > 0)
+		page_in(sc->t.fd, len);
 	return rc < 0 ? -1 : 0;
 }
 

@@ -276,15 +276,12 @@ static uint64_t m_find(struct tables *t, const uint8_t key[16], struct sc_missio
 
 /* ---- recording one line ---------------------------------------------------- */
 
-static void record_mission(struct tables *t, const struct letter *m, const char *id,
-			   uint64_t offset, int duplicate)
+static void record_mission(struct tables *t, const struct letter *m, const uint8_t key[16],
+			   const char *id, uint64_t offset, int duplicate)
 {
-	uint8_t key[16];
 	struct sc_mission s;
-	uint64_t j;
+	uint64_t j = m_find(t, key, &s);
 
-	mission_key(m->mission_id.s, m->mission_id.len, key);
-	j = m_find(t, key, &s);
 	if (!s.used) {
 		memcpy(s.key, key, 16);
 		s.used = 1;
@@ -311,21 +308,20 @@ static void record(struct tables *t, const char *id, const struct letter *m, uin
 	int duplicate = !id_free(&s);
 	uint8_t key[16];
 
+	if (m)
+		mission_key(m->mission_id.s, m->mission_id.len, key);
 	if (!duplicate) {
 		memset(&s, 0, sizeof s);
 		memcpy(s.id, id, MAILBOX_ID_LEN);
 		s.is_mission = m != NULL;
 		s.seq = m ? m->mission_seq : 0;
-		if (m) {
-			mission_key(m->mission_id.s, m->mission_id.len, key);
-			s.mkey = key_prefix(key);
-		}
+		s.mkey = m ? key_prefix(key) : 0;
 		id_put(t, i, &s);
 		t->h->id_count++;
 	}
 	t->h->letters++;
 	if (m)
-		record_mission(t, m, id, offset, duplicate);
+		record_mission(t, m, key, id, offset, duplicate);
 }
 
 /* ---- building and growing a table block ---------------------------------- */

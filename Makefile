@@ -84,6 +84,7 @@ help:
 	@echo "                then the race rounds (make race, RACE_ROUNDS=$(RACE_ROUNDS)): nothing lost"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
+	@echo "                (BENCH=mission, store or extract: only those figures)"
 	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
 
 # Installs only what is missing, so a machine that has everything pays nothing.

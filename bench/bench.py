@@ -4,7 +4,9 @@ a changed row).
 
 usage: bench.py MECHA HELPER OUT.json
 Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_EXTRACT_RECORDS
-(256), BENCH_MCP_POSTS (300), BENCH_ROUNDS (21)."""
+(256), BENCH_MCP_POSTS (200 per session), BENCH_ROUNDS (21).
+Parts: BENCH=mission (or store, extract, or several, comma-separated) runs only
+those figures (`make bench BENCH=mission`); the default is all of them."""
 import json
 import os
 import platform
@@ -21,6 +23,18 @@ import mission  # noqa: E402
 import store  # noqa: E402
 from common import Bench, table  # noqa: E402
 
+PARTS = (store, mission, extract, injection)
+
+
+def chosen():
+    """The parts BENCH names (all when unset); an unknown name is a usage error."""
+    names = [n for n in os.environ.get("BENCH", "").split(",") if n]
+    known = {p.__name__: p for p in PARTS}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise SystemExit(f"bench: unknown part {bad[0]!r} (known: {', '.join(known)})")
+    return [known[n] for n in names] if names else list(PARTS)
+
 
 def main():
     mecha, helper, out = sys.argv[1:4]
@@ -28,7 +42,7 @@ def main():
     b = Bench(mecha, helper, work)
     start, load = time.time(), os.getloadavg()
     try:
-        for part in (store, mission, extract, injection):
+        for part in chosen():
             t = time.perf_counter()
             part.figures(b)
             print(f"  {part.__name__}: {time.perf_counter() - t:.0f} s", file=sys.stderr)

@@ -1,13 +1,28 @@
 /*
  * hash — digests and random ids. OpenSSL does the hashing; the kernel does the
  * randomness.
+ *
+ * The digest is OpenSSL's SHA-256 block function itself (SHA256_Init/Update/
+ * Final), not EVP. Through EVP, OpenSSL 3's first digest in a process reads
+ * openssl.cnf, activates the default provider and registers every algorithm,
+ * and tears it all down again at exit: about a millisecond here, paid by every
+ * `mission post` with the box lock held — several times the cost of the post's
+ * own fdatasync. Skipping the config instead (OPENSSL_INIT_NO_LOAD_CONFIG)
+ * would be cheaper than EVP but not free, and it is process-wide: libcurl's
+ * TLS, loaded later in the same process, would silently lose the system's
+ * openssl.cnf. The block function touches no global state at all. OpenSSL 3
+ * marks it deprecated (kept for compatibility through 3.x), hence the
+ * OPENSSL_API_COMPAT below; were a build of OpenSSL to drop it, this file
+ * fails to compile rather than silently changing an id.
  */
+#define OPENSSL_API_COMPAT 10101
+
 #include "base/hash.h"
 
 #include "base/err.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
+#include <openssl/sha.h>
 #include <stdlib.h>
 #include <sys/random.h>
 
@@ -15,13 +30,14 @@ static const char hexdigits[] = "0123456789abcdef";
 
 void hash_sha256_hex(const void *data, size_t len, char out[HASH_SHA256_HEX_LEN + 1])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
+	unsigned char md[SHA256_DIGEST_LENGTH];
+	SHA256_CTX ctx;
 
-	/* EVP_Digest only fails on allocation failure inside OpenSSL. */
-	if (EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) != 1 || mdlen != 32)
+	/* The block function has no failure but a NULL argument. */
+	if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data, len) != 1 ||
+	    SHA256_Final(md, &ctx) != 1)
 		abort();
-	for (unsigned int i = 0; i < mdlen; i++) {
+	for (unsigned int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
 		out[2 * i] = hexdigits[md[i] >> 4];
 		out[2 * i + 1] = hexdigits[md[i] & 15];
 	}

@@ -5,7 +5,10 @@
  *
  * Every call reads the configuration afresh (a person may change it while an
  * agent is connected) and opens only the stores its tool needs, for as long
- * as the call lasts.
+ * as the call lasts — but for the mission box, which mission_post leaves open
+ * for the next post (board.h: struct board_keep; the lock is still taken
+ * around each one): reopening the lock, the box and its index cost more than
+ * the post itself.
  */
 #include "mcp/tools.h"
 
@@ -231,6 +234,8 @@ static int read_letter(const json_t *obj, struct letter *l, struct err *e)
 
 static json_t *run_mission_post(const json_t *args, struct err *e)
 {
+	/* For the life of the process: one server, one thread, posting again and again. */
+	static struct board_keep *kept;
 	const char *agent = json_string_value(json_object_get(args, "agent_id"));
 	struct board_result res;
 	struct letter l;
@@ -244,6 +249,9 @@ static json_t *run_mission_post(const json_t *args, struct err *e)
 	if (rc == 0)
 		rc = board_open(&b, e);
 	if (rc == 0) {
+		if (!kept)
+			kept = board_keep_new();
+		b.keep = kept;
 		rc = board_post_agent(&b, agent, &l, &res, e);
 		board_free(&b);
 	}

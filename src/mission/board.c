@@ -22,6 +22,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void board_init(struct board *b, const char *box, const char *brain)
@@ -224,16 +226,22 @@ struct session {
 	struct board *b;
 	int lock, fd;
 	struct sidecar *sc;
+	struct board_keep *kept; /* the descriptors are the keep's: closing only unlocks */
 };
 
 static void session_close(struct session *s)
 {
-	sidecar_close(s->sc);
-	if (s->fd >= 0)
-		close(s->fd);
-	lock_release(s->lock);
+	if (s->kept)
+		flock(s->lock, LOCK_UN);
+	else {
+		sidecar_close(s->sc);
+		if (s->fd >= 0)
+			close(s->fd);
+		lock_release(s->lock);
+	}
 	s->sc = NULL;
 	s->fd = s->lock = -1;
+	s->kept = NULL;
 }
 
 /*
@@ -311,6 +319,113 @@ static int session_read(struct board *b, struct session *s, int want_index, stru
 	}
 	b->skipped = sidecar_skipped(s->sc);
 	return 0;
+}
+
+/* ---- a session kept open between posts ------------------------------------------- */
+
+struct board_keep {
+	char *box; /* the box the descriptors are of; NULL when none are open */
+	int lock, fd;
+	dev_t dev; /* the box's identity, to notice a box replaced at its path */
+	ino_t ino;
+	struct sidecar *sc;
+};
+
+struct board_keep *board_keep_new(void)
+{
+	struct board_keep *k = xcalloc(1, sizeof *k);
+
+	k->lock = k->fd = -1;
+	return k;
+}
+
+/* Closes what k holds (the lock, if held, goes with its descriptor). */
+static void keep_drop(struct board_keep *k)
+{
+	sidecar_close(k->sc);
+	if (k->fd >= 0)
+		close(k->fd);
+	if (k->lock >= 0)
+		close(k->lock);
+	free(k->box);
+	k->box = NULL;
+	k->sc = NULL;
+	k->fd = k->lock = -1;
+}
+
+void board_keep_free(struct board_keep *k)
+{
+	if (!k)
+		return;
+	keep_drop(k);
+	free(k);
+}
+
+/*
+ * Takes up what k holds for b's box: the lock taken again, then — the lock
+ * file and the box still the ones at their paths — the index made current.
+ * 0 with s open; 1 when k cannot serve (k emptied, nothing held); -1 on failure.
+ */
+static int keep_reuse(struct board *b, struct session *s, struct board_keep *k, struct err *e)
+{
+	struct stat lock, box;
+	int r;
+
+	while ((r = flock(k->lock, LOCK_EX)) != 0 && errno == EINTR)
+		;
+	/* A lock file removed since locks no one out; a box replaced is another box. */
+	if (r != 0 || fstat(k->lock, &lock) != 0 || lock.st_nlink == 0 ||
+	    stat(b->box, &box) != 0 || box.st_dev != k->dev || box.st_ino != k->ino) {
+		keep_drop(k);
+		return 1;
+	}
+	if (sidecar_refresh(k->sc, k->fd, &b->rebuilt, e) != 0) {
+		keep_drop(k);
+		return -1;
+	}
+	s->b = b;
+	s->lock = k->lock;
+	s->fd = k->fd;
+	s->sc = k->sc;
+	s->kept = k;
+	b->skipped = sidecar_skipped(k->sc);
+	return 0;
+}
+
+/* A freshly opened session becomes k's. */
+static void keep_adopt(struct board_keep *k, struct session *s)
+{
+	struct stat st;
+
+	if (fstat(s->fd, &st) != 0)
+		return; /* not kept: closed at the end of the post as usual */
+	k->box = xstrdup(s->b->box);
+	k->lock = s->lock;
+	k->fd = s->fd;
+	k->sc = s->sc;
+	k->dev = st.st_dev;
+	k->ino = st.st_ino;
+	s->kept = k;
+}
+
+/* session_open(b, s, 0, e) through b->keep: the same answers, the descriptors kept. */
+static int keep_open(struct board *b, struct session *s, struct err *e)
+{
+	struct board_keep *k = b->keep;
+	int r;
+
+	memset(s, 0, sizeof *s);
+	s->lock = s->fd = -1;
+	if (k->box && strcmp(k->box, b->box) == 0) {
+		r = keep_reuse(b, s, k, e);
+		if (r != 1)
+			return r;
+	}
+	keep_drop(k);
+	r = session_open(b, s, 0, e);
+	if (r == 0)
+		keep_adopt(k, s);
+	return r;
 }
 
 /* ---- reading a mission's letters from the box ----------------------------------- */
@@ -602,7 +717,7 @@ int board_post(struct board *b, const char *agent, const struct letter *l,
 		return err_set(e, ERR_INVALID_AGENT, "the agent id must be non-empty UTF-8 text");
 	if (letter_validate(l, e) != 0)
 		return -1;
-	r = session_open(b, &s, 0, e);
+	r = b->keep ? keep_open(b, &s, e) : session_open(b, &s, 0, e);
 	if (r == 1 && precheck_empty(b, l, e) != 0)
 		return -1;
 	if (r == 1)
@@ -618,6 +733,8 @@ int board_post(struct board *b, const char *agent, const struct letter *l,
 	}
 	buf_free(&p.line);
 	session_close(&s);
+	if (r != 0 && b->keep)
+		keep_drop(b->keep); /* whatever went wrong, the next post starts afresh */
 	return r;
 }
 

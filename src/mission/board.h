@@ -27,15 +27,21 @@
  * `land` also imports the head's receipt candidate into the block store; see
  * board_land for how the two writes are ordered.
  *
+ * A process that posts again and again (the MCP server) may keep the box open
+ * between posts (struct board_keep): the lock is still taken around every post,
+ * and under it the index is held against the box as it is then, so a letter
+ * another process appended in between is seen by the CAS as always.
+ *
  * Calling sequence:
  *     struct board b; board_init(&b, box_path, brain_or_NULL);
  *         (or board_open_default(&b, box_or_NULL, brain_or_NULL, bind, &err))
+ *     [b.keep = a struct board_keep * that outlives b]
  *     board_post(&b, agent, &letter, &result, &err) ... b.skipped ...
  *     board_free(&b);
  *
- * Ownership: struct board owns its strings. Arrays and chains returned are
- * the caller's (board_heads_free, board_chain_free). Letters passed in are
- * borrowed.
+ * Ownership: struct board owns its strings; b.keep is borrowed. Arrays and
+ * chains returned are the caller's (board_heads_free, board_chain_free).
+ * Letters passed in are borrowed.
  */
 #ifndef MECHA_MISSION_BOARD_H
 #define MECHA_MISSION_BOARD_H
@@ -47,6 +53,7 @@
 #include "mission/mailbox.h"
 
 struct err;
+struct board_keep;
 
 #define BOARD_HUMAN "human" /* the agent of a person's gestures */
 
@@ -54,8 +61,21 @@ struct board {
 	char *box;        /* the JSONL box */
 	char *brain;      /* the brain this board is bound to; NULL = any */
 	size_t skipped;   /* unreadable lines the last operation's read met */
-	int rebuilt;      /* the last operation rebuilt the sidecar index (a read: in memory) */
+	int rebuilt;      /* how the last operation found the sidecar index: nonzero when it
+			     had to read the box (SIDECAR_REBUILT — a read: in memory — or
+			     SIDECAR_CAUGHT_UP, sidecar.h) */
+	struct board_keep *keep; /* borrowed; NULL: a post opens and closes everything */
 };
+
+/*
+ * Where posts leave <box>.lock (unlocked), the box and its index open for the
+ * next post on the same box, through any struct board whose keep points here.
+ * Before reusing them a post checks, under the lock, that the lock file and
+ * the box are still the files at their paths (else it opens afresh); a post
+ * that fails closes them. One box at a time; one thread at a time.
+ */
+struct board_keep *board_keep_new(void);
+void board_keep_free(struct board_keep *k);
 
 /* The head as the CAS and the transition rule see it. */
 struct board_head_ref {

@@ -145,15 +145,22 @@ static int read_one(const struct mailbox_line *line, void *p)
 	return r;
 }
 
-int mailbox_read(int fd, int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
-		 void *ctx, size_t *skipped, struct err *e)
+int mailbox_read_from(int fd, uint64_t from,
+		      int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
+		      void *ctx, size_t *skipped, struct err *e)
 {
 	struct read_ctx rc = { fn, ctx, 0 };
-	int r = mailbox_scan(fd, 0, read_one, &rc, e);
+	int r = mailbox_scan(fd, from, read_one, &rc, e);
 
 	if (skipped)
 		*skipped = rc.skipped;
 	return r;
+}
+
+int mailbox_read(int fd, int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
+		 void *ctx, size_t *skipped, struct err *e)
+{
+	return mailbox_read_from(fd, 0, fn, ctx, skipped, e);
 }
 
 int mailbox_line_at(int fd, uint64_t offset, struct buf *out, struct err *e)

@@ -64,6 +64,10 @@ int mailbox_scan(int fd, uint64_t from, int (*fn)(const struct mailbox_line *, v
  */
 int mailbox_read(int fd, int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
 		 void *ctx, size_t *skipped, struct err *e);
+/* The same from byte `from` on (which must be where a line starts). */
+int mailbox_read_from(int fd, uint64_t from,
+		      int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
+		      void *ctx, size_t *skipped, struct err *e);
 
 /* The line that starts at offset (without "\n" and trailing "\r") into out. */
 int mailbox_line_at(int fd, uint64_t offset, struct buf *out, struct err *e);

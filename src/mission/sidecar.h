@@ -9,17 +9,22 @@
  * The rule: the index is a cache and the box is the truth. The header records
  * what the index describes — the box's device, inode, size and ctime, a hash
  * of its last bytes, and the boot it was written in — and an index that does
- * not match the box exactly (deleted, damaged, the box appended or rewritten
- * behind it, a reboot since: unsynced pages may be lost) is rebuilt from the
- * box by one pass. While a post is between its append and its index update,
- * the header says "invalid", so a writer that dies there leaves an index the
- * next one rebuilds. The index is never fsync'ed: the boot check covers power
- * loss. Only callers holding <box>.lock exclusively may open it to write, and
- * only a post writes it: a reader (sidecar_open_read, under the lock shared)
- * uses the file when it is current and otherwise builds the index in memory,
- * so a read never creates, rebuilds or changes a file. A post reads
- * and writes only the slots it needs (pread/pwrite), never the whole file, so
- * its cost does not grow with the file either.
+ * not match the box exactly (deleted, damaged, the box rewritten behind it, a
+ * reboot since: unsynced pages may be lost) is rebuilt from the box by one
+ * pass. One mismatch is cheaper to mend: a box that only grew — the same
+ * file, the same bytes where the index stops, a whole line ending there — is
+ * caught up by reading just what was appended (another tool's letters, or
+ * the line of a writer of ours that died before its index update). A post
+ * writes its slots after its append and the header last, so the header never
+ * claims a line the box lacks; and a catch-up that meets a line already
+ * recorded (a writer died between its slots and its header, or the box holds
+ * a line twice) rebuilds instead. The index is never fsync'ed: the boot check
+ * covers power loss. Only callers holding <box>.lock exclusively may open it
+ * to write, and only a writer writes it: a reader (sidecar_open_read, under
+ * the lock shared) uses the file when it is current and otherwise builds the
+ * index in memory, so a read never creates, rebuilds or changes a file. A post
+ * reads and writes only the slots it needs (pread/pwrite), never the whole
+ * file, so its cost does not grow with the file either.
  *
  * A mission whose chain is not the plain case — letters in file order, each
  * naming the one before, the first naming none, no line twice — is flagged
@@ -51,11 +56,22 @@ struct sidecar_mission {
 	int irregular;        /* the head fields above are not to be trusted */
 };
 
+/* What an open had to do to make the index describe the box (for the tests). */
+enum { SIDECAR_CURRENT = 0, SIDECAR_REBUILT = 1, SIDECAR_CAUGHT_UP = 2 };
+
 /*
- * Opens (or rebuilds) the index at idx_path for the box open on box_fd.
- * *rebuilt tells whether a rebuild happened (for the tests). NULL on failure.
+ * Opens (catching up or rebuilding) the index at idx_path for the box open on
+ * box_fd; *rebuilt says which (SIDECAR_*). NULL on failure.
  */
 struct sidecar *sidecar_open(const char *idx_path, int box_fd, int *rebuilt, struct err *e);
+/*
+ * For a handle kept open between posts (the caller took the lock again): the
+ * index as this handle last left it when the box is still exactly as it was
+ * then — no writer came in between, since every writer moves the box on — and
+ * otherwise the file opened afresh and made current as sidecar_open does
+ * (another writer may have grown it into a new file). 0, or -1 with e filled.
+ */
+int sidecar_refresh(struct sidecar *sc, int box_fd, int *rebuilt, struct err *e);
 /*
  * For a reader: uses the index at idx_path only when it exists and describes
  * the box exactly, else builds it in memory from the box (*rebuilt = 1) and
@@ -83,10 +99,10 @@ int sidecar_each(struct sidecar *sc, int (*fn)(const struct sidecar_mission *, v
 		 void *ctx, struct err *e);
 
 /*
- * A post's two halves. sidecar_begin makes room for one more line and marks
- * the index invalid; after the line is in the box, sidecar_commit records it
- * (mission NULL for a line that is not a mission letter) and marks the index
- * valid for the box as it now is.
+ * A post's two halves. sidecar_begin makes room for one more line (before the
+ * append, so a full disk fails the post, not its index); after the line is in
+ * the box, sidecar_commit records it (mission NULL for a line that is not a
+ * mission letter) and then stamps the header with the box as it now is.
  */
 int sidecar_begin(struct sidecar *sc, struct err *e);
 int sidecar_commit(struct sidecar *sc, int box_fd, const char *id, const struct letter *mission,

@@ -759,6 +759,187 @@ def test_posters_killed_mid_stream_leave_a_chain_the_next_post_extends(mecha):
     assert nxt["mission_seq"] == len(readable) + 1
 
 
+class McpPoster:
+    """One `mecha mcp` session posting with mission_post: a long-running server
+    that keeps the box open between its posts."""
+
+    def __init__(self, mecha, agent):
+        self.agent, self.n = agent, 0
+        self.p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=dict(mecha.env))
+        self._send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                               "clientInfo": {"name": "pytest", "version": "1"}}})
+        assert "result" in json.loads(self.p.stdout.readline())
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, msg):
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+
+    def send(self, l):
+        """The result as the CLI's --json gives it: the post's, or {error, message}."""
+        self.n += 1
+        self._send({"jsonrpc": "2.0", "id": self.n, "method": "tools/call",
+                    "params": {"name": "mission_post",
+                               "arguments": {"agent_id": self.agent, "letter": l}}})
+        reply = json.loads(self.p.stdout.readline())
+        assert reply["id"] == self.n, reply
+        return reply["result"]["structuredContent"]
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=30)
+
+
+def head_from(r):
+    """(seq, letter id) of the head a stale_head refusal names."""
+    m = re.search(r"the head is seq (\d+) \(([0-9a-f]{12})\)", r["message"])
+    return int(m.group(1)), m.group(2)
+
+
+def test_a_long_running_mcp_server_sees_what_another_process_posted_between_its_posts(mecha):
+    server = McpPoster(mecha, "agent-mcp")
+    try:
+        r1 = server.send(letter(1, "judging"))
+        r2 = server.send(letter(2, "executing", r1["letter_id"]))
+        r3 = json.loads(post(mecha, letter(3, "review", r2["letter_id"])).out)  # another process
+        fork = server.send(letter(3, "executing", r2["letter_id"]))
+        assert fork["error"] == "stale_head"
+        assert head_from(fork) == (3, r3["letter_id"])
+        r4 = server.send(letter(4, "executing", r3["letter_id"]))
+        assert r4["mission_seq"] == 4 and not r4["deduped"]
+    finally:
+        assert server.close() == 0
+    head = mecha.json("mission", "heads", "--json")["missions"][0]
+    assert head["head_letter_id"] == r4["letter_id"] and head["superseded_count"] == 3
+
+
+def test_a_long_running_mcp_server_carries_on_after_a_writer_died_between_append_and_index(mecha):
+    """A writer killed after its append, before its index update, leaves its
+    line in the box and the index without it: the server's next post is held
+    against the box, not against what it saw before."""
+    server = McpPoster(mecha, "agent-mcp")
+    try:
+        r1 = server.send(letter(1, "judging"))
+        r2 = server.send(letter(2, "executing", r1["letter_id"]))
+        orphan = json.dumps({"kind": "mission", "agent": "doomed", "ts": T0, "mission": {
+            "schema": "m1nd-mission-letter-v0", "mission_id": MID, "mission_seq": 3,
+            "prev_letter_id": r2["letter_id"], "block_id": "sb_alpha", "brain_ref": "repo-a",
+            "seat": "hand", "capability": "build-runner", "phase": "review",
+            "packet_ref": "sha256:packethash", "tokens_total": 0, "started_at": T0,
+            "updated_at": T0}}, separators=(",", ":")).encode()
+        with open(box(mecha), "ab") as f:
+            f.write(orphan + b"\n")
+        fork = server.send(letter(3, "executing", r2["letter_id"]))
+        assert fork["error"] == "stale_head"
+        assert head_from(fork) == (3, letter_id(orphan))
+        r4 = server.send(letter(4, "executing", letter_id(orphan)))
+        assert r4["mission_seq"] == 4
+    finally:
+        assert server.close() == 0
+    lines = box_bytes(mecha).splitlines()
+    assert [json.loads(x)["mission"]["mission_seq"] for x in lines] == [1, 2, 3, 4]
+    assert mecha.json("mission", "log", MID, "--json")["head_letter_id"] == r4["letter_id"]
+
+
+def test_racing_mcp_servers_and_cli_posters_leave_one_linear_chain(mecha):
+    """Servers that keep the box open race processes that open it per post:
+    the CAS holds between every two posts of a server as within one."""
+    racers, attempts = 6, 150
+    accepted, refused, errors = [], [], []
+    lock = threading.Lock()
+    first = json.loads(post(mecha, letter(1, "judging")).out)
+
+    def race(k):
+        poster = (McpPoster if k % 2 else Poster)(mecha, f"racer-{k}")
+        seq, prev = 1, first["letter_id"]
+        try:
+            for i in range(attempts):
+                r = poster.send(letter(seq + 1, "executing", prev, runner_id=f"r{k}-{i}"))
+                if "letter_id" in r:
+                    with lock:
+                        accepted.append(r["letter_id"])
+                    seq, prev = r["mission_seq"], r["letter_id"]
+                    continue
+                with lock:
+                    refused.append(r["error"])
+                seq, prev = head_from(r)
+        except Exception as exc:  # reported below, with the racer's number
+            errors.append(f"racer {k}: {exc!r}")
+        finally:
+            poster.close()
+
+    threads = [threading.Thread(target=race, args=(k,)) for k in range(racers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert len(accepted) + len(refused) == racers * attempts
+    assert set(refused) <= {"stale_head"}, set(refused)
+    lines = box_bytes(mecha).splitlines()
+    ids = [letter_id(x) for x in lines]
+    assert sorted(ids[1:]) == sorted(accepted), "the box holds exactly the accepted posts"
+    for i, raw in enumerate(lines):
+        m = json.loads(raw)["mission"]
+        assert m["mission_seq"] == i + 1, "no two letters share a seq"
+        assert m.get("prev_letter_id") == (ids[i - 1] if i else None), "each extends the last"
+
+
+def test_mcp_servers_killed_mid_stream_leave_a_chain_a_long_running_server_extends(mecha):
+    """SIGKILL lands wherever it lands in the doomed servers — between an append
+    and its index update too; the server that lives on, which has kept the box
+    open all along, learns the head from its refusal and extends it."""
+    survivor = McpPoster(mecha, "survivor")
+    r1 = survivor.send(letter(1, "judging"))
+    r2 = survivor.send(letter(2, "executing", r1["letter_id"]))
+    doomed = [McpPoster(mecha, f"doomed-{k}") for k in range(3)]
+    stop = threading.Event()
+
+    def hammer(k, poster):
+        seq, prev, i = 2, r2["letter_id"], 0
+        while not stop.is_set():
+            i += 1
+            try:
+                r = poster.send(letter(seq + 1, "executing", prev, runner_id=f"d{k}-{i}"))
+            except (OSError, ValueError, KeyError, AssertionError):
+                return  # killed under us
+            seq, prev = (r["mission_seq"], r["letter_id"]) if "letter_id" in r else head_from(r)
+
+    threads = [threading.Thread(target=hammer, args=(k, p)) for k, p in enumerate(doomed)]
+    for t in threads:
+        t.start()
+    stop.wait(0.8)
+    for p in doomed:
+        p.p.kill()
+    stop.set()
+    for t in threads:
+        t.join(timeout=30)
+    for p in doomed:
+        p.p.wait(timeout=30)
+    lines = [x for x in box_bytes(mecha).split(b"\n") if x]
+    readable = []
+    for raw in lines:
+        try:
+            readable.append((json.loads(raw)["mission"], letter_id(raw)))
+        except ValueError:
+            assert raw is lines[-1], "only the very last line can be torn"
+    for i, (m, _) in enumerate(readable):
+        assert m["mission_seq"] == i + 1
+        assert m.get("prev_letter_id") == (readable[i - 1][1] if i else None)
+    head_seq, head_id = len(readable), readable[-1][1]
+    try:
+        r = survivor.send(letter(3, "review", r2["letter_id"], runner_id="survivor"))
+        if head_seq > 2:  # what the doomed got in, the survivor's seq 3 does not
+            assert r["error"] == "stale_head"
+            assert head_from(r) == (head_seq, head_id)
+            r = survivor.send(letter(head_seq + 1, "review", head_id))
+        assert r["mission_seq"] == head_seq + 1
+    finally:
+        assert survivor.close() == 0
+
+
 # ---- a person's gestures -------------------------------------------------------------------
 
 

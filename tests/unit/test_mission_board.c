@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -703,13 +704,13 @@ Test(sidecar, a_damaged_index_is_rebuilt)
 	board_free(&b);
 }
 
-Test(sidecar, a_box_appended_behind_its_back_is_noticed)
+Test(sidecar, a_box_appended_behind_its_back_is_noticed_and_caught_up)
 {
 	struct scratch s = scratch();
 	struct board b;
 	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
 	struct letter stale2 = base_letter(2, LETTER_REVIEW);
-	char *l2s;
+	char *l2s, *caught, *rebuilt;
 	struct board_head h;
 	struct err e;
 
@@ -724,10 +725,17 @@ Test(sidecar, a_box_appended_behind_its_back_is_noticed)
 	set_str(&stale2.prev_letter_id, "f59633562ac0");
 	e = post_refused(&b, &stale2);
 	cr_assert_eq(e.code, ERR_STALE_HEAD);
-	cr_assert(b.rebuilt);
+	cr_assert_eq(b.rebuilt, SIDECAR_CAUGHT_UP, "only the appended line was read");
 	h = only_head(&b);
 	cr_assert_str_eq(h.agent, "other-tool");
 	head_free(&h);
+	/* The caught-up index answers exactly as one rebuilt from the box. */
+	caught = heads_text(&b);
+	cr_assert_eq(unlink(s.idx), 0);
+	rebuilt = heads_text(&b);
+	cr_assert_str_eq(caught, rebuilt);
+	free(caught);
+	free(rebuilt);
 	free(l2s);
 	letter_free(&l1);
 	letter_free(&l2);
@@ -788,11 +796,145 @@ Test(sidecar, a_writer_that_died_between_append_and_index_is_not_believed)
 	set_str(&fork.prev_letter_id, "f59633562ac0");
 	e = post_refused(&b, &fork);
 	cr_assert_eq(e.code, ERR_STALE_HEAD);
-	cr_assert(b.rebuilt);
+	cr_assert_eq(b.rebuilt, SIDECAR_CAUGHT_UP);
 	free(line);
 	letter_free(&l1);
 	letter_free(&l2);
 	letter_free(&fork);
+	board_free(&b);
+}
+
+/* The index file's first bytes, to put back. */
+static void header_save(const char *idx, char out[256])
+{
+	int fd = open(idx, O_RDONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, out, 256, 0), 256);
+	close(fd);
+}
+
+static void header_restore(const char *idx, const char saved[256])
+{
+	int fd = open(idx, O_WRONLY | O_CLOEXEC);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, saved, 256, 0), 256);
+	close(fd);
+}
+
+/*
+ * A post killed after its index slots, before its header: the slots already
+ * hold the appended line, so catching up would count it twice. It is rebuilt.
+ */
+Test(sidecar, a_writer_that_died_between_its_index_slots_and_header_is_rebuilt)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct letter fork = base_letter(2, LETTER_REVIEW);
+	struct sidecar_mission m;
+	struct sidecar *sc;
+	char saved[256], id2[MAILBOX_ID_LEN + 1], *line;
+	uint64_t off;
+	int fd;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	line = line_of("agent-a", &l2);
+	mailbox_id(line, strlen(line), id2);
+	header_save(s.idx, saved);
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(mailbox_append(fd, line, strlen(line), &off, &e), 0);
+	cr_assert_eq(sidecar_commit(sc, fd, id2, &l2, off, &e), 0);
+	sidecar_close(sc);
+	header_restore(s.idx, saved); /* the header write never happened */
+	set_str(&fork.prev_letter_id, "f59633562ac0");
+	e = post_refused(&b, &fork);
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
+	cr_assert_eq(b.rebuilt, SIDECAR_REBUILT);
+	/* Two letters, a plain chain: the index does not count seq 2 twice. */
+	sc = sidecar_open_read(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(sidecar_letters(sc), 2);
+	cr_assert_eq(sidecar_mission(sc, "msn_0123456789ab", 16, &m, &e), 1);
+	cr_assert_eq(m.count, 2);
+	cr_assert_not(m.irregular);
+	cr_assert_str_eq(m.head_id, id2);
+	sidecar_close(sc);
+	close(fd);
+	free(line);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&fork);
+	board_free(&b);
+}
+
+/* Cut back and grown again in place: the bytes where the index stopped are not the same. */
+Test(sidecar, a_box_cut_and_regrown_in_place_is_rebuilt_not_caught_up)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct letter other = base_letter(2, LETTER_REVIEW), l3 = base_letter(3, LETTER_REVIEW);
+	struct board_result r1, r2;
+	char *first, *o;
+	char ido[MAILBOX_ID_LEN + 1];
+
+	board_init(&b, s.box, NULL);
+	r1 = post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, r1.letter_id);
+	r2 = post_ok(&b, "agent-a", &l2);
+	(void)r2;
+	first = line_of("agent-a", &l1);
+	cr_assert_eq(truncate(s.box, (off_t)strlen(first) + 1), 0); /* the same file, seq 2 gone */
+	set_str(&other.prev_letter_id, r1.letter_id);
+	set_str(&other.packet_ref, "sha256:a-longer-packet-reference-so-the-box-grows-past-where-it-was");
+	o = line_of("other-tool", &other);
+	id_of("other-tool", &other, ido);
+	append_raw(s.box, o);
+	append_raw(s.box, "\n");
+	/* The head is the other tool's seq 2: a letter on it gets in. */
+	set_str(&l3.prev_letter_id, ido);
+	post_ok(&b, "agent-a", &l3);
+	cr_assert_eq(b.rebuilt, SIDECAR_REBUILT);
+	free(first);
+	free(o);
+	letter_free(&l1);
+	letter_free(&l2);
+	letter_free(&other);
+	letter_free(&l3);
+	board_free(&b);
+}
+
+/* Past what a catch-up reads, one pass in memory is cheaper: the index is rebuilt. */
+Test(sidecar, a_box_grown_by_more_than_a_catch_up_reads_is_rebuilt)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct board_result r;
+	char junk[1025];
+
+	board_init(&b, s.box, NULL);
+	r = post_ok(&b, "agent-a", &l1);
+	memset(junk, 'x', sizeof junk - 2);
+	junk[sizeof junk - 2] = '\n';
+	junk[sizeof junk - 1] = '\0';
+	for (int i = 0; i < 1100; i++) /* a little over 1 MiB of unreadable lines */
+		append_raw(s.box, junk);
+	set_str(&l2.prev_letter_id, r.letter_id);
+	post_ok(&b, "agent-a", &l2);
+	cr_assert_eq(b.rebuilt, SIDECAR_REBUILT);
+	cr_assert_eq(b.skipped, 1100);
+	letter_free(&l1);
+	letter_free(&l2);
 	board_free(&b);
 }
 
@@ -820,6 +962,201 @@ Test(sidecar, the_index_grows_past_its_first_tables)
 	free(before);
 	free(after);
 	board_free(&b);
+}
+
+/* ---- a board kept open between posts ---------------------------------------------- */
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* seq on mission msn_0123456789ab after prev (NULL: seq 1), phase executing unless seq 1. */
+static struct letter next_letter(uint64_t seq, const char *prev)
+{
+	struct letter l = base_letter(seq, seq == 1 ? LETTER_JUDGING : LETTER_EXECUTING);
+
+	if (prev)
+		set_str(&l.prev_letter_id, prev);
+	return l;
+}
+
+/*
+ * A board keeping the box open, as the MCP server's: seq 1 creates the box
+ * (a first post opens afresh), seq 2 is the post that leaves it open. The
+ * test's action then lands between two posts of a kept board. Returns seq 2.
+ */
+static struct board_result kept_board(struct board *b, struct board_keep *k, const char *box)
+{
+	struct letter l1 = next_letter(1, NULL), l2;
+	struct board_result r;
+
+	board_init(b, box, NULL);
+	b->keep = k;
+	r = post_ok(b, "agent-a", &l1);
+	l2 = next_letter(2, r.letter_id);
+	r = post_ok(b, "agent-a", &l2);
+	letter_free(&l1);
+	letter_free(&l2);
+	return r;
+}
+
+/* A letter onto prev that differs from every other letter onto it. */
+static struct board_result post_onto(struct board *b, uint64_t seq, const char *prev,
+				     const char *runner)
+{
+	struct letter l = next_letter(seq, prev);
+	struct board_result r;
+
+	set_str(&l.runner_id, runner);
+	r = post_ok(b, "agent-a", &l);
+	letter_free(&l);
+	return r;
+}
+
+static struct err refused_onto(struct board *b, uint64_t seq, const char *prev, const char *runner)
+{
+	struct letter l = next_letter(seq, prev);
+	struct err e;
+
+	set_str(&l.runner_id, runner);
+	e = post_refused(b, &l);
+	letter_free(&l);
+	return e;
+}
+
+Test(keep, a_kept_board_sees_a_letter_another_writer_posted_between_its_posts)
+{
+	struct scratch s = scratch();
+	int fds = open_fds();
+	struct board_keep *k = board_keep_new();
+	struct board kept, other;
+	struct board_result r2 = kept_board(&kept, k, s.box), r3;
+	struct err e;
+
+	cr_assert_gt(open_fds(), fds, "the lock, the box and the index stay open");
+	board_init(&other, s.box, NULL);
+	r3 = post_onto(&other, 3, r2.letter_id, "other");
+	/* The other writer kept the index: it is current, and the head is its letter. */
+	e = refused_onto(&kept, 3, r2.letter_id, "a-fork");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
+	cr_assert(strstr(e.msg, r3.letter_id), "%s", e.msg);
+	cr_assert_eq(kept.rebuilt, SIDECAR_CURRENT);
+	post_onto(&kept, 4, r3.letter_id, "kept");
+	board_keep_free(k);
+	cr_assert_eq(open_fds(), fds, "board_keep_free closes what it kept");
+	board_free(&kept);
+	board_free(&other);
+}
+
+/* What a writer killed after its append, before its index update, leaves: a line the index lacks. */
+Test(keep, a_kept_board_catches_up_on_a_letter_whose_writer_died_before_its_index_update)
+{
+	struct scratch s = scratch();
+	struct board_keep *k = board_keep_new();
+	struct board b;
+	struct board_result r2 = kept_board(&b, k, s.box);
+	struct letter l3 = next_letter(3, r2.letter_id);
+	char id3[MAILBOX_ID_LEN + 1], *line = line_of("agent-b", &l3);
+	struct err e;
+
+	id_of("agent-b", &l3, id3);
+	append_raw(s.box, line);
+	append_raw(s.box, "\n");
+	e = refused_onto(&b, 3, r2.letter_id, "a-fork");
+	cr_assert_eq(e.code, ERR_STALE_HEAD);
+	cr_assert(strstr(e.msg, id3), "%s", e.msg);
+	cr_assert_eq(b.rebuilt, SIDECAR_CAUGHT_UP);
+	post_onto(&b, 4, id3, "kept");
+	board_keep_free(k);
+	free(line);
+	letter_free(&l3);
+	board_free(&b);
+}
+
+Test(keep, a_kept_board_follows_a_box_replaced_at_its_path)
+{
+	struct scratch s = scratch();
+	struct board_keep *k = board_keep_new();
+	struct board b;
+	struct board_result r2 = kept_board(&b, k, s.box);
+	struct letter l1 = next_letter(1, NULL);
+	char *after;
+	struct err e;
+
+	/* A person starts the box afresh; the old file lives on only in our descriptor. */
+	cr_assert_eq(fs_replace(s.box, "", 0, &e), 0, "%s", e.msg);
+	e = refused_onto(&b, 3, r2.letter_id, "kept");
+	cr_assert_eq(e.code, ERR_STALE_HEAD, "the new box has no chain to extend: %s", e.msg);
+	post_ok(&b, "agent-a", &l1);
+	after = slurp(s.box);
+	cr_assert_eq(strchr(after, '\n') - after + 1, (long)strlen(after), "one line: %s", after);
+	board_keep_free(k);
+	free(after);
+	letter_free(&l1);
+	board_free(&b);
+}
+
+Test(keep, a_kept_board_locks_the_file_at_the_lock_path_again_when_it_was_removed)
+{
+	struct scratch s = scratch();
+	struct board_keep *k = board_keep_new();
+	struct board b;
+	struct board_result r2 = kept_board(&b, k, s.box);
+	char *lock = xasprintf("%s.lock", s.box);
+	int fd;
+
+	cr_assert_eq(unlink(lock), 0);
+	post_onto(&b, 3, r2.letter_id, "kept");
+	/* The lock file is there again, and it is the one the board holds between posts. */
+	fd = open(lock, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "the post took the lock at its path");
+	cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0, "no post is running: the lock is free");
+	close(fd);
+	board_keep_free(k);
+	free(lock);
+	board_free(&b);
+}
+
+Test(keep, a_kept_board_follows_an_index_another_writer_grew_into_a_new_file)
+{
+	struct scratch s = scratch();
+	struct board_keep *k = board_keep_new();
+	struct board kept, other;
+	struct board_result r2 = kept_board(&kept, k, s.box);
+	struct stat before, after;
+	char *heads, *rebuilt;
+
+	board_init(&other, s.box, NULL);
+	cr_assert_eq(stat(s.idx, &before), 0);
+	for (int i = 0; i < 700; i++) { /* past half of the first tables */
+		struct letter l = base_letter(1, LETTER_JUDGING);
+		char mid[17];
+		snprintf(mid, sizeof mid, "msn_%012x", i);
+		set_str(&l.mission_id, mid);
+		post_ok(&other, "agent-b", &l);
+		letter_free(&l);
+	}
+	cr_assert_eq(stat(s.idx, &after), 0);
+	cr_assert_neq(before.st_ino, after.st_ino, "growing replaced the index file");
+	post_onto(&kept, 3, r2.letter_id, "kept");
+	cr_assert_eq(kept.rebuilt, SIDECAR_CURRENT, "the grown file at the path is current");
+	heads = heads_text(&kept);
+	cr_assert_eq(unlink(s.idx), 0);
+	rebuilt = heads_text(&kept);
+	cr_assert_str_eq(heads, rebuilt);
+	board_keep_free(k);
+	free(heads);
+	free(rebuilt);
+	board_free(&kept);
+	board_free(&other);
 }
 
 /* ---- guards ------------------------------------------------------------------------ */

@@ -77,13 +77,13 @@ static int blocked_at(const json_t *blocked, time_t start, time_t end)
 	return 0;
 }
 
-/* A cached slot that may be booked now: well formed, in the future, not blocked. */
+/* A cached slot, well formed and starting after now. */
 struct slot {
 	time_t start, end;
 	long long minutes;
 };
 
-static int open_slot(const json_t *s, const struct cache *c, time_t now, struct slot *out)
+static int future_slot(const json_t *s, time_t now, struct slot *out)
 {
 	const json_t *mins = json_object_get(s, "duration_minutes");
 
@@ -91,7 +91,13 @@ static int open_slot(const json_t *s, const struct cache *c, time_t now, struct 
 	    !json_is_integer(mins) || json_integer_value(mins) <= 0 || out->end <= out->start)
 		return 0;
 	out->minutes = json_integer_value(mins);
-	return out->start > now && !blocked_at(c->blocked, out->start, out->end);
+	return out->start > now;
+}
+
+/* A slot the week offers: in the future and not blocked now. */
+static int open_slot(const json_t *s, const struct cache *c, time_t now, struct slot *out)
+{
+	return future_slot(s, now, out) && !blocked_at(c->blocked, out->start, out->end);
 }
 
 /* ---- the week ------------------------------------------------------------------------------ */
@@ -165,7 +171,11 @@ static long long minutes_of(const char *s)
 	return n >= 1 && n <= 1440 ? n : -1;
 }
 
-/* `_slot` = "<start>|<minutes>" when it is a slot the cache offers now: 1, 0 not, -1 failure. */
+/*
+ * `_slot` = "<start>|<minutes>" when it is a slot of the cache starting after
+ * now: 1, 0 not, -1 failure. Whether it is still free is not asked here: the
+ * hold's INSERT decides that, and a lost race is answered as one.
+ */
 static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
 {
 	const char *s = json_string_value(json_object_get(raw, "_slot")), *bar;
@@ -187,7 +197,7 @@ static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
 	if (cache_load(v, &c) != 0)
 		return -1;
 	json_array_foreach(c.slots, i, x)
-		if (!found && open_slot(x, &c, v->now, out) && out->start == start &&
+		if (!found && future_slot(x, v->now, out) && out->start == start &&
 		    out->minutes == minutes)
 			found = 1;
 	cache_free(&c);

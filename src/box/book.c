@@ -305,12 +305,23 @@ static void hold(struct visit *v, struct api_reply *out)
 
 /* ---- confirm ------------------------------------------------------------------------------- */
 
+/* "You're booked", with the time, from the queued row. */
+static void booked(struct visit *v, const json_t *row, struct api_reply *out)
+{
+	json_t *values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
+
+	visit_html(out, 200, page_booking_booked(&v->page, v->m, values,
+						 jsonio_str(row, "slot_start"),
+						 jsonio_str(row, "slot_end")));
+	json_decref(values);
+}
+
 static void confirm(struct visit *v, struct api_reply *out)
 {
 	char hash[HASH_SHA256_HEX_LEN + 1], token[VISIT_TOKEN_LEN + 1],
 	     manage[HASH_SHA256_HEX_LEN + 1], *url;
 	struct ledger_confirm c = { v->user.id, v->m->id, hash, manage, NULL };
-	json_t *row = NULL, *values;
+	json_t *row = NULL;
 	struct err e;
 	int rc;
 
@@ -322,11 +333,7 @@ static void confirm(struct visit *v, struct api_reply *out)
 	free(url);
 	if (rc == LEDGER_CONFIRM_BOOKED) {
 		visit_queued(v);
-		values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
-		visit_html(out, 200, page_booking_booked(&v->page, v->m, values,
-							 jsonio_str(row, "slot_start"),
-							 jsonio_str(row, "slot_end")));
-		json_decref(values);
+		booked(v, row, out);
 	} else if (rc == LEDGER_CONFIRM_LAPSED) {
 		week(v, NULL, NULL, PAGE_WEEK_LAPSED, out);
 	} else if (rc == LEDGER_CONFIRM_DEAD) {

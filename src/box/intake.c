@@ -80,40 +80,37 @@ static void submit(struct visit *v, struct api_reply *out)
 	json_decref(errors);
 }
 
-/* The click went through: the thank-you, or on to the files when a file field applies. */
+/* The click went through: on to the files when one is due, else the thank-you. */
 static void verified(struct visit *v, const json_t *row, const char *upload_token,
 		     struct api_reply *out)
 {
-	json_t *values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
-	int done = 1;
+	json_t *values;
 
-	if (upload_token && upload_due(v->m, values)) {
+	if (strcmp(jsonio_str_or(row, "state", ""), "awaiting_upload") == 0) {
 		/* A redirect, not a page: the verify link is spent, the upload page reloads. */
 		api_text(out, 303, "see other");
 		out->location = xasprintf("%s/u/%s", v->base, upload_token);
-	} else if (upload_token) {
-		done = upload_finish_empty(v, upload_token, values, out);
+		return;
 	}
-	if (done && !out->location) {
-		visit_queued(v);
-		visit_html(out, 200, page_confirmed(&v->page, v->m, values));
-	}
+	visit_queued(v);
+	values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
+	visit_html(out, 200, page_confirmed(&v->page, v->m, values));
 	json_decref(values);
 }
 
 static void confirm(struct visit *v, struct api_reply *out)
 {
-	char hash[HASH_SHA256_HEX_LEN + 1], up_token[VISIT_TOKEN_LEN + 1],
+	char hash[HASH_SHA256_HEX_LEN + 1], up_token[VISIT_TOKEN_LEN + 1] = "",
 	     up_hash[HASH_SHA256_HEX_LEN + 1], up_expires[RFC3339_LEN];
-	struct ledger_verify lv = { v->user.id, v->m->id, hash, NULL, NULL };
-	int files = upload_has_files(v->m), found;
+	struct ledger_verify lv = { v->user.id, v->m->id, hash, NULL, NULL, upload_due, v->m };
 	json_t *row = NULL;
 	struct err e;
+	int found;
 
 	visit_hash(v->call->route->arg, hash);
-	if (files && visit_token(up_token, up_hash) != 0)
-		return visit_unavailable(out, v, 500);
-	if (files) {
+	if (upload_has_files(v->m)) {
+		if (visit_token(up_token, up_hash) != 0)
+			return visit_unavailable(out, v, 500);
 		visit_later(v, UPLOAD_EXPIRES_HOURS * 3600LL, up_expires);
 		lv.upload_hash = up_hash;
 		lv.upload_expires = up_expires;
@@ -124,7 +121,7 @@ static void confirm(struct visit *v, struct api_reply *out)
 	else if (found == 0) /* expired, spent and never-was: one page, never which */
 		visit_html(out, 404, page_expired(&v->page, v->m));
 	else
-		verified(v, row, files ? up_token : NULL, out);
+		verified(v, row, up_token, out);
 	json_decref(row);
 }
 

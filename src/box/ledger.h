@@ -83,7 +83,11 @@ struct ledger_submission {
 struct ledger_verify {
 	const char *user_id, *type_id;
 	const char *verify_hash;                  /* sha256 hex of the token presented */
-	const char *upload_hash, *upload_expires; /* set: awaiting_upload; NULL: queued */
+	const char *upload_hash, *upload_expires; /* NULL: the row is queued */
+	/* With upload_hash: asked, inside the transaction, whether the row's payload
+	 * (JSON text) leaves a file to ask for — 1: awaiting_upload, 0: queued. */
+	int (*files_due)(const char *payload, void *arg);
+	void *arg;
 };
 
 /* The files of an awaiting_upload row, arriving: the row is queued with them. */
@@ -199,9 +203,10 @@ struct ledger_ops {
 	int (*queue_counts)(struct ledger *l, const char *user, const char *now,
 			    long long *queued, long long *overdue, struct err *e);
 
-	/* The verification click of a form: the submitted, unexpired row of that type whose
-	 * verify_hash it is goes to queued (or awaiting_upload), its token spent. 1 with
-	 * *row {"seq","payload"(text)}, 0 when there is none (expired, spent, never was). */
+	/* The verification click of a form, one transaction: the submitted, unexpired row
+	 * of that type whose verify_hash it is goes to queued, or awaiting_upload when
+	 * v->files_due says so, its token spent. 1 with *row {"seq","payload"(text),
+	 * "state"}, 0 when there is none (expired, spent, never was). */
 	int (*queue_verify)(struct ledger *l, const struct ledger_verify *v, const char *now,
 			    json_t **row, struct err *e);
 	/* The awaiting_upload row an upload token names, still in time (a pure read: the

@@ -760,14 +760,17 @@ static long long row_seq(const json_t *row)
 	return (long long)json_integer_value(json_object_get(row, "seq"));
 }
 
-/* The verified row moves on; the token is spent whatever it moves to. */
-static int verified(struct lite *s, const struct ledger_verify *v, long long seq, struct err *e)
+/* The verified row moves on (its state into row); the token is spent whatever it moves to. */
+static int verified(struct lite *s, const struct ledger_verify *v, json_t *row, struct err *e)
 {
 	char seqs[24];
 	const char *up[] = { seqs, v->upload_hash, v->upload_expires };
+	int files = v->upload_hash &&
+		    v->files_due(json_string_value(json_object_get(row, "payload")), v->arg);
 
-	seq_text(seq, seqs);
-	if (!v->upload_hash)
+	seq_text(row_seq(row), seqs);
+	json_object_set_new(row, "state", json_string(files ? "awaiting_upload" : "queued"));
+	if (!files)
 		return run(s, "UPDATE queue SET state = 'queued', verify_hash = NULL, "
 			      "verify_expires = NULL WHERE seq = CAST(?1 AS INTEGER) AND "
 			      "state = 'submitted'", 1, up, e);
@@ -785,7 +788,7 @@ static int lite_queue_verify(struct ledger *l, const struct ledger_verify *v, co
 	if (begin(s, e) != 0)
 		return -1;
 	found = submitted_row(s, v->user_id, v->type_id, v->verify_hash, now, row, e);
-	if (found == 1 && verified(s, v, row_seq(*row), e) != 0)
+	if (found == 1 && verified(s, v, *row, e) != 0)
 		found = -1;
 	if (end(s, found < 0 ? -1 : 0, e) != 0 || found < 0) {
 		json_decref(*row);

@@ -26,34 +26,18 @@ int upload_has_files(const struct manifest *m)
 	return 0;
 }
 
-int upload_due(const struct manifest *m, const json_t *values)
+int upload_due(const char *payload, void *arg)
 {
+	const struct manifest *m = arg;
+	json_t *values = json_loads(payload ? payload : "", 0, NULL);
 	unsigned char *visible = validate_visible(m, json_is_object(values) ? values : NULL);
 	int due = 0;
 
 	for (size_t i = 0; i < m->nfields && !due; i++)
 		due = visible[i] && m->fields[i].kind == MANIFEST_FILE;
 	free(visible);
+	json_decref(values);
 	return due;
-}
-
-int upload_finish_empty(const struct visit *v, const char *token, const json_t *values,
-			struct api_reply *out)
-{
-	char hash[HASH_SHA256_HEX_LEN + 1], *payload = jsonio_compact(values);
-	struct ledger_upload u = { v->user.id, v->m->id, hash, payload, NULL, 0 };
-	long long seq;
-	struct err e;
-	int rc;
-
-	visit_hash(token, hash);
-	rc = v->ctx->ledger->ops->upload_complete(v->ctx->ledger, &u, v->now_s, &seq, &e);
-	free(payload);
-	if (rc < 0)
-		visit_unavailable(out, v, 500);
-	else if (rc == 0)
-		visit_html(out, 404, page_expired(&v->page, v->m));
-	return rc == 1;
 }
 
 /* ---- the page ---------------------------------------------------------------------------- */

@@ -29,7 +29,6 @@ struct api_call;
 struct api_ctx;
 struct api_reply;
 struct manifest;
-struct visit;
 
 #define UPLOAD_EXPIRES_HOURS 48 /* a verified stranger's time to attach their files */
 
@@ -37,14 +36,11 @@ void upload_handle(struct api_ctx *ctx, const struct api_call *call, struct api_
 
 /* 1 when m has a file field at all (a verified row then waits for its files). */
 int upload_has_files(const struct manifest *m);
-/* 1 when a file field of m is visible under values (the upload page has something to ask). */
-int upload_due(const struct manifest *m, const json_t *values);
 /*
- * A verified row with no file field to ask for: queued at once, through the
- * same transaction an upload completes with. 1 when queued; 0 with the
- * answer written to out (the link expired meanwhile, or the ledger failed).
+ * 1 when a file field of m (a const struct manifest *, as arg) is visible
+ * under payload, stored values as JSON text: the upload page has something
+ * to ask. The shape of ledger_verify's files_due.
  */
-int upload_finish_empty(const struct visit *v, const char *token, const json_t *values,
-			struct api_reply *out);
+int upload_due(const char *payload, void *m);
 
 #endif

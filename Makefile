@@ -158,6 +158,14 @@ unit: $(UNIT_BIN)
 	  echo "== $$t"; TMPDIR=$(TEST_TMP)/unit $$t --jobs 2 $(CRITERION_ARGS) || status=1; \
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
+# The box's own units link the box's library (src/box is not in libmecha.a).
+$(BUILD)/tests/test_box_multipart: tests/unit/test_box_multipart.c $(BUILD)/libmecha-box.a
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libmecha-box.a \
+	  $(shell pkg-config --libs criterion) \
+	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+
 # The decoder toml-test drives (tests/cli/test_toml_suite.py).
 $(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)

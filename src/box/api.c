@@ -8,9 +8,12 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "box/bearer.h"
+#include "box/book.h"
 #include "box/blobs.h"
 #include "box/boxconf.h"
+#include "box/intake.h"
 #include "box/route.h"
+#include "box/upload.h"
 #include "box/urlform.h"
 #include "types/manifest.h"
 #include "types/schema.h"
@@ -573,8 +576,18 @@ void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *ou
 		return pair(out);
 	case ROUTE_DISCONNECT:
 		return disconnect(ctx, call, out);
+	case ROUTE_FORM:
+	case ROUTE_FORM_ASSET:
+	case ROUTE_FORM_CONFIRM:
+		return intake_handle(ctx, call, out);
+	case ROUTE_FORM_UPLOAD:
+		return upload_handle(ctx, call, out);
+	case ROUTE_BOOK:
+	case ROUTE_BOOK_SLOTS:
+	case ROUTE_BOOK_CONFIRM:
+	case ROUTE_BOOK_MANAGE:
+		return book_handle(ctx, call, out);
 	default:
-		/* The pages (/f/, /s/) are wired in with their renderers. */
 		return api_text(out, 404, "not found");
 	}
 }

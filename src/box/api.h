@@ -1,6 +1,9 @@
 /*
  * api — the box's /v1 API, as spec/box.md §2 "API" and the reference answer
- * it: bearer keys with scopes, JSON in and out, the exact error bodies.
+ * it: bearer keys with scopes, JSON in and out, the exact error bodies. Its
+ * entry point, api_handle, is also where the strangers' pages are handed
+ * over: /f/ to intake.c and upload.c, /s/ to book.c, with the same call and
+ * reply.
  *
  *   GET  /v1/health                   public; with any live key: queued, key, handle, status
  *   GET  /v1/types, /v1/types/{id}    publish
@@ -22,7 +25,7 @@
  * boxd suspends it and calls again when woken (resumed = 1), with the user,
  * since and deadline the first call recorded.
  *
- * Ownership: reply.body is malloc'd (boxd frees it); reply.fd is an open
+ * Ownership: reply.body and reply.location are malloc'd (boxd frees them); reply.fd is an open
  * file boxd hands to the response (or -1).
  */
 #ifndef MECHA_BOX_API_H
@@ -36,18 +39,22 @@
 struct boxconf;
 struct mailer;
 struct route;
+struct waiters;
 
 struct api_ctx {
 	const struct boxconf *conf;
 	struct ledger *ledger;
 	time_t started;
 	struct mailer *mailer; /* verification mail, for the form flow's handlers */
+	struct waiters *waiters; /* told when a page queues a row (NULL: the tick finds it) */
 };
 
 struct api_call {
 	const struct route *route;
 	const char *method;
 	const char *auth; /* the Authorization header, or NULL */
+	const char *content_type; /* the Content-Type header, or NULL */
+	const char *ip;   /* the client's address, numeric */
 	const char *body;
 	size_t len;
 	/* the long poll's state, kept by the caller between calls */
@@ -65,6 +72,7 @@ struct api_reply {
 	int fd;           /* a file to send instead of body (attachments), or -1 */
 	long long fdlen;
 	int park;         /* 1: suspend until new rows or call->deadline */
+	char *location;   /* a 303's Location (malloc'd, boxd frees it), or NULL */
 };
 
 void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *out);

@@ -46,6 +46,8 @@ static const struct key keys[] = {
 	{ "limits", "timeout_s", L(timeout_s) },
 	{ "limits", "threads", L(threads) },
 	{ "limits", "drain_batch", L(drain_batch) },
+	{ "limits", "upload_bytes_per_ip_day", L(upload_bytes_per_ip_day) },
+	{ "limits", "min_free_bytes", L(min_free_bytes) },
 };
 
 void boxconf_defaults(struct boxconf *c)
@@ -53,7 +55,8 @@ void boxconf_defaults(struct boxconf *c)
 	memset(c, 0, sizeof *c);
 	c->listen = xstrdup("127.0.0.1:8080");
 	c->access_log = xstrdup("-");
-	c->limits = (struct boxconf_limits){ 120, 2000000, 40LL << 20, 1024, 32, 30, 4, 100 };
+	c->limits = (struct boxconf_limits){ 120, 2000000, 40LL << 20, 1024, 32, 30, 4, 100,
+					     64LL << 20, 1LL << 30 };
 }
 
 static int bad(struct err *e, const char *file, int line, const char *fmt, ...)

@@ -12,7 +12,8 @@
  *     [tls]    cert = "…pem", key = "…pem"
  *     [mail]   smtp_url, from, username, password_env
  *     [limits] requests_per_minute, body_bytes, upload_bytes, connections,
- *              connections_per_ip, timeout_s, threads, drain_batch
+ *              connections_per_ip, timeout_s, threads, drain_batch,
+ *              upload_bytes_per_ip_day, min_free_bytes
  *     [owners.HANDLE] types = ["meeting"]   # when any: the only handles and types served
  *
  * Ownership: a struct boxconf owns every string in it (boxconf_free).
@@ -33,6 +34,8 @@ struct boxconf_limits {
 	long long timeout_s;           /* an idle connection is closed after (30) */
 	long long threads;             /* serving threads (4) */
 	long long drain_batch;         /* records per /v1/queue answer (100) */
+	long long upload_bytes_per_ip_day; /* files from one client address a day (64 MiB) */
+	long long min_free_bytes;      /* under this free on the data disk, uploads wait (1 GiB) */
 };
 
 struct boxconf_owner {

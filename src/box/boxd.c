@@ -86,6 +86,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 		if (out->fd >= 0)
 			close(out->fd);
 		free(out->body);
+		free(out->location);
 		return MHD_NO;
 	}
 	for (size_t i = 0; i < sizeof gate_headers / sizeof gate_headers[0]; i++)
@@ -94,6 +95,9 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 		MHD_add_response_header(resp, "Content-Type", out->type);
 	if (out->status == 405)
 		MHD_add_response_header(resp, "Allow", route_methods(r->route.kind));
+	if (out->location)
+		MHD_add_response_header(resp, "Location", out->location);
+	free(out->location);
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	r->status = out->status;
 	r->bytes = out->fd >= 0 ? out->fdlen : (long long)out->len;
@@ -188,6 +192,8 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 	r->call.route = &r->route;
 	r->call.method = r->method;
 	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	r->call.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	r->call.ip = r->ip;
 	r->call.body = buf_str(&r->body);
 	r->call.len = r->body.len;
 	api_handle(&d->api, &r->call, &out);
@@ -402,8 +408,10 @@ static int run(struct boxd *d, const struct addrinfo *ai, const struct tls *t, s
 	signal(SIGPIPE, SIG_IGN);
 	if (!(d->waiters = waiters_start(d->api.ledger, resume, e)))
 		return -1;
+	d->api.waiters = d->waiters;
 	if (!(daemon = start(d, ai, t))) {
 		waiters_stop(d->waiters);
+		waiters_free(d->waiters);
 		return err_set(e, ERR_CONFIG, "cannot serve on %s (is the address in use, or the "
 			       "TLS certificate unreadable?)", d->conf->listen);
 	}
@@ -412,6 +420,7 @@ static int run(struct boxd *d, const struct addrinfo *ai, const struct tls *t, s
 	atomic_store(&d->stopping, 1);
 	waiters_stop(d->waiters);
 	MHD_stop_daemon(daemon);
+	waiters_free(d->waiters);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
@@ -426,7 +435,7 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	if (read_tls(conf, &t, e) != 0 || resolve(conf, &ai, e) != 0 || dl_require(DL_MHD, e) != 0)
 		goto out;
 	d.conf = conf;
-	d.api = (struct api_ctx){ conf, l, time(NULL), NULL };
+	d.api = (struct api_ctx){ conf, l, time(NULL), NULL, NULL };
 	if (!(d.api.mailer = mailer_start(conf, e)))
 		goto out;
 	d.limit = limit_new(conf->limits.requests_per_minute);

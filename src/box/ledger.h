@@ -79,6 +79,58 @@ struct ledger_submission {
 	long long per_recipient;               /* sends a day to one address (3) */
 };
 
+/* A verification link clicked on a form: the row it names, and where the row goes next. */
+struct ledger_verify {
+	const char *user_id, *type_id;
+	const char *verify_hash;                  /* sha256 hex of the token presented */
+	const char *upload_hash, *upload_expires; /* NULL: the row is queued */
+	/* With upload_hash: asked, inside the transaction, whether the row's payload
+	 * (JSON text) leaves a file to ask for — 1: awaiting_upload, 0: queued. */
+	int (*files_due)(const char *payload, void *arg);
+	void *arg;
+};
+
+/* The files of an awaiting_upload row, arriving: the row is queued with them. */
+struct ledger_upload {
+	const char *user_id, *type_id;
+	const char *upload_hash; /* sha256 hex of the upload token presented */
+	const char *payload;     /* the values validated with their files (JSON text) */
+	const struct ledger_attachment *attachments;
+	size_t nattachments;
+};
+
+/* A booking POST: a submission (under the same budgets as a form's, §6) that
+ * also holds a slot. sub.type_id is the instrument. */
+struct ledger_hold {
+	struct ledger_submission sub;
+	const char *booking_id;          /* minted like a token */
+	const char *slot_start, *slot_end; /* RFC 3339 UTC, as rfc3339_format writes them */
+	long long duration_minutes;
+	const char *hold_expires;        /* RFC 3339 */
+	long long max_holds;             /* live holds a stranger may have, per address and per IP */
+};
+
+enum ledger_hold_result {
+	LEDGER_HOLD_TAKEN,       /* a live hold or a booking overlaps it: nothing written */
+	LEDGER_HOLD_HELD,        /* held, the submission stored, one send counted */
+	LEDGER_HOLD_OVER_BUDGET, /* a send budget is spent: nothing written */
+	LEDGER_HOLD_TOO_MANY,    /* this address or this client holds max_holds already */
+};
+
+/* A booking's verification link clicked. */
+struct ledger_confirm {
+	const char *user_id, *type_id; /* type_id: the instrument */
+	const char *verify_hash;
+	const char *manage_hash;       /* sha256 hex of the new manage token */
+	const char *manage_url;        /* added to the payload as `_manage_url` */
+};
+
+enum ledger_confirm_result {
+	LEDGER_CONFIRM_DEAD,   /* no such link, spent or expired: nothing changed */
+	LEDGER_CONFIRM_BOOKED, /* confirmed; the row queued with `_manage_url` */
+	LEDGER_CONFIRM_LAPSED, /* the hold expired or lost its slot: the row deleted */
+};
+
 /* What `sweep` removed, and what it kept on purpose. */
 struct ledger_sweep {
 	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
@@ -128,7 +180,7 @@ struct ledger_ops {
 			 long long *seq, struct err *e);
 	/* One submission, under the budgets (§6: they count sends, not rows still there):
 	 * 1 with *seq, or 0 when a budget is spent (nothing written; the caller answers
-	 * exactly as if it had been sent). */
+	 * 429, which says a limit was reached and never whether the address was seen). */
 	int (*queue_submit)(struct ledger *l, const struct ledger_submission *s, const char *now,
 			    long long *seq, struct err *e);
 	/* The drain's read (never a change): queued rows after since, oldest first, at
@@ -150,6 +202,52 @@ struct ledger_ops {
 	/* Queued rows of user, and those of them past retain_until (kept: the owner decides). */
 	int (*queue_counts)(struct ledger *l, const char *user, const char *now,
 			    long long *queued, long long *overdue, struct err *e);
+
+	/* The verification click of a form, one transaction: the submitted, unexpired row
+	 * of that type whose verify_hash it is goes to queued, or awaiting_upload when
+	 * v->files_due says so, its token spent. 1 with *row {"seq","payload"(text),
+	 * "state"}, 0 when there is none (expired, spent, never was). */
+	int (*queue_verify)(struct ledger *l, const struct ledger_verify *v, const char *now,
+			    json_t **row, struct err *e);
+	/* The awaiting_upload row an upload token names, still in time (a pure read: the
+	 * upload page reloads): 1 with *row {"seq","payload"(text)}, 0 none. */
+	int (*upload_pending)(struct ledger *l, const char *user, const char *type,
+			      const char *upload_hash, const char *now, json_t **row,
+			      struct err *e);
+	/* The files arrive: attachment rows in, payload replaced, the row queued, the token
+	 * spent, in one transaction. 1 with *seq, 0 when the token no longer works. */
+	int (*upload_complete)(struct ledger *l, const struct ledger_upload *u, const char *now,
+			       long long *seq, struct err *e);
+	/* Counts bytes uploaded from one client address (ip_hash) on day: 1 when they fit
+	 * under cap with today's (and are counted), 0 when they would not (not counted). */
+	int (*upload_budget)(struct ledger *l, const char *ip_hash, const char *day,
+			     long long bytes, long long cap, struct err *e);
+
+	/* bookings: what blocks an instrument's slots now, [{"start","end"}]: confirmed
+	 * bookings and holds not yet expired. */
+	int (*booking_blocking)(struct ledger *l, const char *user, const char *instrument,
+				const char *now, json_t **rows, struct err *e);
+	/* The hold: budgets, the holds cap, then ONE conditional INSERT that lands only when
+	 * no live row overlaps the slot, then the submitted row — one transaction.
+	 * enum ledger_hold_result (with *seq when HELD), or -1. */
+	int (*booking_hold)(struct ledger *l, const struct ledger_hold *h, const char *now,
+			    long long *seq, struct err *e);
+	/* The verification click of a booking, one transaction: the row to finalizing; the
+	 * hold to confirmed (held, unexpired, nothing else live overlapping) with its
+	 * manage_hash; then the row queued with `_manage_url`, or deleted when the hold
+	 * lapsed. enum ledger_confirm_result, or -1; *row {"seq","payload"(text),
+	 * "slot_start","slot_end"} when BOOKED. */
+	int (*booking_confirm)(struct ledger *l, const struct ledger_confirm *c, const char *now,
+			       json_t **row, struct err *e);
+	/* The booking a manage link names: 1 with *row {"id","state","slot_start",
+	 * "slot_end"}, 0 none. */
+	int (*booking_get)(struct ledger *l, const char *user, const char *instrument,
+			   const char *manage_hash, json_t **row, struct err *e);
+	/* A booker's cancel: the confirmed booking of q->user_id and q->type_id (the
+	 * instrument) with manage_hash to cancelled_by_booker, and q (its cancellation
+	 * record) queued, in one transaction. 1 with *seq, 0 when it was not confirmed. */
+	int (*booking_cancel)(struct ledger *l, const char *manage_hash, const struct ledger_queued *q,
+			      const char *now, long long *seq, struct err *e);
 
 	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove. */
 	int (*sweep)(struct ledger *l, const char *now, const char *budget_before,

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "base/dl.h"
 #include "base/err.h"
+#include "base/jsonio.h"
 
 #include <pthread.h>
 #include <sqlite3.h>
@@ -20,7 +21,7 @@
 #include <string.h>
 
 /* Bumped with every migration below; a ledger above it is refused. */
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 struct lite {
 	sqlite3 *db;
@@ -76,6 +77,16 @@ static const char schema_v1[] =
 	" user_id TEXT NOT NULL, day TEXT NOT NULL, recipient_hash TEXT NOT NULL,"
 	" ip_hash TEXT NOT NULL DEFAULT '', sent_at TEXT NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS sends_by_day ON sends (user_id, day, recipient_hash);";
+
+/* v2: a hold remembers whose it is, so a stranger's live holds can be counted (§6: at
+ * most two per address and per client address); manage links and queue rows find their
+ * booking by index. On a fresh ledger this runs right after v1 creates the table. */
+static const char schema_v2[] =
+	"ALTER TABLE bookings ADD COLUMN recipient_hash TEXT;"
+	"ALTER TABLE bookings ADD COLUMN ip_hash TEXT;"
+	"CREATE INDEX IF NOT EXISTS bookings_by_seq ON bookings (user_id, queue_seq);"
+	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
+	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
 /* ---- plumbing ------------------------------------------------------------------ */
 
@@ -252,7 +263,8 @@ static int migrate(struct lite *s, struct err *e)
 	if (exec(s, "BEGIN IMMEDIATE", e) != 0)
 		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
-	if (exec(s, schema_v1, e) != 0 || exec(s, sql, e) != 0 || exec(s, "COMMIT", e) != 0) {
+	if (exec(s, schema_v1, e) != 0 || (version < 2 && exec(s, schema_v2, e) != 0) ||
+	    exec(s, sql, e) != 0 || exec(s, "COMMIT", e) != 0) {
 		struct err ignored;
 		exec(s, "ROLLBACK", &ignored);
 		return -1;
@@ -508,21 +520,29 @@ static int add_attachment(struct lite *s, const char *user, long long seq,
 		      "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e);
 }
 
-static int lite_queue_add(struct ledger *l, const struct ledger_queued *q, const char *now,
-			  long long *seq, struct err *e)
+/* Inside a transaction: q as a queued row with its attachment rows. */
+static int insert_queued(struct lite *s, const struct ledger_queued *q, const char *now,
+			 long long *seq, struct err *e)
 {
-	struct lite *s = lite(l);
 	const char *v[] = { q->user_id, q->type_id, q->payload, now, q->retain_until };
 	int rc;
 
-	if (begin(s, e) != 0)
-		return -1;
 	rc = run(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, retain_until) "
 		    "VALUES (?1, ?2, 'queued', ?3, ?4, ?5)", 5, v, e);
 	*seq = rc == 0 ? sqlite3_last_insert_rowid(s->db) : 0;
 	for (size_t i = 0; rc == 0 && i < q->nattachments; i++)
 		rc = add_attachment(s, q->user_id, *seq, &q->attachments[i], now, e);
-	return end(s, rc, e);
+	return rc;
+}
+
+static int lite_queue_add(struct ledger *l, const struct ledger_queued *q, const char *now,
+			  long long *seq, struct err *e)
+{
+	struct lite *s = lite(l);
+
+	if (begin(s, e) != 0)
+		return -1;
+	return end(s, insert_queued(s, q, now, seq, e), e);
 }
 
 /* 1 when another send to s's address, and by s's owner, fits today's budgets. */
@@ -540,14 +560,28 @@ static int within_budget(struct lite *s, const struct ledger_submission *sub, st
 	return to_them < sub->per_recipient && by_owner < budget;
 }
 
-static int lite_queue_submit(struct ledger *l, const struct ledger_submission *sub,
-			     const char *now, long long *seq, struct err *e)
+/* Inside a transaction: the submitted row, and the send it costs counted. */
+static int insert_submitted(struct lite *s, const struct ledger_submission *sub, const char *now,
+			    long long *seq, struct err *e)
 {
-	struct lite *s = lite(l);
 	const char *v[] = { sub->user_id, sub->type_id, sub->payload, now, sub->retain_until,
 			    sub->verify_hash, sub->verify_expires, sub->recipient_hash, sub->day };
 	const char *send[] = { sub->user_id, sub->day, sub->recipient_hash,
 			       sub->ip_hash ? sub->ip_hash : "", now };
+
+	if (run(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, "
+		   "retain_until, verify_hash, verify_expires, recipient_hash, submitted_on) "
+		   "VALUES (?1, ?2, 'submitted', ?3, ?4, ?5, ?6, ?7, ?8, ?9)", 9, v, e) != 0)
+		return -1;
+	*seq = sqlite3_last_insert_rowid(s->db);
+	return run(s, "INSERT INTO sends (user_id, day, recipient_hash, ip_hash, sent_at) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5)", 5, send, e);
+}
+
+static int lite_queue_submit(struct ledger *l, const struct ledger_submission *sub,
+			     const char *now, long long *seq, struct err *e)
+{
+	struct lite *s = lite(l);
 	int rc, fits;
 
 	*seq = 0;
@@ -555,14 +589,7 @@ static int lite_queue_submit(struct ledger *l, const struct ledger_submission *s
 		return -1;
 	rc = (fits = within_budget(s, sub, e)) < 0 ? -1 : 0;
 	if (rc == 0 && fits)
-		rc = run(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, "
-			    "retain_until, verify_hash, verify_expires, recipient_hash, submitted_on) "
-			    "VALUES (?1, ?2, 'submitted', ?3, ?4, ?5, ?6, ?7, ?8, ?9)", 9, v, e);
-	if (rc == 0 && fits) {
-		*seq = sqlite3_last_insert_rowid(s->db);
-		rc = run(s, "INSERT INTO sends (user_id, day, recipient_hash, ip_hash, sent_at) "
-			    "VALUES (?1, ?2, ?3, ?4, ?5)", 5, send, e);
-	}
+		rc = insert_submitted(s, sub, now, seq, e);
 	if (end(s, rc, e) != 0)
 		return -1;
 	return fits;
@@ -709,6 +736,393 @@ static int lite_queue_counts(struct ledger *l, const char *user, const char *now
 	return rc;
 }
 
+/* ---- the form flow: verification and uploads ------------------------------------------------ */
+
+static void seq_text(long long seq, char out[24])
+{
+	snprintf(out, 24, "%lld", seq);
+}
+
+/* The submitted, unexpired row of user and type whose verify_hash is hash: 1 with *row. */
+static int submitted_row(struct lite *s, const char *user, const char *type, const char *hash,
+			 const char *now, json_t **row, struct err *e)
+{
+	static const char *const names[] = { "seq", "payload", NULL };
+	const char *v[] = { user, type, hash, now };
+
+	return one(s, "SELECT seq, payload FROM queue WHERE user_id = ?1 AND type_id = ?2 AND "
+		      "verify_hash = ?3 AND state = 'submitted' AND verify_expires > ?4", 4, v,
+		   names, row, e);
+}
+
+static long long row_seq(const json_t *row)
+{
+	return (long long)json_integer_value(json_object_get(row, "seq"));
+}
+
+/* The verified row moves on (its state into row); the token is spent whatever it moves to. */
+static int verified(struct lite *s, const struct ledger_verify *v, json_t *row, struct err *e)
+{
+	char seqs[24];
+	const char *up[] = { seqs, v->upload_hash, v->upload_expires };
+	int files = v->upload_hash &&
+		    v->files_due(json_string_value(json_object_get(row, "payload")), v->arg);
+
+	seq_text(row_seq(row), seqs);
+	json_object_set_new(row, "state", json_string(files ? "awaiting_upload" : "queued"));
+	if (!files)
+		return run(s, "UPDATE queue SET state = 'queued', verify_hash = NULL, "
+			      "verify_expires = NULL WHERE seq = CAST(?1 AS INTEGER) AND "
+			      "state = 'submitted'", 1, up, e);
+	return run(s, "UPDATE queue SET state = 'awaiting_upload', verify_hash = NULL, "
+		      "verify_expires = NULL, upload_hash = ?2, upload_expires = ?3 "
+		      "WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'", 3, up, e);
+}
+
+static int lite_queue_verify(struct ledger *l, const struct ledger_verify *v, const char *now,
+			     json_t **row, struct err *e)
+{
+	struct lite *s = lite(l);
+	int found;
+
+	if (begin(s, e) != 0)
+		return -1;
+	found = submitted_row(s, v->user_id, v->type_id, v->verify_hash, now, row, e);
+	if (found == 1 && verified(s, v, *row, e) != 0)
+		found = -1;
+	if (end(s, found < 0 ? -1 : 0, e) != 0 || found < 0) {
+		json_decref(*row);
+		*row = NULL;
+		return -1;
+	}
+	return found;
+}
+
+static int pending_row(struct lite *s, const char *user, const char *type, const char *hash,
+		       const char *now, json_t **row, struct err *e)
+{
+	static const char *const names[] = { "seq", "payload", NULL };
+	const char *v[] = { user, type, hash, now };
+
+	return one(s, "SELECT seq, payload FROM queue WHERE user_id = ?1 AND type_id = ?2 AND "
+		      "upload_hash = ?3 AND state = 'awaiting_upload' AND upload_expires > ?4", 4, v,
+		   names, row, e);
+}
+
+static int lite_upload_pending(struct ledger *l, const char *user, const char *type,
+			       const char *upload_hash, const char *now, json_t **row,
+			       struct err *e)
+{
+	struct lite *s = lite(l);
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = pending_row(s, user, type, upload_hash, now, row, e);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int complete(struct lite *s, const struct ledger_upload *u, long long seq, const char *now,
+		    struct err *e)
+{
+	char seqs[24];
+	const char *v[] = { u->payload, seqs };
+	int rc = 0;
+
+	seq_text(seq, seqs);
+	for (size_t i = 0; rc == 0 && i < u->nattachments; i++)
+		rc = add_attachment(s, u->user_id, seq, &u->attachments[i], now, e);
+	if (rc == 0)
+		rc = run(s, "UPDATE queue SET state = 'queued', payload = ?1, upload_hash = NULL, "
+			    "upload_expires = NULL WHERE seq = CAST(?2 AS INTEGER) AND "
+			    "state = 'awaiting_upload'", 2, v, e);
+	return rc;
+}
+
+static int lite_upload_complete(struct ledger *l, const struct ledger_upload *u, const char *now,
+				long long *seq, struct err *e)
+{
+	struct lite *s = lite(l);
+	json_t *row = NULL;
+	int found;
+
+	*seq = 0;
+	if (begin(s, e) != 0)
+		return -1;
+	found = pending_row(s, u->user_id, u->type_id, u->upload_hash, now, &row, e);
+	if (found == 1) {
+		*seq = row_seq(row);
+		if (complete(s, u, *seq, now, e) != 0)
+			found = -1;
+	}
+	json_decref(row);
+	if (end(s, found < 0 ? -1 : 0, e) != 0)
+		return -1;
+	return found;
+}
+
+static int lite_upload_budget(struct ledger *l, const char *ip_hash, const char *day,
+			      long long bytes, long long cap, struct err *e)
+{
+	struct lite *s = lite(l);
+	char n[24];
+	const char *v[] = { day, ip_hash, n };
+	long long today;
+	int rc, fits = 0;
+
+	seq_text(bytes, n);
+	if (begin(s, e) != 0)
+		return -1;
+	rc = scalar(s, "SELECT COALESCE(SUM(bytes), 0) FROM upload_budget WHERE day = ?1 AND "
+		       "ip_hash = ?2", 2, v, &today, e);
+	if (rc == 0 && (fits = today <= cap - bytes))
+		rc = run(s, "INSERT INTO upload_budget (day, ip_hash, bytes) VALUES (?1, ?2, "
+			    "CAST(?3 AS INTEGER)) ON CONFLICT (day, ip_hash) DO UPDATE SET "
+			    "bytes = upload_budget.bytes + excluded.bytes", 3, v, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return fits;
+}
+
+/* ---- bookings ---------------------------------------------------------------------------------- */
+
+/* A booking row is live when confirmed, or held and the hold not yet expired (?3: now). */
+#define LIVE(t) "(" t "state = 'confirmed' OR (" t "state = 'held' AND " t "hold_expires > ?3))"
+
+static int lite_booking_blocking(struct ledger *l, const char *user, const char *instrument,
+				 const char *now, json_t **out, struct err *e)
+{
+	static const char *const names[] = { "start", "end", NULL };
+	struct lite *s = lite(l);
+	const char *v[] = { user, instrument, now };
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = rows(s, "SELECT slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
+		     "instrument_id = ?2 AND " LIVE(""), 3, v, names, out, e);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* 1 when the stranger (by address, and by client address) may take one more hold. */
+static int holds_left(struct lite *s, const struct ledger_hold *h, const char *now, struct err *e)
+{
+	const char *v[] = { h->sub.user_id, h->sub.recipient_hash, now,
+			    h->sub.ip_hash ? h->sub.ip_hash : "" };
+	long long by_address, by_ip = 0;
+
+	if (scalar(s, "SELECT COUNT(*) FROM bookings WHERE user_id = ?1 AND recipient_hash = ?2 "
+		      "AND state = 'held' AND hold_expires > ?3", 3, v, &by_address, e) != 0)
+		return -1;
+	if (h->sub.ip_hash &&
+	    scalar(s, "SELECT COUNT(*) FROM bookings WHERE user_id = ?1 AND ip_hash = ?4 AND "
+		      "state = 'held' AND hold_expires > ?3", 4, v, &by_ip, e) != 0)
+		return -1;
+	return by_address < h->max_holds && by_ip < h->max_holds;
+}
+
+/*
+ * The hold itself: one statement, decided by the database. In SQLite the
+ * BEGIN IMMEDIATE around it makes writers take turns, so two racing holds
+ * cannot both see no overlap. PostgreSQL under READ COMMITTED would let them:
+ * its ledger must run this at SERIALIZABLE (or lock the instrument's rows
+ * with SELECT … FOR UPDATE first) — the statement itself is portable.
+ */
+static int insert_hold(struct lite *s, const struct ledger_hold *h, const char *now,
+		       struct err *e)
+{
+	char mins[24];
+	const char *v[] = { h->booking_id, h->sub.user_id, now, h->sub.type_id, h->slot_start,
+			    h->slot_end, mins, h->hold_expires, h->sub.recipient_hash,
+			    h->sub.ip_hash };
+
+	seq_text(h->duration_minutes, mins);
+	if (run(s, "INSERT INTO bookings (id, user_id, instrument_id, slot_start, slot_end, "
+		   "duration_minutes, state, hold_expires, ics_sequence, created_at, recipient_hash, "
+		   "ip_hash) SELECT ?1, ?2, ?4, ?5, ?6, CAST(?7 AS INTEGER), 'held', ?8, 0, ?3, ?9, "
+		   "?10 WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE user_id = ?2 AND "
+		   "instrument_id = ?4 AND slot_start < ?6 AND ?5 < slot_end AND " LIVE("") ")",
+		10, v, e) != 0)
+		return -1;
+	return sqlite3_changes(s->db) == 1;
+}
+
+/* Inside the hold's transaction, once the budgets and the cap allow it. */
+static int hold(struct lite *s, const struct ledger_hold *h, const char *now, long long *seq,
+		struct err *e)
+{
+	char seqs[24];
+	const char *v[] = { seqs, h->booking_id };
+	int held = insert_hold(s, h, now, e);
+
+	if (held != 1)
+		return held < 0 ? -1 : LEDGER_HOLD_TAKEN;
+	if (insert_submitted(s, &h->sub, now, seq, e) != 0)
+		return -1;
+	seq_text(*seq, seqs);
+	if (run(s, "UPDATE bookings SET queue_seq = CAST(?1 AS INTEGER) WHERE id = ?2", 2, v,
+		e) != 0)
+		return -1;
+	return LEDGER_HOLD_HELD;
+}
+
+static int lite_booking_hold(struct ledger *l, const struct ledger_hold *h, const char *now,
+			     long long *seq, struct err *e)
+{
+	struct lite *s = lite(l);
+	int rc;
+
+	*seq = 0;
+	if (begin(s, e) != 0)
+		return -1;
+	rc = within_budget(s, &h->sub, e);
+	if (rc == 0)
+		rc = LEDGER_HOLD_OVER_BUDGET;
+	else if (rc == 1 && (rc = holds_left(s, h, now, e)) == 0)
+		rc = LEDGER_HOLD_TOO_MANY;
+	else if (rc == 1)
+		rc = hold(s, h, now, seq, e);
+	if (end(s, rc < 0 ? -1 : 0, e) != 0)
+		return -1;
+	return rc;
+}
+
+/* The payload text with `_manage_url` added; NULL when it is not a JSON object. */
+static char *with_manage_url(const char *payload, const char *url)
+{
+	json_t *o = json_loads(payload, 0, NULL);
+	char *text = NULL;
+
+	if (json_is_object(o)) {
+		json_object_set_new(o, "_manage_url", json_string(url));
+		text = jsonio_compact(o);
+	}
+	json_decref(o);
+	return text;
+}
+
+/* The held booking of the row seq confirmed (held, unexpired, nothing else live overlaps). */
+static int confirm_hold(struct lite *s, const struct ledger_confirm *c, const char *seqs,
+			const char *now, struct err *e)
+{
+	const char *v[] = { c->user_id, seqs, now, c->manage_hash };
+
+	if (run(s, "UPDATE bookings SET state = 'confirmed', confirmed_at = ?3, manage_hash = ?4, "
+		   "hold_expires = NULL WHERE user_id = ?1 AND queue_seq = CAST(?2 AS INTEGER) AND "
+		   "state = 'held' AND hold_expires > ?3 AND NOT EXISTS (SELECT 1 FROM bookings b2 "
+		   "WHERE b2.user_id = bookings.user_id AND b2.instrument_id = bookings.instrument_id "
+		   "AND b2.id <> bookings.id AND b2.slot_start < bookings.slot_end AND "
+		   "bookings.slot_start < b2.slot_end AND " LIVE("b2.") ")", 4, v, e) != 0)
+		return -1;
+	return sqlite3_changes(s->db) == 1;
+}
+
+/* Booked: the row queued with its manage link; *row gains the new payload and the slot. */
+static int booked(struct lite *s, const struct ledger_confirm *c, const char *seqs, json_t *row,
+		  struct err *e)
+{
+	static const char *const names[] = { "slot_start", "slot_end", NULL };
+	char *payload = with_manage_url(json_string_value(json_object_get(row, "payload")),
+					c->manage_url);
+	const char *v[] = { payload, seqs, c->user_id };
+	json_t *slot = NULL;
+	int rc;
+
+	if (!payload)
+		return err_set(e, ERR_LEDGER, "%s: queue row %s: its payload is not a JSON object",
+			       s->path, seqs);
+	rc = run(s, "UPDATE queue SET state = 'queued', payload = ?1 WHERE seq = "
+		    "CAST(?2 AS INTEGER) AND state = 'finalizing'", 2, v, e);
+	if (rc == 0 && one(s, "SELECT slot_start, slot_end FROM bookings WHERE user_id = ?3 AND "
+			      "queue_seq = CAST(?2 AS INTEGER)", 3, v, names, &slot, e) != 1)
+		rc = -1;
+	if (rc == 0) {
+		json_object_set_new(row, "payload", json_string(payload));
+		json_object_update(row, slot);
+	}
+	json_decref(slot);
+	free(payload);
+	return rc;
+}
+
+static int finalize(struct lite *s, const struct ledger_confirm *c, json_t *row, const char *now,
+		    struct err *e)
+{
+	char seqs[24];
+	const char *v[] = { seqs };
+	int ok;
+
+	seq_text(row_seq(row), seqs);
+	if (run(s, "UPDATE queue SET state = 'finalizing', verify_hash = NULL, verify_expires = "
+		   "NULL WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'", 1, v, e) != 0 ||
+	    (ok = confirm_hold(s, c, seqs, now, e)) < 0)
+		return -1;
+	if (ok)
+		return booked(s, c, seqs, row, e) == 0 ? LEDGER_CONFIRM_BOOKED : -1;
+	if (run(s, "DELETE FROM queue WHERE seq = CAST(?1 AS INTEGER)", 1, v, e) != 0)
+		return -1;
+	return LEDGER_CONFIRM_LAPSED;
+}
+
+static int lite_booking_confirm(struct ledger *l, const struct ledger_confirm *c, const char *now,
+				json_t **row, struct err *e)
+{
+	struct lite *s = lite(l);
+	int rc;
+
+	*row = NULL;
+	if (begin(s, e) != 0)
+		return -1;
+	rc = submitted_row(s, c->user_id, c->type_id, c->verify_hash, now, row, e);
+	if (rc == 1)
+		rc = finalize(s, c, *row, now, e);
+	else if (rc == 0)
+		rc = LEDGER_CONFIRM_DEAD;
+	if (end(s, rc < 0 ? -1 : 0, e) != 0)
+		rc = -1;
+	if (rc != LEDGER_CONFIRM_BOOKED) {
+		json_decref(*row);
+		*row = NULL;
+	}
+	return rc;
+}
+
+static int lite_booking_get(struct ledger *l, const char *user, const char *instrument,
+			    const char *manage_hash, json_t **row, struct err *e)
+{
+	static const char *const names[] = { "id", "state", "slot_start", "slot_end", NULL };
+	struct lite *s = lite(l);
+	const char *v[] = { user, instrument, manage_hash };
+	int rc;
+
+	pthread_mutex_lock(&s->lock);
+	rc = one(s, "SELECT id, state, slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
+		    "instrument_id = ?2 AND manage_hash = ?3", 3, v, names, row, e);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+static int lite_booking_cancel(struct ledger *l, const char *manage_hash,
+			       const struct ledger_queued *q, const char *now, long long *seq,
+			       struct err *e)
+{
+	struct lite *s = lite(l);
+	const char *v[] = { q->user_id, q->type_id, manage_hash, now };
+	int rc, cancelled = 0;
+
+	*seq = 0;
+	if (begin(s, e) != 0)
+		return -1;
+	rc = run(s, "UPDATE bookings SET state = 'cancelled_by_booker', cancelled_at = ?4 WHERE "
+		    "user_id = ?1 AND instrument_id = ?2 AND manage_hash = ?3 AND "
+		    "state = 'confirmed'", 4, v, e);
+	if (rc == 0 && (cancelled = sqlite3_changes(s->db) == 1))
+		rc = insert_queued(s, q, now, seq, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return cancelled;
+}
+
 /* ---- the sweep ------------------------------------------------------------------------- */
 
 /* Deletes the rows the condition picks, with their attachment rows (ids into blobs). */
@@ -819,4 +1233,13 @@ const struct ledger_ops ledger_sqlite_ops = {
 	.queue_counts = lite_queue_counts,
 	.sweep = lite_sweep,
 	.attachment_ids = lite_attachment_ids,
+	.queue_verify = lite_queue_verify,
+	.upload_pending = lite_upload_pending,
+	.upload_complete = lite_upload_complete,
+	.upload_budget = lite_upload_budget,
+	.booking_blocking = lite_booking_blocking,
+	.booking_hold = lite_booking_hold,
+	.booking_confirm = lite_booking_confirm,
+	.booking_get = lite_booking_get,
+	.booking_cancel = lite_booking_cancel,
 };

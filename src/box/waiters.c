@@ -122,6 +122,12 @@ void waiters_add(struct waiters *w, void *conn, const char *user, long long sinc
 	x->since = since;
 	x->deadline = deadline;
 	pthread_mutex_lock(&w->lock);
+	if (w->stopping) {
+		pthread_mutex_unlock(&w->lock);
+		w->resume(conn); /* nobody would wake it: answered now, with what there is */
+		free(x);
+		return;
+	}
 	x->next = w->list;
 	w->list = x;
 	pthread_mutex_unlock(&w->lock);
@@ -144,6 +150,12 @@ void waiters_stop(struct waiters *w)
 	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+}
+
+void waiters_free(struct waiters *w)
+{
+	if (!w)
+		return;
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);

@@ -28,7 +28,13 @@ void waiters_add(struct waiters *w, void *conn, const char *user, long long sinc
 		 time_t deadline);
 /* Something was queued here: look now rather than at the next tick. */
 void waiters_kick(struct waiters *w);
-/* Resumes every parked request, stops the thread and frees w. */
+/*
+ * Resumes every parked request and stops the thread. w stays valid until
+ * waiters_free (a handler still running may add or kick): from now on an
+ * added request is resumed at once and a kick does nothing.
+ */
 void waiters_stop(struct waiters *w);
+/* Frees w, once nothing can call in any more (the HTTP daemon has stopped). */
+void waiters_free(struct waiters *w);
 
 #endif

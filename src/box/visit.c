@@ -1,0 +1,196 @@
+/*
+ * visit — whose page, its tokens, its mail, its answer.
+ */
+#include "box/visit.h"
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
+#include "box/boxconf.h"
+#include "box/mailer.h"
+#include "box/route.h"
+#include "box/waiters.h"
+#include "types/manifest.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1 when the route names a live owner's type this door serves; 0 when not; -1 on failure. */
+static int resolve(struct visit *v, struct err *e)
+{
+	const struct route *r = v->call->route;
+	struct ledger *l = v->ctx->ledger;
+	struct manifest_issues is = { NULL, 0 };
+	const char *text;
+	json_t *row;
+	int found = l->ops->user_get(l, r->handle, NULL, &v->user, e);
+
+	if (found <= 0)
+		return found;
+	if (strcmp(v->user.status, "active") != 0 ||
+	    !boxconf_serves(v->ctx->conf, v->user.handle, r->type))
+		return 0;
+	if ((found = l->ops->type_get(l, v->user.id, r->type, &row, e)) <= 0)
+		return found;
+	text = json_string_value(json_object_get(row, "manifest"));
+	v->m = text ? manifest_parse(text, strlen(text), &is) : NULL;
+	manifest_issues_free(&is);
+	json_decref(row);
+	/* Without [verification] nobody could prove an address: refused, never served unverified. */
+	return v->m && v->m->verification && v->m->booking == (v->door == VISIT_BOOKING);
+}
+
+int visit_open(struct visit *v, struct api_ctx *ctx, const struct api_call *call,
+	       enum visit_door door, struct api_reply *out)
+{
+	const struct route *r = call->route;
+	struct err e;
+	int found;
+
+	*v = (struct visit){ .ctx = ctx, .call = call, .door = door, .now = time(NULL) };
+	rfc3339_format(v->now, v->now_s);
+	if ((found = resolve(v, &e)) <= 0) {
+		if (found < 0)
+			visit_unavailable(out, NULL, 500);
+		else
+			visit_not_found(out, door);
+		visit_close(v);
+		return -1;
+	}
+	v->base = xasprintf("/%c/%s/%s", door == VISIT_FORM ? 'f' : 's', r->handle, r->type);
+	/* The assets answer at /f/ for both doors: they are the same bytes for every page. */
+	v->assets = xasprintf("/f/%s/%s/", r->handle, r->type);
+	v->page = (struct page_ctx){ v->base, v->assets, NULL };
+	return 0;
+}
+
+void visit_close(struct visit *v)
+{
+	manifest_free(v->m);
+	free(v->base);
+	free(v->assets);
+	v->m = NULL;
+	v->base = v->assets = NULL;
+}
+
+void visit_html(struct api_reply *out, unsigned status, char *doc)
+{
+	out->status = status;
+	out->type = "text/html; charset=utf-8";
+	out->body = doc;
+	out->len = strlen(doc);
+}
+
+void visit_not_found(struct api_reply *out, enum visit_door door)
+{
+	visit_html(out, 404, page_not_found(door == VISIT_FORM ? PAGE_NO_FORM : PAGE_NO_BOOKING));
+}
+
+void visit_unavailable(struct api_reply *out, const struct visit *v, unsigned status)
+{
+	visit_html(out, status, page_unavailable(v && v->base ? &v->page : NULL));
+}
+
+int visit_token(char token[VISIT_TOKEN_LEN + 1], char hash[HASH_SHA256_HEX_LEN + 1])
+{
+	struct err e;
+
+	if (hash_random_hex(token, VISIT_TOKEN_LEN, &e) != 0)
+		return -1;
+	visit_hash(token, hash);
+	return 0;
+}
+
+void visit_hash(const char *token, char hash[HASH_SHA256_HEX_LEN + 1])
+{
+	hash_sha256_hex(token, strlen(token), hash);
+}
+
+void visit_later(const struct visit *v, long long seconds, char out[RFC3339_LEN])
+{
+	rfc3339_format(v->now + (time_t)seconds, out);
+}
+
+char *visit_link(const struct visit *v, const char *kind, const char *token)
+{
+	return xasprintf("%s%s/%s/%s", v->ctx->conf->public_url, v->base, kind, token);
+}
+
+const char *visit_retain(const struct visit *v, char out[RFC3339_LEN])
+{
+	if (v->m->retain_days < 0)
+		return NULL;
+	/* Retention starts at submission: an abandoned row is a stranger's data too. */
+	visit_later(v, v->m->retain_days * 86400LL, out);
+	return out;
+}
+
+void visit_ip_hash(const struct visit *v, char out[HASH_SHA256_HEX_LEN + 1])
+{
+	const char *ip = v->call->ip ? v->call->ip : "";
+
+	hash_sha256_hex(ip, strlen(ip), out);
+}
+
+void visit_day(const struct visit *v, char out[16])
+{
+	struct tm tm;
+
+	gmtime_r(&v->now, &tm);
+	strftime(out, 16, "%Y-%m-%d", &tm);
+}
+
+void visit_queued(const struct visit *v)
+{
+	if (v->ctx->waiters)
+		waiters_kick(v->ctx->waiters);
+}
+
+/* sha256 hex of the address trimmed and in lower case (ASCII): one budget per mailbox. */
+static void recipient_hash(const char *address, char out[HASH_SHA256_HEX_LEN + 1])
+{
+	size_t off, n;
+	char *low;
+
+	text_trim(address, strlen(address), &off, &n);
+	low = xstrndup(address + off, n);
+	for (char *p = low; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	hash_sha256_hex(low, n, out);
+	free(low);
+}
+
+int visit_send_prepare(struct visit_send *s, const struct visit *v, const char *address,
+		       const char *payload)
+{
+	memset(s, 0, sizeof *s);
+	if (visit_token(s->token, s->verify_hash) != 0)
+		return -1;
+	recipient_hash(address, s->recipient_hash);
+	visit_ip_hash(v, s->ip_hash);
+	visit_day(v, s->day);
+	visit_later(v, v->m->verification->expires_hours * 3600LL, s->verify_expires);
+	s->sub = (struct ledger_submission){
+		.user_id = v->user.id,
+		.type_id = v->m->id,
+		.payload = payload,
+		.retain_until = visit_retain(v, s->retain_until),
+		.verify_hash = s->verify_hash,
+		.verify_expires = s->verify_expires,
+		.recipient_hash = s->recipient_hash,
+		.ip_hash = s->ip_hash,
+		.day = s->day,
+		.per_recipient = VISIT_SENDS_PER_RECIPIENT,
+	};
+	return 0;
+}
+
+void visit_send_mail(const struct visit *v, const struct visit_send *s, const char *address)
+{
+	char *link = visit_link(v, "c", s->token);
+
+	if (v->ctx->mailer)
+		mailer_verification(v->ctx->mailer, address, v->m->title, link);
+	free(link);
+}

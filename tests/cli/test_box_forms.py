@@ -1,0 +1,257 @@
+"""A stranger fills in a form served by a real `mecha box serve` (spec/box.md §2
+"Form flow"): the page built from the owner's manifest, the answers checked,
+the mail with its one-use link, the Confirm page, the queue — and the budgets
+that keep a form from being a spam cannon."""
+import threading
+
+import pytest
+
+from box_fixture import Box
+from box_visit import (CHECK_EMAIL, EXPIRED, NO_FORM, drain, ledger, links, path_of, payloads,
+                       put_type, visit)
+
+MEETING = """id = "meeting"
+version = 1
+title = "Request a meeting"
+description = "Tell me what it is about."
+
+[[fields]]
+name = "email"
+label = "Your email"
+kind = "email"
+required = true
+
+[[fields]]
+name = "purpose"
+label = "What about?"
+kind = "long_text"
+max_length = 2000
+required = true
+
+[[fields]]
+name = "topics"
+label = "Topics"
+kind = "multi_select"
+options = [{ value = "ai", label = "AI" }, { value = "art", label = "Art" }, { value = "law", label = "Law" }]
+
+[[fields]]
+name = "other"
+label = "Say more"
+kind = "text"
+max_length = 100
+show_when = { field = "purpose", op = "eq", value = "other" }
+
+[verification]
+field = "email"
+expires_hours = 24
+
+[confirmation]
+heading = "Thanks, {email}"
+body = "Your request about {purpose} is in."
+"""
+
+UNVERIFIED = """id = "loose"
+version = 1
+title = "No verification"
+
+[[fields]]
+name = "note"
+label = "Note"
+kind = "text"
+max_length = 10
+"""
+
+BOOKING = """id = "consult"
+version = 1
+title = "Book a consultation"
+kind = "booking"
+
+[[fields]]
+name = "email"
+label = "Your email"
+kind = "email"
+required = true
+
+[verification]
+field = "email"
+
+[availability]
+timezone = "UTC"
+durations = [30]
+windows = [{ day = "mon", start = "09:00", end = "17:00" }]
+"""
+
+GOOD = {"email": "stranger@example.net", "purpose": "a chat", "topics": ["ai", "law"]}
+
+
+@pytest.fixture
+def box(tmp_path):
+    b = Box(tmp_path).start()
+    put_type(b, MEETING)
+    yield b
+    b.stop()
+
+
+def submit(box, fields=GOOD, source=None):
+    return visit(box, "POST", "/f/ada/meeting", fields=fields, source=source)
+
+
+def confirm_path(box):
+    return path_of(links(box)[-1])
+
+
+def test_the_form_is_built_from_the_manifest_with_its_assets_beside_it(box):
+    status, headers, page = visit(box, "GET", "/f/ada/meeting")
+    assert status == 200 and headers["content-type"] == "text/html; charset=utf-8"
+    assert "<h1>Request a meeting</h1>" in page and "Tell me what it is about." in page
+    for name in ("email", "purpose", "topics", "other"):
+        assert f'name="{name}"' in page
+    assert 'action="/f/ada/meeting"' in page and 'href="/f/ada/meeting/form.css"' in page
+    assert "default-src 'none'" in headers["content-security-policy"]
+    assert "set-cookie" not in headers
+    status, headers, css = visit(box, "GET", "/f/ada/meeting/form.css")
+    assert status == 200 and headers["content-type"].startswith("text/css") and css
+    status, headers, js = visit(box, "GET", "/f/ada/meeting/form.js")
+    assert status == 200 and "javascript" in headers["content-type"] and js
+    assert visit(box, "GET", "/f/ada/meeting/evil.js")[0] == 404
+
+
+def test_no_owner_no_type_and_the_wrong_door_are_the_same_404(box):
+    put_type(box, UNVERIFIED)
+    put_type(box, BOOKING)
+    answers = [visit(box, "GET", p) for p in
+               ("/f/nobody/meeting", "/f/ada/nothing", "/f/ada/loose", "/f/ada/consult",
+                "/f/nobody/meeting/c/" + "ab" * 16)]
+    assert {(a[0], a[2]) for a in answers} == {(404, answers[0][2])}
+    assert NO_FORM in answers[0][2] and "stylesheet" not in answers[0][2]
+    status, _, page = visit(box, "POST", "/f/nobody/meeting", fields=GOOD)
+    assert (status, page) == (404, answers[0][2])
+
+
+def test_a_refused_form_comes_back_400_with_each_error_beside_its_field_and_the_answers_kept(box):
+    status, _, page = submit(box, {"email": "not-an-address", "purpose": "  ",
+                                   "topics": ["ai", "art"], "sneaky": "x"})
+    assert status == 400 and "<title>Error: Request a meeting</title>" in page
+    assert 'role="alert"' in page
+    assert "this does not look like an email address" in page
+    assert "this is required" in page and "this is not a field of this request type" in page
+    assert 'value="not-an-address"' in page
+    assert page.count("checked") == 2  # both ticked topics kept (spec/box.md §6)
+    assert 'aria-invalid="true"' in page
+    assert links(box) == [] and drain(box) == []
+
+
+def test_a_conditional_field_left_blank_with_scripts_off_is_accepted(box):
+    status, _, page = submit(box, {**GOOD, "other": ""})
+    assert status == 200 and CHECK_EMAIL in page
+
+
+def test_the_whole_verify_flow_through_real_mail(tmp_path, smtp_sink):
+    b = Box(tmp_path, extra=f'[mail]\nsmtp_url = "{smtp_sink.url}"\n'
+                            'from = "Ada\'s box <box@example.org>"').start()
+    try:
+        put_type(b, MEETING)
+        status, _, page = submit(b)
+        assert status == 200 and CHECK_EMAIL in page and "stranger@example.net" in page
+        assert smtp_sink.wait_for(1)
+        [msg] = smtp_sink.messages()
+        assert msg["Subject"] == "Confirm your Request a meeting request"
+        assert msg["To"] == "stranger@example.net"
+        [link] = [line for line in msg.get_content().splitlines() if "/c/" in line]
+        assert link.startswith(f"http://127.0.0.1:{b.port}/f/ada/meeting/c/")
+        path = path_of(link)
+        status, _, page = visit(b, "GET", path)  # a mail scanner's fetch spends nothing
+        assert status == 200 and "Confirm your email address" in page
+        assert '<form method="post">' in page and drain(b) == []
+        status, _, page = visit(b, "POST", path)
+        assert status == 200 and "<h1>Thanks, stranger@example.net</h1>" in page
+        assert "Your request about a chat is in." in page
+        [record] = drain(b)
+        assert record["type"] == "meeting" and record["state"] == "queued"
+        assert payloads(b) == [{"email": "stranger@example.net", "purpose": "a chat",
+                                "topics": ["ai", "law"]}]
+        status, _, page = visit(b, "POST", path)
+        assert status == 404 and EXPIRED in page and len(drain(b)) == 1
+    finally:
+        b.stop()
+
+
+def test_the_answer_is_the_same_whatever_the_mail_did(tmp_path, smtp_sink):
+    b = Box(tmp_path, extra=f'[mail]\nsmtp_url = "{smtp_sink.url}"\n'
+                            'from = "box@example.org"').start()
+    try:
+        put_type(b, MEETING)
+        smtp_sink.mode = "refuse"
+        refused = submit(b)
+        smtp_sink.mode = "accept"
+        accepted = submit(b)
+        assert refused[0] == accepted[0] == 200 and refused[2] == accepted[2]
+        assert smtp_sink.wait_for(1)
+    finally:
+        b.stop()
+
+
+def test_an_expired_a_spent_and_a_made_up_link_are_one_page(box):
+    submit(box)
+    path = confirm_path(box)
+    with ledger(box) as db:  # a day passes: the link's 24 hours are over
+        db.execute("UPDATE queue SET verify_expires = '2000-01-01T00:00:00Z'")
+    expired = visit(box, "POST", path)
+    made_up = visit(box, "POST", "/f/ada/meeting/c/" + "0" * 32)
+    assert expired[0] == made_up[0] == 404 and expired[2] == made_up[2]
+    assert EXPIRED in expired[2] and drain(box) == []
+    submit(box, {**GOOD, "email": "other@example.net"})
+    spent = confirm_path(box)
+    assert visit(box, "POST", spent)[0] == 200
+    assert visit(box, "POST", spent)[2] == made_up[2]
+
+
+def test_a_link_confirms_only_on_its_own_type(box):
+    put_type(box, MEETING.replace('id = "meeting"', 'id = "other"'))
+    submit(box)
+    token = confirm_path(box).rsplit("/", 1)[1]
+    assert visit(box, "POST", f"/f/ada/other/c/{token}")[0] == 404
+    assert visit(box, "POST", f"/f/ada/meeting/c/{token}")[0] == 200
+
+
+def test_three_mails_a_day_reach_one_address_and_the_fourth_is_429(box):
+    for _ in range(3):
+        assert submit(box)[0] == 200
+    status, _, page = submit(box, {**GOOD, "email": " Stranger@Example.NET "})
+    assert status == 429 and "Too many requests" in page and "stranger" not in page
+    assert len(links(box)) == 3
+    assert submit(box, {**GOOD, "email": "someone.else@example.net"})[0] == 200
+
+
+def test_the_owners_send_budget_counts_sends_not_rows_still_waiting(box):
+    with ledger(box) as db:
+        db.execute("UPDATE users SET send_budget = 2")
+    for n in range(2):
+        assert submit(box, {**GOOD, "email": f"s{n}@example.net"})[0] == 200
+        assert visit(box, "POST", confirm_path(box))[0] == 200
+    seqs = [r["seq"] for r in drain(box)]
+    assert box.json("POST", "/v1/queue/ack", body={"seqs": seqs}, key="drain") == \
+        (200, {"deleted": 2})
+    status, _, page = submit(box, {**GOOD, "email": "s3@example.net"})
+    assert status == 429 and len(links(box)) == 2
+
+
+def test_a_parked_drain_wakes_when_a_stranger_confirms(box):
+    got = {}
+
+    def wait():
+        got["answer"] = box.json("GET", "/v1/queue?since=0&wait=20", key="drain")
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    submit(box)
+    visit(box, "POST", confirm_path(box))
+    waiter.join(30)
+    status, body = got["answer"]
+    assert status == 200 and [r["type"] for r in body["records"]] == ["meeting"]
+
+
+def test_an_unreadable_body_is_the_form_back_with_a_reason(box):
+    status, _, page = visit(box, "POST", "/f/ada/meeting", body=b"email=%zz",
+                            headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 400 and "could not be read" in page and links(box) == []

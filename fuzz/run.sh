@@ -42,7 +42,7 @@ report() {
   fi
   printf '%-28s %10s runs  CRASH (exit %s; log %s)\n' "$1" "${runs:-?}" "$3" "$2"
   # The sanitizer's report or the broken property, and the input that did it.
-  grep -n -m 1 -A 40 -E '^==[0-9]+==|ERROR: libFuzzer|deadly signal|SUMMARY:' "$2" | sed 's/^/    /' || true
+  grep -n -m 1 -A 30 -E '^==[0-9]+==|ERROR: libFuzzer|deadly signal|SUMMARY:' "$2" | sed 's/^/    /' || true
   grep -E '^(artifact_prefix|Test unit written to)' "$2" | sed 's/^/    /' || true
   failed=$((failed + 1))
 }

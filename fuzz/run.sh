@@ -41,9 +41,12 @@ report() {
     return
   fi
   printf '%-28s %10s runs  CRASH (exit %s; log %s)\n' "$1" "${runs:-?}" "$3" "$2"
-  # The sanitizer's report or the broken property, and the input that did it.
-  grep -n -m 1 -A 30 -E '^==[0-9]+==|ERROR: libFuzzer|deadly signal|SUMMARY:' "$2" | sed 's/^/    /' || true
-  grep -E '^(artifact_prefix|Test unit written to)' "$2" | sed 's/^/    /' || true
+  # The sanitizer's report or the broken property (without libFuzzer's own
+  # frames and ASan's shadow map), then where the input that did it went.
+  sed -n '/ERROR: \|runtime error:\|deadly signal/,$p' "$2" | sed '/^Shadow bytes/,/^==[0-9]*==ABORTING/d' |
+    grep -v -E ' in (fuzzer::|__|_start|main |operator new)|\(/lib/|^NOTE:|^ +Combine|^Base64:|^0x|^artifact_prefix' |
+    head -n 30 | sed 's/^/    /'
+  sed -n 's/.*Test unit written to /    input: /p' "$2"
   failed=$((failed + 1))
 }
 

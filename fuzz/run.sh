@@ -14,7 +14,7 @@ timeout=${FUZZ_TIMEOUT:-60}
 out=build-fuzz
 # The box's page escaper is not in libmecha.a: the box decides how its objects
 # are built (the Makefile's BOX_PAGE_OBJ), so fuzz_box_html links its object.
-make --no-print-directory BUILD=$out CC=clang \
+make --no-print-directory -j2 BUILD=$out CC=clang \
   CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
   $out/libmecha.a $out/mecha $out/src/box/html.o
 # libcurl and libical are loaded on first use (src/base/dl.h), as in build/mecha.

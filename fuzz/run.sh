@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-30}
 timeout=${FUZZ_TIMEOUT:-60}
 out=build-fuzz
+toml_valid=${TOML_TEST_DIR:-/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests}/valid
 # The box's page escaper is not in libmecha.a: the box decides how its objects
 # are built (the Makefile's BOX_PAGE_OBJ), so fuzz_box_html links its object.
 make --no-print-directory -j2 BUILD=$out CC=clang \
@@ -64,6 +65,9 @@ for src in fuzz/fuzz_*.c; do
   mkdir -p "$out/corpus-$name"
   seeds=""
   [ -d "fuzz/corpus/$name" ] && seeds="fuzz/corpus/$name"
+  # The TOML reader also starts from the toml-test suite's valid documents
+  # (a Debian package `make deps` installs), not copied into the tree.
+  [ "$name" = fuzz_toml ] && [ -d "$toml_valid" ] && seeds="$seeds $toml_valid"
   rc=0
   "$out/$name" -max_total_time="$secs" -timeout="$timeout" -rss_limit_mb=2048 \
     -artifact_prefix="$out/artifacts/$name-" "$out/corpus-$name" $seeds >>"$log" 2>&1 || rc=$?

@@ -58,15 +58,14 @@ static int check_window(time_t from, time_t to, struct err *e)
  * A zone the person set must work; the system's is needed only by a floating
  * time or a date, and only such an event fails without it (why says why).
  */
-static int local_zone(const struct config *cfg, struct reader *r, struct err *why,
-		      struct err *e)
+static int local_zone(const char *configured, struct reader *r, struct err *why, struct err *e)
 {
 	char name[ZONE_NAME_MAX];
 
 	err_clear(why);
-	r->local = zone_local(cfg->calendar_timezone, name, why);
+	r->local = zone_local(configured, name, why);
 	r->local_why = why->msg;
-	if (!r->local && cfg->calendar_timezone && *cfg->calendar_timezone) {
+	if (!r->local && configured && *configured) {
 		*e = *why;
 		return -1;
 	}
@@ -87,9 +86,30 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
 	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0)
 		return -1;
-	if (check_window(from, to, e) != 0 || local_zone(cfg, &r, &why, e) != 0)
+	if (check_window(from, to, e) != 0 || local_zone(cfg->calendar_timezone, &r, &why, e) != 0)
 		return -1;
 	if (source_each(&s, reader_file, &r, e) != 0) {
+		free(r.v);
+		return -1;
+	}
+	*n = merge(r.v, r.n);
+	*out = r.v;
+	return 0;
+}
+
+int calendar_busy_ics(const char *name, const char *text, size_t len, const char *zone,
+		      time_t from, time_t to, struct calendar_interval **out, size_t *n,
+		      struct err *e)
+{
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
+	struct err why;
+
+	*out = NULL;
+	*n = 0;
+	if (dl_require(DL_ICAL, e) != 0 || check_window(from, to, e) != 0 ||
+	    local_zone(zone, &r, &why, e) != 0)
+		return -1;
+	if (reader_text(name, text, len, &r, e) != 0) {
 		free(r.v);
 		return -1;
 	}

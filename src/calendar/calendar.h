@@ -73,6 +73,16 @@ int calendar_busy(const char *path, time_t from, time_t to, struct calendar_inte
 		  size_t *n, struct err *e);
 int calendar_is_free(const char *path, time_t start, time_t end, struct err *e);
 
+/*
+ * The same for one iCalendar text already in memory (text[len] must be NUL;
+ * name names it in errors), floating times and dates in zone (an IANA name;
+ * NULL: the system's): the check every file of a calendar gets, without a
+ * file (the fuzz target feeds it every input).
+ */
+int calendar_busy_ics(const char *name, const char *text, size_t len, const char *zone,
+		      time_t from, time_t to, struct calendar_interval **out, size_t *n,
+		      struct err *e);
+
 /* [{"start": RFC 3339, "end": RFC 3339}, …] */
 json_t *calendar_intervals_json(const struct calendar_interval *v, size_t n);
 

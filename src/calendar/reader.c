@@ -242,6 +242,44 @@ static int add_event(struct file *f, icalcomponent *c)
 	return check_event(f, ev);
 }
 
+/* The first VEVENT strictly inside c, in document order; NULL when none. */
+static icalcomponent *inner_event(icalcomponent *c)
+{
+	icalcomponent *sub, *found;
+
+	for (sub = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); sub;
+	     sub = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT)) {
+		if (icalcomponent_isa(sub) == ICAL_VEVENT_COMPONENT)
+			return sub;
+		if ((found = inner_event(sub)))
+			return found;
+	}
+	return NULL;
+}
+
+/*
+ * A VEVENT inside an event, a to-do or any component but a calendar (RFC 5545
+ * allows none there) is no event the second pass places, so it would be taken
+ * as free time: it fails the file instead. Every BEGIN:VEVENT before it was
+ * gathered, so it is the nev-th one in the text.
+ */
+static int refuse_inner_event(struct file *f, icalcomponent *c)
+{
+	icalcomponent *inner = inner_event(c);
+	struct event where;
+	const char *uid;
+
+	if (!inner)
+		return 0;
+	memset(&where, 0, sizeof where);
+	uid = icalcomponent_get_uid(inner);
+	where.index = (int)f->nev;
+	where.uid = uid ? uid : "";
+	return fail(f, &where, NULL, "a VEVENT inside a %s, where none belongs (an END line "
+		    "missing?): mecha cannot tell when it makes you busy",
+		    icalcomponent_kind_to_string(icalcomponent_isa(c)));
+}
+
 /* Walks XROOT → VCALENDAR → VEVENT in document order; other components are not ours. */
 static int gather(struct file *f, icalcomponent *c)
 {
@@ -249,7 +287,10 @@ static int gather(struct file *f, icalcomponent *c)
 	icalcomponent *sub;
 
 	if (k == ICAL_VEVENT_COMPONENT)
-		return add_event(f, c);
+		return add_event(f, c) == 0 ? refuse_inner_event(f, c) : -1;
+	if (k != ICAL_XROOT_COMPONENT && k != ICAL_VCALENDAR_COMPONENT &&
+	    refuse_inner_event(f, c) != 0)
+		return -1;
 	if (k == ICAL_VTIMEZONE_COMPONENT)
 		return check_tree(f, c);
 	if (k != ICAL_XROOT_COMPONENT && k != ICAL_VCALENDAR_COMPONENT)
@@ -620,19 +661,13 @@ static int busy_file(struct file *f)
 	return 0;
 }
 
-int reader_file(const char *path, void *ctx, struct err *e)
+int reader_text(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
 {
-	struct reader *r = ctx;
-	struct file f = { path, NULL, r, NULL, 0, e };
-	size_t len, mark = r->n;
+	struct file f = { path, text, r, NULL, 0, e };
+	size_t mark = r->n;
 	icalcomponent *root = NULL;
-	char *text;
-	int rc;
+	int rc = file_open(&f, len, &root);
 
-	if (fs_read(path, &text, &len, e) != 0)
-		return -1;
-	f.text = text;
-	rc = file_open(&f, len, &root);
 	if (rc == 0)
 		rc = busy_file(&f);
 	if (rc != 0)
@@ -640,6 +675,18 @@ int reader_file(const char *path, void *ctx, struct err *e)
 	if (root)
 		icalcomponent_free(root);
 	free(f.ev);
+	return rc;
+}
+
+int reader_file(const char *path, void *ctx, struct err *e)
+{
+	char *text;
+	size_t len;
+	int rc;
+
+	if (fs_read(path, &text, &len, e) != 0)
+		return -1;
+	rc = reader_text(path, text, len, ctx, e);
 	free(text);
 	return rc;
 }

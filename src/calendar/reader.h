@@ -37,6 +37,8 @@ struct reader {
 
 /* Adds what the file at path makes busy; -1 (nothing of it added) when any of it is unreadable. */
 int reader_file(const char *path, void *reader, struct err *e);
+/* The same for text[0..len) read already (text[len] must be NUL), named path in errors. */
+int reader_text(const char *path, const char *text, size_t len, struct reader *r, struct err *e);
 
 /*
  * Parses text (named path in errors) and checks it as reader_file would check

@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
+#include "base/text.h"
 #include "base/verdict.h"
 #include "outbox/item.h"
 #include "outbox/sink.h"
@@ -88,6 +89,12 @@ json_t *outbox_edit_apply(const struct outbox_edit *ed, const char *text, size_t
 
 	if (!ed->mail)
 		return jsonio_parse(text, len, "the edited draft", e);
+	/* jansson holds only UTF-8: other bytes would drop the body and still say "saved". */
+	if (!text_utf8_valid(text, len)) {
+		err_set(e, ERR_PARSE, "the edited draft is not UTF-8 text (was it saved in another "
+			"encoding?)");
+		return NULL;
+	}
 	args = json_deep_copy(ed->was);
 	nl = memchr(text, '\n', len);
 	if (len >= 8 && strncmp(text, "Subject:", 8) == 0) {

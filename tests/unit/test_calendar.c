@@ -808,3 +808,50 @@ Test(calendar, a_google_export_reads_despite_a_flagged_line_that_has_no_bearing_
 			"2026-11-12T09:00:00Z/2026-11-12T10:00:00Z "
 			"2026-11-19T09:00:00Z/2026-11-19T10:00:00Z");
 }
+
+Test(calendar, an_event_inside_another_component_is_refused_not_taken_as_free)
+{
+	static const char *const wrappers[] = { "VEVENT\r\nUID:a\r\nDTSTART:20261105T080000Z", "VTODO\r\nUID:t",
+						"X-WRAP" };
+	struct buf b = BUF_INIT;
+	struct err e;
+
+	for (size_t i = 0; i < sizeof wrappers / sizeof wrappers[0]; i++) {
+		char *p = write_calendar("n.ics", "");
+		struct config c = conf(p, "UTC");
+		size_t kind = strcspn(wrappers[i], "\r");
+
+		buf_reset(&b);
+		buf_printf(&b, "%sBEGIN:%s\r\nBEGIN:VEVENT\r\nUID:inner\r\nDTSTART:20261105T100000Z\r\n"
+			       "DTEND:20261105T110000Z\r\nEND:VEVENT\r\nEND:%.*s\r\nEND:VCALENDAR\r\n",
+			   head, wrappers[i], (int)kind, wrappers[i]);
+		cr_assert_eq(fs_replace(p, buf_str(&b), b.len, &e), 0);
+		e = refused(&c);
+		cr_assert_eq(e.code, ERR_PARSE);
+		cr_assert(strstr(e.msg, "n.ics:") && strstr(e.msg, "event inner: a VEVENT inside a"),
+			  "%s", e.msg);
+		free(p);
+	}
+	buf_free(&b);
+}
+
+Test(calendar, a_text_in_memory_is_read_as_the_same_file_would_be)
+{
+	struct calendar_interval *v;
+	struct err e;
+	char *text;
+	size_t len, n;
+
+	cr_assert_eq(fs_read(FIXTURES "/weekly.ics", &text, &len, &e), 0);
+	cr_assert_eq(calendar_busy_ics("weekly.ics", text, len, "Europe/Berlin", at("2026-10-19T00:00:00Z"),
+				       at("2026-10-26T00:00:00Z"), &v, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1); /* the Monday moved to Tuesday afternoon */
+	cr_assert_eq(v[0].start, at("2026-10-20T12:00:00Z"));
+	free(v);
+	free(text);
+	cr_assert_eq(calendar_busy_ics("bad.ics", "BEGIN:VCALENDAR\r\n", 17, NULL, at("2026-10-19T00:00:00Z"),
+				       at("2026-10-26T00:00:00Z"), &v, &n, &e), -1);
+	cr_assert_eq(e.code, ERR_PARSE);
+	cr_assert(strncmp(e.msg, "bad.ics: ", 9) == 0, "%s", e.msg);
+	cr_assert_null(v);
+}

@@ -247,6 +247,21 @@ Test(edit, json_that_does_not_read_back_is_kept)
 	free(id);
 }
 
+Test(edit, a_mail_text_that_is_not_utf8_is_refused_and_kept_not_saved_without_the_body)
+{
+	char *id = fixture_stage(&f, "mail_send", NULL, MAIL_ARGS, 0);
+	struct outbox_edit ed;
+	struct outbox_item it;
+
+	begin(id, &ed);
+	/* "café" as Latin-1, as an editor set to another encoding saves it */
+	assert_refused_and_kept(&ed, "Subject: Tuesday\n\nDear Ada, caf\xe9 at two?\n", ERR_PARSE);
+	it = fixture_item(&f, id);
+	cr_assert_str_eq(arg(&it, "subject"), "Re: hi", "nothing of the text was saved");
+	outbox_item_free(&it);
+	free(id);
+}
+
 Test(edit, only_a_pending_draft_not_in_flight_can_be_begun)
 {
 	char *sent = fixture_stage(&f, "mail_send", NULL, MAIL_ARGS, 0);

@@ -47,7 +47,7 @@ report() {
   sed -n '/ERROR: \|runtime error:\|deadly signal/,$p' "$2" | sed '/^Shadow bytes/,/^==[0-9]*==ABORTING/d' |
     grep -v -E ' in (fuzzer::|__|_start|main |operator new)|\(/lib/|^NOTE:|^ +Combine|^Base64:|^0x|^artifact_prefix' |
     head -n 30 | sed 's/^/    /'
-  sed -n 's/.*Test unit written to /    input: /p' "$2"
+  sed -n "s|.*Test unit written to \(.*\)|    input: \1 (again: $out/$1 \1)|p" "$2"
   failed=$((failed + 1))
 }
 

@@ -8,10 +8,11 @@
  * (which then count at their own time, and only if they are busy themselves).
  *
  * The rule: whatever the reader cannot read — a file libical cannot parse, a
- * line libical flagged inside an event or a VTIMEZONE, a DTSTART missing or
- * unreadable, a TZID nothing places, a recurrence it cannot expand — fails the
- * whole file with code "parse" naming the file, the line and the UID. Nothing
- * unreadable is ever taken as free time.
+ * line libical flagged inside an event or a VTIMEZONE, a VEVENT nested where
+ * none belongs (inside an event, a to-do, an X- component), a DTSTART missing
+ * or unreadable, a TZID nothing places, a recurrence it cannot expand — fails
+ * the whole file with code "parse" naming the file, the line and the UID.
+ * Nothing unreadable is ever taken as free time.
  *
  * Ownership: struct reader owns v (the caller frees it once done); the zone is
  * libical's.

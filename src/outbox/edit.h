@@ -27,8 +27,8 @@
  * flight ("in_flight"). finish and submit refuse with "not_pending",
  * "in_flight", "changed" (someone else saved first) or "bad_arguments" (the
  * sink could not send the result), and fail with "parse" (the JSON does not
- * read back, or a mail text is not UTF-8) or "io"; whenever the person's text was read, it is kept
- * (ed.kept) and the message names the file.
+ * read back, or a mail text is not UTF-8) or "io"; whenever the person's text
+ * was read, it is kept (ed.kept) and the message names the file.
  *
  * Ownership: struct outbox_edit owns every field (outbox_edit_end); id and
  * text passed in are borrowed.

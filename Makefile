@@ -30,6 +30,11 @@ DEB_PKGS += golang-github-burntsushi-toml-dev
 # The box: its HTTP server, its ledger (SQLite; PostgreSQL for several boxes),
 # its key hashes, and the argon2 CLI the tests make a reference-style hash with.
 DEB_PKGS += libmicrohttpd-dev libsqlite3-dev libpq-dev libargon2-dev argon2
+# The browser tests (tests/web/browser.test.mjs) and the demo's screenshots:
+# Debian's Chromium, driven by playwright-core from npm (which never downloads a
+# browser), and a font for it to draw text with (its recommends are not installed).
+DEB_PKGS += chromium fonts-dejavu-core
+CHROMIUM ?= /usr/bin/chromium
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -95,7 +100,8 @@ deps:
 # `make deps` by itself instead of failing on a missing header.
 $(BUILD)/.deps-ok:
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
-	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null || $(MAKE) --no-print-directory deps
+	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null && [ -x $(CHROMIUM) ] \
+	  || $(MAKE) --no-print-directory deps
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -272,17 +278,28 @@ $(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(B
 $(BUILD)/tests/test_box_pages: tests/unit/test_box_pages.c
 $(BUILD)/tests/box_pages_dump: tests/support/box_pages_dump.c
 
-# The rendered pages through html-validate (tests/web, pinned by its lock file;
-# npm is asked only when node_modules is missing).
-web-test: $(BUILD)/tests/box_pages_dump
-	@[ -d tests/web/node_modules ] || npm ci --prefix tests/web --no-audit --no-fund
+# The node test tools of tests/web, pinned by its lock file. npm is asked only
+# when node_modules is missing or older than the lock file (a new tool), so it
+# runs offline after.
+web-deps:
+	@[ tests/web/node_modules/.package-lock.json -nt tests/web/package-lock.json ] \
+	  || npm ci --prefix tests/web --no-audit --no-fund
+
+# The rendered pages through html-validate, and a stranger in headless Chromium
+# against a real box (skipped, saying so, when $(CHROMIUM) is absent); the
+# browser's screenshots are kept in $(BUILD)/screenshots/.
+web-test: $(BUILD)/tests/box_pages_dump $(BUILD)/mecha $(BUILD)/mecha-box web-deps
+	@[ -x $(CHROMIUM) ] || echo "web-test: $(CHROMIUM) is absent, so the browser tests" \
+	  "are skipped (make deps installs Debian's chromium)" >&2
 	@$(call tmp_fresh,web)
-	TMPDIR=$(TEST_TMP)/web BOX_PAGES_DUMP=$(abspath $(BUILD)/tests/box_pages_dump) node --test tests/web/
+	TMPDIR=$(TEST_TMP)/web BOX_PAGES_DUMP=$(abspath $(BUILD)/tests/box_pages_dump) \
+	  MECHA_BIN=$(abspath $(BUILD)/mecha) CHROMIUM=$(CHROMIUM) \
+	  SCREENSHOTS=$(abspath $(BUILD)/screenshots) node --test tests/web/
 	@$(call tmp_empty,web)
 
-cli: $(BUILD)/tests/box_pages_dump
+cli: $(BUILD)/tests/box_pages_dump web-deps
 check: web-test
-.PHONY: web-test
+.PHONY: web-test web-deps
 -include $(BOX_PAGE_OBJ:.o=.d)
 
 # ASan and UBSan in one build; any report fails the run.
@@ -292,8 +309,11 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" \
 	  check
 
+# With a browser here, the demo shows the stranger's pages as screenshots.
 demo: all
-	@sh docs/demo.sh $(abspath $(BUILD)/mecha)
+	@[ ! -x $(CHROMIUM) ] || $(MAKE) --no-print-directory web-deps
+	@CHROMIUM=$(CHROMIUM) SCREENSHOTS=$(abspath $(BUILD)/screenshots/demo) \
+	  sh docs/demo.sh $(abspath $(BUILD)/mecha)
 
 bench: all
 	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))

@@ -58,6 +58,10 @@ required = true
 
 [verification]
 field = "requester_email"
+
+[confirmation]
+heading = "Thank you, {requester_name}"
+body = "Your request is in the queue."
 TOML
 cat > "$MECHA_HOME/factory/types/consult.toml" <<'TOML'
 id = "consult"
@@ -115,7 +119,20 @@ except urllib.error.HTTPError as e:
     print("no" if e.code == 404 else "error %d" % e.code)
 PY
 )
-if [ "$FORM" = yes ]; then
+SHOTS=${SCREENSHOTS:-$(dirname "$MECHA")/screenshots/demo}
+if [ "$FORM" = yes ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ] && command -v node >/dev/null \
+   && [ -d "$ROOT/tests/web/node_modules/playwright-core" ]; then
+  # The same browser the tests drive (tests/web/browser.mjs); its profile goes
+  # into the sandbox and away with it.
+  echo "  in headless Chromium: the form, answered, sent; the link from the (logged) mail,"
+  echo "  opened and confirmed. Each page, as the stranger saw it:"
+  rm -rf "$SHOTS"
+  TMPDIR="$SANDBOX" node "$ROOT/tests/web/demo_stranger.mjs" "$GATE/f/ada/meeting" \
+    "$SANDBOX/box.log" "$SHOTS" '{"requester_name": "Grace Hopper",
+    "requester_email": "grace@example.org",
+    "message": "Could we talk about compilers next Tuesday?"}'
+elif [ "$FORM" = yes ]; then
+  echo "(no browser here for screenshots: make deps installs Debian's chromium)"
   "$PYTHON" - "$GATE" "$SANDBOX/box.log" <<'PY'
 import json, sys, time, urllib.parse, urllib.request
 gate, log = sys.argv[1:]

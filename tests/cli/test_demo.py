@@ -29,6 +29,14 @@ def test_the_demo_walks_every_gate_and_says_what_each_side_saw(tmp_path):
     assert re.search(r"published meeting: http://127\.0\.0\.1:\d+/v1/types/meeting", out)
     assert re.search(r"pushed \d+ slots? of consult to http://127\.0\.0\.1:\d+", out)
     assert re.search(r"\ndrained \d+ from http://127\.0\.0\.1:\d+: ", out)
+    # With a browser here, the stranger's pages are screenshots under build/.
+    if os.access("/usr/bin/chromium", os.X_OK) and \
+            (ROOT / "tests" / "web" / "node_modules" / "playwright-core").is_dir():
+        shots = re.findall(r"^  (/\S+/screenshots/demo/\d\d-[a-z-]+\.png)$", out, re.M)
+        assert [s.rsplit("/", 1)[1] for s in shots] == [
+            "01-form.png", "02-filled.png", "03-check-email.png", "04-confirm.png",
+            "05-confirmed.png"]
+        assert all(open(s, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for s in shots)
     # The sandbox goes with the demo: nothing is left in TMPDIR.
     assert [d.name for d in tmp_path.iterdir() if d.name.startswith("mecha-demo.")] == []
     # The client configuration it prints is JSON a person can paste as it is.

@@ -18,17 +18,33 @@ export function haveChromium() {
   return existsSync(CHROMIUM);
 }
 
+// Chromium puts its single-instance socket in a directory under its TMPDIR, and
+// a socket's path must fit in 108 bytes: under a deep TMPDIR (a test's own) it
+// aborts. Its TMPDIR is then a new directory in /tmp, removed on close like the
+// profile.
+function browserTmp(under) {
+  const fits = Buffer.byteLength(join(under, "chromium-tmp-XXXXXX",
+                                      "org.chromium.Chromium.XXXXXX", "SingletonSocket")) < 100;
+  return mkdtempSync(join(fits ? under : "/tmp", "chromium-tmp-"));
+}
+
 // { context, page, close() } — javaScript: false is a stranger with scripts off.
 export async function openBrowser(under, { javaScript = true } = {}) {
   const profile = mkdtempSync(join(under, "chromium-profile-"));
+  const tmp = browserTmp(under);
+  const clean = () => {
+    rmSync(profile, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
+  };
   let context;
   try {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM, headless: true, args: FLAGS, javaScriptEnabled: javaScript,
       colorScheme: "light", viewport: { width: 900, height: 900 }, timeout: 60000,
+      env: { ...process.env, TMPDIR: tmp },
     });
   } catch (e) {
-    rmSync(profile, { recursive: true, force: true });
+    clean();
     throw e;
   }
   context.setDefaultTimeout(30000);
@@ -37,7 +53,7 @@ export async function openBrowser(under, { javaScript = true } = {}) {
     context, page,
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      clean();
     },
   };
 }

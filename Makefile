@@ -233,9 +233,12 @@ $(BUILD)/tests/state_table: tests/support/state_table.c $(BUILD)/libmecha.a
 	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
+# The drain and the box's queue are killed against a real box on loopback
+# (mecha-box), its rows put in by build/tests/box_seed.
 crash_env = TMPDIR=$(TEST_TMP)/crash MECHA_BIN=$(abspath $(BUILD)/mecha) \
-	    MECHA_STATE_TABLE=$(abspath $(BUILD)/tests/state_table)
-crash: $(BUILD)/mecha $(BUILD)/tests/state_table
+	    MECHA_STATE_TABLE=$(abspath $(BUILD)/tests/state_table) \
+	    BOX_SEED=$(abspath $(BUILD)/tests/box_seed)
+crash: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/state_table $(BUILD)/tests/box_seed
 	@$(call tmp_fresh,crash)
 	@status=0; \
 	$(crash_env) $(PYTHON) tests/crash/crash_rounds.py --rounds $(CRASH_ROUNDS) $(CRASH_ARGS) || status=1; \

@@ -64,7 +64,10 @@ def kill(house, w, t, rng, job, known_torn):
     if point.get("hold"):
         house.sink.hold_next()
         until = house.sink.holding.is_set
-    run = house.mecha_killed(job.args, input=job.input, env=env, delay=delay, until=until)
+    if job.args is None:  # the writer's process is not one mecha run: it kills it itself
+        run = w.kill(house, job, rng)
+    else:
+        run = house.mecha_killed(job.args, input=job.input, env=env, delay=delay, until=until)
     if point.get("hold"):
         house.sink.release_hold()
     if w.mail and (run.killed or run.hooked):

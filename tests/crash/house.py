@@ -1,7 +1,8 @@
 """The house the crash and race rounds run in: a MECHA_HOME under $TMPDIR, the
 real binary, and the real loopback servers of tests/support (two scripted
 model servers — one answers extraction, one answers triage — and the SMTP
-sink, in this process).
+sink, in this process), and, for the writers that need one, a real `mecha box
+serve` on loopback (the gate: tests/cli/box_fixture.Box, SQLite under the house).
 
 Everything started here is started in a process group of its own and killed
 by that group; everything written here is under one directory that close()
@@ -13,11 +14,13 @@ import os
 import pathlib
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import types
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -26,6 +29,7 @@ STATE_TABLE = os.environ.get("MECHA_STATE_TABLE", str(ROOT / "build" / "tests" /
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 sys.path.insert(0, str(ROOT / "tests" / "support"))
+sys.path.insert(0, str(ROOT / "tests" / "cli"))
 from smtp_sink import SmtpSink  # noqa: E402
 
 EXTRACTION = {
@@ -35,6 +39,9 @@ EXTRACTION = {
 FROM = "Me Myself <me@example.org>"
 SCHEMA = "m1nd-mission-letter-v0"
 T0 = "2026-07-09T00:00:00Z"
+# The box counts its queue from here, so a drained record never takes a seq the
+# house's own records use (Counter counts from 1).
+GATE_SEQ0 = 1_000_000
 
 
 # -- processes ----------------------------------------------------------------------
@@ -222,6 +229,7 @@ class House:
         self.triager = ModelServer(self.root / "model-triage",
                                    default={"text": "Nothing to draft here."})
         self.homes = 0
+        self.box_server = None
         self.new_home()
 
     def new_home(self):
@@ -244,7 +252,28 @@ class House:
         self.env.update(MECHA_HOME=str(self.home), HOME=str(self.root), NO_COLOR="1")
         return self.home
 
+    def gate(self):
+        """The box on loopback, started on first use and again after a writer killed
+        it, with the home paired to it (its port changes with each start, so the
+        home's factory/config.toml is written again)."""
+        from box_fixture import Box
+        from test_drain import connect
+
+        if self.box_server is None:
+            self.box_server = Box(self.root)
+            with sqlite3.connect(self.box_server.db) as db:
+                db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('queue', ?)",
+                           (GATE_SEQ0,))
+            self.box_server.keys["drain"] = cheap_drain_key(self.box_server)
+        b = self.box_server
+        if b.proc is None or b.proc.poll() is not None:
+            b.start()
+            connect(types.SimpleNamespace(home=self.home), b, "lab-application", "meeting")
+        return b
+
     def close(self):
+        if self.box_server is not None:
+            self.box_server.stop()
         self.extractor.stop()
         self.triager.stop()
         self.sink.stop()
@@ -309,6 +338,19 @@ class House:
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
         return path
+
+
+def cheap_drain_key(box):
+    """A drain key hashed with Argon2id at its smallest cost (the argon2 CLI, as
+    the box's tests make a reference-style hash): the box verifies the key on
+    every call, and at the owner's default cost that verification, not the
+    queue the rounds are about, would be most of a drain round."""
+    secret = hashlib.sha256(os.urandom(32)).hexdigest()
+    phc = subprocess.run(["argon2", "crash-rounds-salt", "-id", "-t", "1", "-k", "8", "-p", "1",
+                          "-l", "32", "-e"], input=secret.encode(), stdout=subprocess.PIPE,
+                         check=True).stdout.decode().strip()
+    box.seed("key", "ada", "drain", "00c0ffee00c0ffee", phc)
+    return f"mk_drn_00c0ffee00c0ffee.{secret}"
 
 
 # -- mission letters ----------------------------------------------------------------

@@ -6,8 +6,10 @@ A snapshot never writes: it reads the files, not mecha's read verbs (some of
 which reconcile as they read).
 """
 import collections
+import contextlib
 import json
 import re
+import sqlite3
 
 RECORD_NAME = re.compile(r"^-?[0-9]+-[A-Za-z0-9_-]{1,64}\.json$")
 REQUIRED = {"seq": int, "type_id": str, "state": str, "created_at": str, "drained_at": str,
@@ -114,6 +116,21 @@ def _files(d):
     return sorted(p for p in d.iterdir() if p.is_file())
 
 
+def gate_counts(box):
+    """The box's queue, counted: rows by state, attachment rows, blob files ({} without a box)."""
+    if box is None or not box.db.exists():
+        return {}
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{box.db}?mode=ro", uri=True,
+                                                timeout=10)) as db:
+            counts = dict(db.execute("SELECT state, COUNT(*) FROM queue GROUP BY state"))
+            counts["attachments"] = db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0]
+    except sqlite3.Error as exc:
+        return {"unreadable": str(exc)}
+    counts["blobs"] = sum(1 for p in (box.data / "attachments").rglob("*") if p.is_file())
+    return counts
+
+
 class Snapshot:
     def __init__(self, house):
         self.records, self.items, self.events, self.sessions = {}, {}, {}, {}
@@ -143,6 +160,7 @@ class Snapshot:
             if (house.requests / "bookings.jsonl").exists() else b""
         self.blocks = parse_blocks(house.blocks.read_bytes()) if house.blocks.exists() else None
         self.sink = collections.Counter(house.sink.message_ids())
+        self.gate = gate_counts(house.box_server)
 
     # -- views --
     def good_records(self):
@@ -209,6 +227,10 @@ def changes(a, b):
         tags.add("calendar:%+d" % (len(b.events) - len(a.events)))
     if b.sink != a.sink:
         tags.add("sink:+%d" % (sum(b.sink.values()) - sum(a.sink.values())))
+    for k in set(a.gate) | set(b.gate):
+        if a.gate.get(k) != b.gate.get(k):
+            tags.add(f"gate:{k}" if k == "unreadable" else
+                     "gate:%s%+d" % (k, b.gate.get(k, 0) - a.gate.get(k, 0)))
     if len(b.temps) > len(a.temps):
         tags.add("temp-left")
     if set(b.sessions) != set(a.sessions) or any(b.sessions[k] != a.sessions.get(k)

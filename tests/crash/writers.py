@@ -14,7 +14,9 @@ no mail, no named point) with
                 (the state a kill inside write(2) leaves: the box ends in the
                 first bytes of a letter — SIGKILL on a local file system
                 almost never tears a write, so the harness tears it itself)
-and two methods:
+and two methods (a writer whose process is not one mecha run — the box — gives
+its Job no args and a third method, kill(house, job, rng) -> house.Run, that
+starts it, kills it and says how):
     prepare(house, rng) -> Job   set the home up for one run (nothing killed
                                  here) and say what to run
     recover(house, job, run)     after the kill (or the exit), do what a
@@ -30,10 +32,17 @@ sweep's), list the values in points. The rounds give it the generic checks (ever
 nothing lost, exactly once, bookings, landing) before and after recover.
 """
 import datetime
+import hashlib
 import json
+import sqlite3
+import threading
+import time
 
-from house import (canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
+from box_visit import CHECK_EMAIL, links, path_of, put_type, visit
+from house import (Run, canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
                    triage_script)
+from test_box_uploads import APPLY, pdf, png, upload
+from test_drain import PDF, PNG, queue_lab, queued
 from tree import Bad, Snapshot
 
 BLOCK = "sb_crash"
@@ -521,5 +530,215 @@ class Land(Writer):
         return v + store_version_counts(house) + chain_violations(house, mid)
 
 
+# -- the box and the drain ----------------------------------------------------------
+DRAIN_POINTS = ("drain-attachment", "drain-record", "drain-before-ack", "drain-after-ack")
+
+
+def digest(data):
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+class Drain(Writer):
+    """mecha drain from the box on loopback: rows with two attachments each (put in by
+    box_seed, the box's own storage) and now and then one that does not validate.
+    Its promise: a row leaves the box only once its record and files are on disk."""
+    name = "drain"
+    points = [{"env": {"MECHA_TEST_KILL_AT": p}} for p in DRAIN_POINTS]
+
+    def prepare(self, house, rng):
+        box = house.gate()
+        files = house.root / "gate-files"
+        files.mkdir(exist_ok=True)
+        seqs = {queue_lab(box, files): "lab-application" for _ in range(rng.randint(1, 2))}
+        if rng.random() < 0.4:
+            seqs[box.queue({"requester_name": "Eve"})] = "meeting"  # no address: invalid
+        return Job(["drain", "--json"], seqs=seqs)
+
+    def recover(self, house, job, run):
+        box, seqs = house.gate(), job.ctx["seqs"]
+        at_box = {r["seq"] for r in queued(box)}
+        v = [f"drain: row {s} was acked and is not at home" + why
+             for s, t in seqs.items() if s not in at_box
+             for why in self.home_of(house, s, t)]
+        kept = {s: p.read_bytes() for s, t in seqs.items()
+                if (p := house.requests / f"{s:010d}-{t}.json").exists()}
+        v += rc_in(house.mecha("drain", "--json"), (0,), "drain again")
+        v += [f"drain: row {s} is still at the box after a clean drain"
+              for s in set(seqs) & {r["seq"] for r in queued(box)}]
+        for s, t in seqs.items():
+            v += [f"drain: row {s}" + why for why in self.home_of(house, s, t)]
+            if s in kept and (house.requests / f"{s:010d}-{t}.json").read_bytes() != kept[s]:
+                v.append(f"drain: record {s} was written again")
+        return v
+
+    def home_of(self, house, seq, type_id):
+        """What is wrong with row seq at home: one record, whole, its files whole."""
+        named = sorted(p.name for p in house.requests.glob(f"{seq:010d}-*.json"))
+        if named != [f"{seq:010d}-{type_id}.json"]:
+            return [f": the records at home are {named}"]
+        r = record(house, seq, type_id)
+        if r["valid"] != (type_id == "lab-application"):
+            return [f": valid is {r['valid']} ({r.get('invalid_reason')})"]
+        want = {"cv": PDF, "writing_sample": PNG} if r["valid"] else {}
+        got = {a["field"]: a for a in r.get("attachments", [])}
+        if set(got) != set(want):
+            return [f": attachments {sorted(got)}"]
+        bad = [f for f, a in got.items() if a["sha256"] != digest(want[f]) or
+               not (p := house.requests / a["path"]).exists() or p.read_bytes() != want[f]]
+        return [f": the files {bad} are not what the box held"] if bad else []
+
+
+class Traffic:
+    """Strangers and a drain at the box while it is killed: one stranger at a time
+    submits the form, confirms through the logged link and uploads two files (one
+    at a time, so the link logged next is theirs); beside them the drain acks
+    half of what is queued. What the box answered is what it promised."""
+
+    def __init__(self, box, first, strangers=2):
+        self.box, self.first, self.strangers = box, first, strangers
+        self.answered, self.uploaded, self.acked, self.acked_emails = 0, [], set(), set()
+        self.ops = 3 * strangers + 2
+
+    def stranger(self, n):
+        email, source = f"s{n}@example.net", f"127.1.{n // 250 % 250}.{1 + n % 250}"
+        seen = len(links(self.box))
+        status, _, page = visit(self.box, "POST", "/f/ada/apply", source=source,
+                                fields={"email": email, "portfolio": "true"})
+        self.answered += 1
+        if status != 200 or CHECK_EMAIL not in page:
+            return
+        deadline = time.monotonic() + 5
+        while len(links(self.box)) <= seen and time.monotonic() < deadline and \
+                self.box.proc.poll() is None:
+            time.sleep(0.01)
+        status, headers, _ = visit(self.box, "POST", path_of(links(self.box)[seen]),
+                                   source=source)
+        self.answered += 1
+        status, _, page = upload(self.box, headers["location"], [
+            ("cv", "cv.pdf", pdf(), "application/pdf"), ("photo", "me.png", png(), "image/png")],
+            source=source)
+        self.answered += 1
+        if status == 200 and "Confirmed" in page:
+            self.uploaded.append(email)
+
+    def strangers_run(self):
+        for n in range(self.first, self.first + self.strangers):
+            self.stranger(n)
+
+    def drain_run(self):
+        rows = queued(self.box)
+        self.answered += 1
+        half = rows[::2]
+        status, got = self.box.json("POST", "/v1/queue/ack", key="drain",
+                                    body={"seqs": [r["seq"] for r in half]})
+        self.answered += 1
+        if status == 200:
+            self.acked |= {r["seq"] for r in half}
+            self.acked_emails |= {json.loads(r["payload"]).get("email") for r in half}
+
+    def start(self):
+        def quietly(f):
+            try:
+                f()
+            except Exception:  # noqa: BLE001 - the box was killed under it: that is the point
+                pass
+        self.threads = [threading.Thread(target=quietly, args=(f,), daemon=True)
+                        for f in (self.strangers_run, self.drain_run)]
+        for t in self.threads:
+            t.start()
+
+    def join(self):
+        for t in self.threads:
+            t.join(60)
+
+
+class BoxQueue(Writer):
+    """The box itself, SIGKILLed while strangers submit, confirm and upload and the drain
+    acks. Its promise: the ledger opens, a queued row has all its attachment rows and
+    their blobs whole, an acked row is gone, an upload the box said it took is queued
+    (or acked), and the box starts again on what is left."""
+    name = "box-queue"
+
+    def __init__(self):
+        self.strangers = 0
+
+    def prepare(self, house, rng):
+        box = house.gate()
+        if not self.strangers:  # the form goes live, and home knows it for the drain
+            put_type(box, APPLY)
+            (house.home / "factory" / "types" / "apply.toml").write_text(APPLY)
+        files = house.root / "gate-files"
+        files.mkdir(exist_ok=True)
+        queue_lab(box, files)  # something with blobs for the drain to ack
+        traffic = Traffic(box, self.strangers)
+        self.strangers += traffic.strangers
+        return Job(None, traffic=traffic, box=box)
+
+    def kill(self, house, job, rng):
+        """Killed once a random number of the traffic's answers came back (0: at once)."""
+        t, box, t0 = job.ctx["traffic"], job.ctx["box"], time.monotonic()
+        after = rng.randrange(t.ops)
+        t.start()
+        deadline = t0 + 30
+        while t.answered < after and any(x.is_alive() for x in t.threads) and \
+                time.monotonic() < deadline:
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0, 0.004))
+        killpg_box(box)
+        t.join()
+        return Run(["box", "serve"], box.proc.returncode, "", "", True, time.monotonic() - t0)
+
+    def recover(self, house, job, run):
+        box, t = job.ctx["box"], job.ctx["traffic"]
+        v = ledger_violations(box, t)
+        house.gate()
+        status, got = box.json("GET", "/v1/queue?since=0", key="drain")
+        if status != 200:
+            v.append(f"box-queue: after a restart /v1/queue answers {status}")
+        return v
+
+
+def killpg_box(box):
+    box.proc.kill()
+    box.proc.wait()
+
+
+def ledger_violations(box, t):
+    """What the ledger a kill left must be (read with SQLite, as the box reopens it)."""
+    try:
+        db = sqlite3.connect(str(box.db), timeout=10)
+        ok = db.execute("PRAGMA integrity_check").fetchall()
+        rows = {s: (ty, st, json.loads(p)) for s, ty, st, p in
+                db.execute("SELECT seq, type_id, state, payload FROM queue")}
+        atts = db.execute("SELECT id, user_id, seq, field, size, sha256 FROM attachments").fetchall()
+        db.close()
+    except (sqlite3.Error, ValueError) as exc:
+        return [f"box-queue: the ledger does not read: {exc}"]
+    v = [] if ok == [("ok",)] else [f"box-queue: integrity_check says {ok}"]
+    fields = {}
+    for aid, user, seq, field, size, sha in atts:
+        if seq not in rows:
+            v.append(f"box-queue: attachment {aid} names row {seq}, which is gone")
+            continue
+        fields.setdefault(seq, set()).add(field)
+        blob = box.data / "attachments" / user / aid
+        data = blob.read_bytes() if blob.exists() else None
+        if rows[seq][1] == "queued" and (data is None or len(data) != size or
+                                         digest(data) != "sha256:" + sha.lower().split(":")[-1]):
+            v.append(f"box-queue: row {seq}'s {field} blob is missing or not whole")
+    want = {"apply": {"cv", "photo"}, "lab-application": {"cv", "writing_sample"}}
+    for seq, (ty, state, _) in rows.items():
+        if state == "queued" and fields.get(seq, set()) != want.get(ty, set()):
+            v.append(f"box-queue: queued row {seq} ({ty}) has attachments "
+                     f"{sorted(fields.get(seq, ()))}")
+        if state != "queued" and fields.get(seq):
+            v.append(f"box-queue: row {seq} is {state} with attachments")
+    v += [f"box-queue: row {s} was acked and is still there" for s in t.acked & set(rows)]
+    held = {p.get("email") for _, st, p in rows.values() if st == "queued" and isinstance(p, dict)}
+    v += [f"box-queue: the upload of {e} was answered Confirmed and is not queued"
+          for e in t.uploaded if e not in held and e not in t.acked_emails]
+    return v
+
+
 WRITERS = [Extract(), Close(), Reconcile(), Triage(), Draft(), Approve(), PostCli(), PostMcp(),
-           Land(), BlocksAdd(), Sweep()]
+           Land(), BlocksAdd(), Sweep(), Drain(), BoxQueue()]

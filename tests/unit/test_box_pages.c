@@ -434,7 +434,8 @@ Test(form, every_operator_is_said_in_words)
 
 Test(form, steps_are_fieldsets_with_their_title_description_and_condition)
 {
-	struct manifest *letter = manifest_fixture_file("letter"), *speaking = manifest_fixture_file("speaking");
+	struct manifest *letter = manifest_fixture_file("letter");
+	struct manifest *speaking = manifest_fixture_file("speaking");
 	char *a = page_form(&form_ctx, letter, NULL, NULL), *b = page_form(&form_ctx, speaking, NULL, NULL);
 
 	a_page(a);

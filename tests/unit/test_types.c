@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "manifest_fixture.h"
+#include "scratch.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -16,10 +17,12 @@
 #include "types/confirmation.h"
 #include "types/manifest.h"
 #include "types/schema.h"
+#include "types/typecache.h"
 #include "types/validate.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 
 /* Every issue of a manifest that must not load, as "LINE: message" lines. */
@@ -924,4 +927,38 @@ Test(confirmation, placeholders_fill_from_the_values_on_one_line)
 	free(page);
 	json_decref(v);
 	manifest_free(m);
+}
+
+/* ---- the request store's type cache ------------------------------------------------ */
+
+static char *cache_after(const char *before, const char *type_id)
+{
+	char dir[256], *path, *text;
+	struct err e;
+	size_t len;
+
+	cr_assert_not_null(scratch_mkdtemp(dir, sizeof dir, "typecache"));
+	path = fs_join(dir, TYPECACHE_FILE);
+	if (before)
+		cr_assert_eq(fs_replace(path, before, strlen(before), &e), 0, "%s", e.msg);
+	typecache_note(dir, type_id);
+	cr_assert_eq(fs_read(path, &text, &len, &e), 0, "%s", e.msg);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return text;
+}
+
+Test(typecache, a_writer_adds_its_type_once_and_carries_no_hostile_line_forward)
+{
+	char *fresh = cache_after(NULL, "meeting"), *same = cache_after("meeting\n", "meeting");
+	char *cleaned = cache_after("meeting\n../../etc\nok_2\n\n", "Letter-1");
+
+	cr_assert_str_eq(fresh, "meeting\n");
+	cr_assert_str_eq(same, "meeting\n");
+	cr_assert_str_eq(cleaned, "meeting\nok_2\nLetter-1\n");
+	cr_assert(typecache_has(cleaned, strlen(cleaned), "ok_2"));
+	cr_assert(!typecache_has(cleaned, strlen(cleaned), "ok"));
+	cr_assert(!typecache_id_ok("a/b") && !typecache_id_ok("") && typecache_id_ok("A-z_9"));
+	free(fresh), free(same), free(cleaned);
 }

@@ -491,35 +491,54 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 	return 0;
 }
 
-struct owner {
-	const char *id;
-	long long seq;
-	int found;
+struct owners {
+	char *const *ids;
+	long long *seqs;
+	size_t n, left;
 };
 
-static int owner_one(struct record *r, void *arg, struct err *e)
+static int owners_one(struct record *r, void *arg, struct err *e)
 {
-	struct owner *o = arg;
+	struct owners *o = arg;
 
 	(void)e;
-	if (!record_has_draft(r, o->id))
-		return VERDICT_NEXT;
-	o->seq = r->seq;
-	o->found = 1;
-	return VERDICT_STOP;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->seqs[i] < 0 && record_has_draft(r, o->ids[i])) {
+			o->seqs[i] = r->seq; /* the first record in seq order that lists it */
+			o->left--;
+		}
+	return o->left ? VERDICT_NEXT : VERDICT_STOP;
 }
 
-int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e)
+/* "\"" and what every id begins with: each owner's file holds it, so others go unparsed. */
+static char *owners_needle(char *const *ids, size_t n)
 {
-	struct owner o = { draft_id, -1, 0 };
-	char *needle = xasprintf("\"%s\"", draft_id);
-	int rc = store_each_mentioning(s, needle, owner_one, &o, e);
+	size_t common = strlen(ids[0]);
 
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = 0; k < common; k++)
+			if (ids[i][k] != ids[0][k]) {
+				common = k;
+				break;
+			}
+	return xasprintf("\"%.*s", (int)common, ids[0]);
+}
+
+int store_owners_of_drafts(struct store *s, char *const *ids, size_t n, long long *seqs,
+			   struct err *e)
+{
+	struct owners o = { ids, seqs, n, n };
+	char *needle;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		seqs[i] = -1;
+	if (n == 0)
+		return 0;
+	needle = owners_needle(ids, n);
+	rc = store_each_mentioning(s, needle, owners_one, &o, e);
 	free(needle);
-	if (rc != 0)
-		return -1;
-	*seq = o.seq;
-	return o.found;
+	return rc;
 }
 
 int store_get(struct store *s, long long seq, struct record *out, struct err *e)

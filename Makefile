@@ -142,10 +142,14 @@ $(BUILD)/mecha-review: $(REVIEW_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
 	  $(shell pkg-config --libs $(TUI_PKGS))
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a
+# What several unit tests share (tests/unit/*_fixture.c), linked into each of them.
+UNIT_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*_fixture.c))
+-include $(UNIT_SUPPORT_OBJ:.o=.d)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a $(UNIT_SUPPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
+	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha.a \
 	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 # The tests' temporary files go under $(TEST_TMP), never straight into /tmp:
@@ -165,10 +169,12 @@ unit: $(UNIT_BIN)
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
 # The box's own units link the box's library (src/box is not in libmecha.a).
-$(BUILD)/tests/test_box_multipart: tests/unit/test_box_multipart.c $(BUILD)/libmecha-box.a
+$(BUILD)/tests/test_box_multipart: tests/unit/test_box_multipart.c $(BUILD)/libmecha-box.a \
+                                   $(UNIT_SUPPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libmecha-box.a \
+	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) \
+	  $(BUILD)/libmecha-box.a \
 	  $(shell pkg-config --libs criterion) \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
@@ -276,9 +282,10 @@ $(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(B
 	@mkdir -p $(dir $@)
 	@echo "  CC      $(filter %.c,$^)"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(BOX_PAGE_OBJ) \
+	  $(if $(findstring test_,$@),$(UNIT_SUPPORT_OBJ)) \
 	  $(BUILD)/libmecha.a $(if $(findstring test_,$@),$(shell pkg-config --libs criterion)) \
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
-$(BUILD)/tests/test_box_pages: tests/unit/test_box_pages.c
+$(BUILD)/tests/test_box_pages: tests/unit/test_box_pages.c $(UNIT_SUPPORT_OBJ)
 $(BUILD)/tests/box_pages_dump: tests/support/box_pages_dump.c
 
 # The node test tools of tests/web, pinned by its lock file. npm is asked only

@@ -9,7 +9,8 @@
  * small encoder below (every key quoted, every string a basic string with
  * escapes, tables as headers, arrays of tables as [[headers]], the rest
  * inline), decodes again to the same typed values — toml-test's typed JSON,
- * where every scalar carries its type and its exact spelling. The one
+ * where every scalar carries its type and its exact spelling (base/toml's
+ * toml_to_tagged_json, as toml-test's decoder prints it). The one
  * difference allowed: the text written may exceed a limit of the reader (the
  * parts of a key, the depth of nesting) that the original did not.
  */
@@ -26,59 +27,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* ---- the typed JSON of toml-test (as tests/support/toml_decode.c writes it) ---- */
-
-static json_t *typed(const char *type, const char *value)
-{
-	return json_pack("{s:s,s:s}", "type", type, "value", value);
-}
-
-static json_t *scalar(const struct toml_value *v)
-{
-	static const char *const dt[] = { [TOML_DATETIME] = "datetime",
-					   [TOML_DATETIME_LOCAL] = "datetime-local",
-					   [TOML_DATE_LOCAL] = "date-local",
-					   [TOML_TIME_LOCAL] = "time-local" };
-	char s[64];
-
-	switch (v->type) {
-	case TOML_STRING:
-		return json_pack("{s:s,s:s%}", "type", "string", "value", v->u.str.ptr, v->u.str.len);
-	case TOML_INTEGER:
-		snprintf(s, sizeof s, "%lld", v->u.integer);
-		return typed("integer", s);
-	case TOML_FLOAT:
-		if (isnan(v->u.real))
-			snprintf(s, sizeof s, "nan");
-		else
-			snprintf(s, sizeof s, "%.17g", v->u.real);
-		return typed("float", s);
-	case TOML_BOOL:
-		return typed("bool", v->u.boolean ? "true" : "false");
-	default:
-		toml_datetime_format(v, s);
-		return typed(dt[v->type], s);
-	}
-}
-
-static json_t *tagged(const struct toml_value *v)
-{
-	json_t *o;
-
-	if (v->type == TOML_ARRAY) {
-		o = json_array();
-		for (size_t i = 0; i < v->u.array.n; i++)
-			json_array_append_new(o, tagged(v->u.array.items[i]));
-		return o;
-	}
-	if (v->type != TOML_TABLE)
-		return scalar(v);
-	o = json_object();
-	for (size_t i = 0; i < v->u.table.n; i++)
-		json_object_setn_new(o, v->u.table.items[i].key, v->u.table.items[i].keylen,
-				     tagged(v->u.table.items[i].value));
-	return o;
-}
+/* ---- comparing two decodings ------------------------------------------------ */
 
 /* json_equal, also for keys that hold a NUL byte (jansson's looks keys up only to it). */
 static int same(const json_t *a, const json_t *b)
@@ -251,8 +200,8 @@ static void round_trip(const struct toml_value *doc)
 		buf_free(&text);
 		return;
 	}
-	one = tagged(doc);
-	two = tagged(again);
+	one = toml_to_tagged_json(doc);
+	two = toml_to_tagged_json(again);
 	if (!same(one, two))
 		__builtin_trap(); /* the same document decoded to other values */
 	json_decref(one);

@@ -1,8 +1,9 @@
 /*
  * linediff — an LCS table over lines, walked from the top so the diff reads
  * in order. Where an added and a removed line could come in either order
- * without shortening the common run, the added line comes first: that is
- * what `mecha outbox show` has always printed, and its readers know it.
+ * without shortening the common run, the removed line comes first (what goes,
+ * then what replaces it): that is what `mecha outbox show` has always
+ * printed, its readers know it, and tests/unit/test_outbox_view.c pins it.
  */
 #include "base/linediff.h"
 

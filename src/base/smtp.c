@@ -285,22 +285,96 @@ static struct curl_slist *envelope(char *const *rcpt, size_t n)
 	return list;
 }
 
-static void smtp_options(CURL *h, const struct smtp_route *r, const char *pw, int loopback)
+/* One connection's setup, shared by a send and a probe. */
+struct smtp_conn {
+	CURL *h;
+	char *where; /* host:port, for messages */
+	char *login; /* NULL: no login */
+	int loopback;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+/*
+ * The login name: [mail] username, else the bare address of from — never its
+ * display name ("Me <me@example.org>" logs in as me@example.org), as the
+ * configuration's documentation says.
+ */
+static int smtp_login(const struct smtp_route *r, char **login, struct err *e)
 {
-	curl_easy_setopt(h, CURLOPT_URL, r->url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 120L);
+	struct addr from;
+
+	*login = NULL;
+	if (r->username && *r->username) {
+		*login = xstrdup(r->username);
+		return 0;
+	}
+	if (addr_parse(r->from ? r->from : "", r->from ? strlen(r->from) : 0, "[mail] from", &from,
+		       e) != 0) {
+		err_prefix(e, "the SMTP login is the address in [mail] from when username is unset");
+		return -1;
+	}
+	*login = from.spec;
+	from.spec = NULL;
+	addr_free(&from);
+	return 0;
+}
+
+static void smtp_options(struct smtp_conn *c, const struct smtp_route *r, const char *pw)
+{
+	curl_easy_setopt(c->h, CURLOPT_URL, r->url);
+	curl_easy_setopt(c->h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(c->h, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c->h, CURLOPT_ERRORBUFFER, c->errbuf);
 	/* Upgrade whenever the server offers STARTTLS; with a password, insist on it
 	 * unless the server is this machine. */
-	curl_easy_setopt(h, CURLOPT_USE_SSL,
-			 pw && !loopback ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_TRY);
+	curl_easy_setopt(c->h, CURLOPT_USE_SSL,
+			 pw && !c->loopback ? (long)CURLUSESSL_ALL : (long)CURLUSESSL_TRY);
 	if (pw) {
-		curl_easy_setopt(h, CURLOPT_USERNAME,
-				 r->username && *r->username ? r->username : r->from);
-		curl_easy_setopt(h, CURLOPT_PASSWORD, pw);
+		curl_easy_setopt(c->h, CURLOPT_USERNAME, c->login);
+		curl_easy_setopt(c->h, CURLOPT_PASSWORD, pw);
 	}
+}
+
+static void smtp_conn_close(struct smtp_conn *c)
+{
+	if (c->h)
+		curl_easy_cleanup(c->h);
+	free(c->where);
+	free(c->login);
+	memset(c, 0, sizeof *c);
+}
+
+/* Every check a route must pass before a byte goes out, then the handle set up. */
+static int smtp_conn_open(struct smtp_conn *c, const struct smtp_route *r, struct err *e)
+{
+	const char *pw;
+
+	memset(c, 0, sizeof *c);
+	if (!r->url || !smtp_scheme_ok(r->url))
+		return err_set(e, ERR_NO_ROUTE, "[mail] smtp_url must start with smtp:// or smtps://");
+	if (smtp_password(r, &pw, e) != 0 || (pw && smtp_login(r, &c->login, e) != 0))
+		return -1;
+	if (dl_require(DL_CURL, e) != 0) {
+		smtp_conn_close(c);
+		return -1;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->h = curl_easy_init())) {
+		smtp_conn_close(c);
+		return err_set(e, ERR_DELIVERY, "libcurl could not start");
+	}
+	c->where = smtp_where(r->url, &c->loopback);
+	smtp_options(c, r, pw);
+	return 0;
+}
+
+/* " (the server answered 535)", or "" when it said nothing. */
+static void smtp_answered(CURL *h, long *code, char out[48])
+{
+	*code = 0;
+	out[0] = '\0';
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, code);
+	if (*code > 0)
+		snprintf(out, 48, " (the server answered %ld)", *code);
 }
 
 /*
@@ -316,50 +390,62 @@ static enum err_code smtp_outcome(const struct upload *up, long code)
 int smtp_send(const struct smtp_route *r, const char *from_spec, char *const *rcpt,
 	      size_t nrcpt, const char *text, size_t len, struct err *e)
 {
-	char errbuf[CURL_ERROR_SIZE] = "";
 	struct upload up = { text, len };
+	struct smtp_conn c;
 	struct curl_slist *list;
-	const char *pw;
-	char *from, *where;
-	int loopback, rc = 0;
-	long code = 0;
+	char *from, said[48];
+	int rc = 0;
+	long code;
 	CURLcode res;
-	CURL *h;
 
-	if (!smtp_scheme_ok(r->url))
-		return err_set(e, ERR_NO_ROUTE, "[mail] smtp_url must start with smtp:// or smtps://");
-	if (smtp_password(r, &pw, e) != 0)
+	if (smtp_conn_open(&c, r, e) != 0)
 		return -1;
-	if (dl_require(DL_CURL, e) != 0)
-		return -1;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(h = curl_easy_init()))
-		return err_set(e, ERR_DELIVERY, "libcurl could not start");
-	where = smtp_where(r->url, &loopback);
 	from = xasprintf("<%s>", from_spec);
 	list = envelope(rcpt, nrcpt);
-	smtp_options(h, r, pw, loopback);
-	curl_easy_setopt(h, CURLOPT_MAIL_FROM, from);
-	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, list);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, feed);
-	curl_easy_setopt(h, CURLOPT_READDATA, &up);
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	res = curl_easy_perform(h);
+	curl_easy_setopt(c.h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(c.h, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(c.h, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(c.h, CURLOPT_MAIL_RCPT, list);
+	curl_easy_setopt(c.h, CURLOPT_READFUNCTION, feed);
+	curl_easy_setopt(c.h, CURLOPT_READDATA, &up);
+	curl_easy_setopt(c.h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+	res = curl_easy_perform(c.h);
 	if (res != CURLE_OK) {
-		char said[48] = "";
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-		if (code > 0)
-			snprintf(said, sizeof said, " (the server answered %ld)", code);
-		rc = err_set(e, smtp_outcome(&up, code), "SMTP to %s failed: %s%s", where,
-			      errbuf[0] ? errbuf : curl_easy_strerror(res), said);
+		smtp_answered(c.h, &code, said);
+		rc = err_set(e, smtp_outcome(&up, code), "SMTP to %s failed: %s%s", c.where,
+			      c.errbuf[0] ? c.errbuf : curl_easy_strerror(res), said);
 		if (e->code == ERR_DELIVERY_UNCONFIRMED)
 			err_prefix(e, "the whole message went out but the server never confirmed it, "
 				   "so it may have arrived");
 	}
 	curl_slist_free_all(list);
-	curl_easy_cleanup(h);
 	free(from);
-	free(where);
+	smtp_conn_close(&c);
 	return rc;
 }
 
+int smtp_probe(const struct smtp_route *r, char **said, struct err *e)
+{
+	struct smtp_conn c;
+	char answered[48];
+	int rc = 0;
+	long code;
+	CURLcode res;
+
+	*said = NULL;
+	if (smtp_conn_open(&c, r, e) != 0)
+		return -1;
+	curl_easy_setopt(c.h, CURLOPT_CONNECT_ONLY, 1L); /* greeting, EHLO, STARTTLS, AUTH: no more */
+	curl_easy_setopt(c.h, CURLOPT_TIMEOUT, 30L);
+	res = curl_easy_perform(c.h);
+	smtp_answered(c.h, &code, answered);
+	if (res != CURLE_OK)
+		rc = err_set(e, ERR_DELIVERY, "SMTP to %s: %s%s", c.where,
+			      c.errbuf[0] ? c.errbuf : curl_easy_strerror(res), answered);
+	else if (c.login)
+		*said = xasprintf("%s answered EHLO and accepted the login of %s", c.where, c.login);
+	else
+		*said = xasprintf("%s answered EHLO (no login configured)", c.where);
+	smtp_conn_close(&c);
+	return rc;
+}

@@ -14,9 +14,11 @@
  * unless the server is this machine. A failure after every byte was handed
  * over and before the server confirmed is ERR_DELIVERY_UNCONFIRMED (it may
  * have arrived), any other ERR_DELIVERY; a route that cannot work ERR_NO_ROUTE.
+ * The login is [mail] username, else the bare address of from (never its
+ * display name). smtp_probe asks the same server the same way, sending nothing.
  *
  * Addresses are parsed by base/addr.h, the one parser. Ownership: everything
- * passed in is borrowed.
+ * passed in is borrowed; smtp_probe's *said is new.
  */
 #ifndef MECHA_BASE_SMTP_H
 #define MECHA_BASE_SMTP_H
@@ -43,13 +45,22 @@ void smtp_base64(struct buf *b, const unsigned char *s, size_t n);
 /* Where a message goes: the [mail] keys of config.toml and box.toml alike. */
 struct smtp_route {
 	const char *url;          /* smtp:// or smtps:// */
-	const char *username;     /* NULL: the from address */
-	const char *from;         /* the configured sender (for the login) */
+	const char *username;     /* NULL: the bare address of from */
+	const char *from;         /* the configured sender, "Name <addr>" or "addr" (for the login) */
 	const char *password_env; /* the variable holding the password; NULL: no login */
 };
 
 /* Sends text[0..len) (a whole message, CRLF) from from_spec to every rcpt. */
 int smtp_send(const struct smtp_route *r, const char *from_spec, char *const *rcpt,
 	      size_t nrcpt, const char *text, size_t len, struct err *e);
+
+/*
+ * Whether the route would take a message, asked without sending one: the
+ * greeting, EHLO, STARTTLS and the login exactly as smtp_send does them, then
+ * QUIT — no MAIL FROM, no RCPT, no DATA. 0 with *said (new: free it) telling
+ * how far it went; -1 with ERR_DELIVERY naming host:port and what the server
+ * said, or the errors smtp_send meets before connecting.
+ */
+int smtp_probe(const struct smtp_route *r, char **said, struct err *e);
 
 #endif

@@ -1256,3 +1256,60 @@ json_t *toml_to_json(const struct toml_value *v)
 		return json_string(when);
 	}
 }
+
+/* ---- toml-test's typed JSON ------------------------------------------------------ */
+
+static json_t *tagged_scalar(const char *type, const char *value)
+{
+	return json_pack("{s:s,s:s}", "type", type, "value", value);
+}
+
+/* A scalar as {"type": …, "value": its exact spelling}; nan has no sign, as in TOML. */
+static json_t *tagged_leaf(const struct toml_value *v)
+{
+	static const char *const when[] = { [TOML_DATETIME] = "datetime",
+					     [TOML_DATETIME_LOCAL] = "datetime-local",
+					     [TOML_DATE_LOCAL] = "date-local",
+					     [TOML_TIME_LOCAL] = "time-local" };
+	char s[64];
+
+	switch (v->type) {
+	case TOML_STRING:
+		return json_pack("{s:s,s:s%}", "type", "string", "value", v->u.str.ptr, v->u.str.len);
+	case TOML_INTEGER:
+		snprintf(s, sizeof s, "%lld", v->u.integer);
+		return tagged_scalar("integer", s);
+	case TOML_FLOAT:
+		if (isnan(v->u.real))
+			snprintf(s, sizeof s, "nan");
+		else if (isinf(v->u.real))
+			snprintf(s, sizeof s, "%sinf", v->u.real < 0 ? "-" : "");
+		else
+			snprintf(s, sizeof s, "%.17g", v->u.real);
+		return tagged_scalar("float", s);
+	case TOML_BOOL:
+		return tagged_scalar("bool", v->u.boolean ? "true" : "false");
+	default:
+		toml_datetime_format(v, s);
+		return tagged_scalar(when[v->type], s);
+	}
+}
+
+json_t *toml_to_tagged_json(const struct toml_value *v)
+{
+	json_t *o;
+
+	if (v->type == TOML_ARRAY) {
+		o = json_array();
+		for (size_t i = 0; i < v->u.array.n; i++)
+			json_array_append_new(o, toml_to_tagged_json(v->u.array.items[i]));
+		return o;
+	}
+	if (v->type != TOML_TABLE)
+		return tagged_leaf(v);
+	o = json_object();
+	for (size_t i = 0; i < v->u.table.n; i++)
+		json_object_setn_new(o, v->u.table.items[i].key, v->u.table.items[i].keylen,
+				     toml_to_tagged_json(v->u.table.items[i].value));
+	return o;
+}

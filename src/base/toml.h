@@ -23,7 +23,8 @@
  *
  * Ownership: toml_parse returns a tree the caller frees with toml_free (the
  * root and everything under it). Every pointer the accessors return is
- * BORROWED from that tree. toml_to_json returns a NEW jansson reference.
+ * BORROWED from that tree. toml_to_json and toml_to_tagged_json return a NEW
+ * jansson reference.
  */
 #ifndef MECHA_BASE_TOML_H
 #define MECHA_BASE_TOML_H
@@ -110,5 +111,15 @@ void toml_datetime_format(const struct toml_value *v, char out[48]);
  * TOML spelling. A key holding a NUL byte is cut at it. NEW reference.
  */
 json_t *toml_to_json(const struct toml_value *v);
+
+/*
+ * The value as toml-test's typed JSON, which keeps what plain JSON loses:
+ * every scalar becomes {"type": "integer", "value": "1"} (its type and exact
+ * spelling: "nan", "-inf", a date-time as TOML spells it), arrays stay
+ * arrays, tables become objects whose keys keep every byte, NUL included
+ * (jansson's setn/getn). For the decoder toml-test drives
+ * (tests/support/toml_decode.c) and fuzz_toml's round trip. NEW reference.
+ */
+json_t *toml_to_tagged_json(const struct toml_value *v);
 
 #endif

@@ -51,10 +51,10 @@ static int id_arg(const char *verb, const char *what, const char *s)
 }
 
 /* The board --box names (~ expanded), else the default, bound as board_open_default says. */
-static int open_board(const struct opts *o, int bind, struct board *b, struct err *e)
+static int open_board(const struct opts *o, unsigned flags, struct board *b, struct err *e)
 {
 	char *box = o->box ? fs_expand_home(o->box) : NULL;
-	int rc = board_open_default(b, box, o->brain, bind, e);
+	int rc = board_open_default(b, box, o->brain, flags, e);
 
 	free(box);
 	return rc;
@@ -313,7 +313,8 @@ static int m_post(int argc, char **argv)
 	rc = post_open(a.n ? a.pos[0] : "-", &o, &f.fd);
 	if (rc != EXIT_OK)
 		return rc;
-	if (open_board(&o, 1, &b, &e) != 0) {
+	/* A stream of letters: the box stays open between posts, as for the MCP server. */
+	if (open_board(&o, BOARD_BIND | BOARD_KEEP, &b, &e) != 0) {
 		rc = cli_fail_json_line(&e, o.json);
 	} else {
 		run.b = &b;
@@ -369,7 +370,7 @@ static int m_new(int argc, char **argv)
 		return cli_usage_error("mission new", "--seat is oracle or hand, not '%s'", seat);
 	if (letter_capability_parse(cap, &c) != 0)
 		return cli_usage_error("mission new", "'%s' is not a capability", cap);
-	if (open_board(&o, 1, &b, &e) != 0)
+	if (open_board(&o, BOARD_BIND, &b, &e) != 0)
 		return cli_fail_json(&e, o.json);
 	rc = board_new(&b, o.agent, block, ref, s, c, NULL, &r, &e);
 	warn_skipped(&b);
@@ -630,7 +631,7 @@ static int m_land(int argc, char **argv)
 		return rc;
 	if (id_arg("mission land", "MISSION_ID", a.pos[0]) != 0)
 		return EXIT_USAGE;
-	if (open_board(&o, 1, &b, &e) != 0)
+	if (open_board(&o, BOARD_BIND, &b, &e) != 0)
 		return cli_fail_json(&e, o.json);
 	want = (uint64_t)expect;
 	rc = board_land(&b, a.pos[0], expect >= 0 ? &want : NULL, NULL, &r, &version, &e);
@@ -656,7 +657,7 @@ static int m_archive(int argc, char **argv)
 		return rc;
 	if (id_arg("mission archive", "MISSION_ID", a.pos[0]) != 0)
 		return EXIT_USAGE;
-	if (open_board(&o, 1, &b, &e) != 0)
+	if (open_board(&o, BOARD_BIND, &b, &e) != 0)
 		return cli_fail_json(&e, o.json);
 	rc = board_archive(&b, a.pos[0], NULL, &r, &e);
 	warn_skipped(&b);

@@ -512,6 +512,7 @@ static int ask_to_send(const struct outbox_list *l, const struct opts *o)
 struct unsent {
 	size_t n, sent;
 	struct buf ids;
+	struct answer_batch *batch; /* the batch's drafts: their requests found once */
 };
 
 static int send_one(struct cli_outbox *c, const struct outbox_item *it, const struct opts *o,
@@ -519,7 +520,7 @@ static int send_one(struct cli_outbox *c, const struct outbox_item *it, const st
 {
 	struct err e;
 	int rc = o->mark_sent ? release_mark_sent(&c->store, it->id, &e)
-			      : answer_release(&c->store, &c->cfg, it->id,
+			      : answer_release(u->batch, &c->store, &c->cfg, it->id,
 					       o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0, &e);
 
 	if (rc != 0) {
@@ -559,9 +560,12 @@ static int approve_selected(struct cli_outbox *c, const struct opts *o)
 		err_set(&e, ERR_DECLINED, "nothing was sent");
 		rc = cli_fail(&e);
 	} else {
-		struct unsent u = { 0, 0, BUF_INIT };
+		struct answer_batch batch;
+		struct unsent u = { 0, 0, BUF_INIT, &batch };
+		answer_begin(&batch, &l);
 		for (size_t i = 0; i < l.n; i++)
 			rc = worst(rc, send_one(c, &l.items[i], o, &u));
+		answer_end(&batch);
 		if (u.n && l.n > 1) {
 			fprintf(stderr, "mecha: %zu of %zu sent; not sent: ", u.sent, l.n);
 			print_safe(stderr, buf_str(&u.ids));

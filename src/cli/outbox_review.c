@@ -76,6 +76,7 @@ struct tally {
 	size_t sent, rejected, kept;
 	int status;
 	int quit;
+	struct answer_batch *batch; /* the session's drafts: their requests found once */
 };
 
 /*
@@ -115,7 +116,7 @@ static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
 	struct err e;
 
 	/* Through the front door's rule: a draft whose request was closed is not sent. */
-	if (answer_release(&c->store, &c->cfg, id, 0, &e) != 0) {
+	if (answer_release(t->batch, &c->store, &c->cfg, id, 0, &e) != 0) {
 		cli_fail(&e);
 		if (err_exit_code(&e) == EXIT_FAIL)
 			t->status = EXIT_FAIL;
@@ -178,7 +179,8 @@ int cli_outbox_review(int argc, char **argv)
 {
 	struct cli_outbox c;
 	struct outbox_list l;
-	struct tally t = { 0, 0, 0, EXIT_OK, 0 };
+	struct tally t = { 0, 0, 0, EXIT_OK, 0, NULL };
+	struct answer_batch batch;
 	struct cli_args a;
 	struct err e;
 	size_t n = 0;
@@ -194,6 +196,8 @@ int cli_outbox_review(int argc, char **argv)
 	}
 	for (size_t i = 0; i < l.n; i++)
 		n += outbox_item_pending(&l.items[i]);
+	answer_begin(&batch, &l);
+	t.batch = &batch;
 	for (size_t i = 0, k = 0; i < l.n && !t.quit; i++) {
 		if (!outbox_item_pending(&l.items[i]))
 			continue;
@@ -205,6 +209,7 @@ int cli_outbox_review(int argc, char **argv)
 		puts("Nothing is waiting for you.");
 	else
 		printf("\n%zu sent, %zu rejected, %zu kept.\n", t.sent, t.rejected, t.kept);
+	answer_end(&batch);
 	outbox_list_free(&l);
 	cli_outbox_close(&c);
 	return t.status;

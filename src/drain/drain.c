@@ -17,6 +17,7 @@
 #include "drain/intake.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
+#include "types/typecache.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -28,7 +29,6 @@
 #define FILE_TIMEOUT_S 600  /* one attachment, 16 MiB at the most */
 #define ACK_TIMEOUT_S 60
 #define PAUSE_MAX_S 60
-#define TYPE_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 
 struct run {
 	const struct drain_opts *o;
@@ -259,42 +259,6 @@ static int manifest_of(const struct intake_row *in, struct manifest **m, char **
 	return 0;
 }
 
-/*
- * The request store's hint of the types it holds (requests/.types, one type
- * id a line; frontdoor/store.c reads it to find a record by seq without a
- * scan): every writer adds the type of the record it wrote, under the lock,
- * and so does the drain. A hint: failing to keep it costs a scan, never a
- * record, so failures are ignored; only well-formed lines are carried on.
- */
-#define TYPES_HINT ".types"
-#define TYPES_HINT_MAX 64
-
-static void note_type(const struct run *run, const char *type)
-{
-	char *path = fs_join(run->store, TYPES_HINT), *old = NULL, *line, *save = NULL;
-	struct buf b = BUF_INIT;
-	struct err ignored;
-	size_t len, n = 0;
-	int listed = 0;
-
-	if (fs_read(path, &old, &len, &ignored) != 0)
-		old = NULL;
-	for (line = old ? strtok_r(old, "\n", &save) : NULL; line && !listed;
-	     line = strtok_r(NULL, "\n", &save)) {
-		listed = strcmp(line, type) == 0;
-		if (strlen(line) <= INTAKE_TYPE_MAX && strspn(line, TYPE_CHARS) == strlen(line) &&
-		    n++ < TYPES_HINT_MAX - 1)
-			buf_printf(&b, "%s\n", line);
-	}
-	if (!listed) {
-		buf_printf(&b, "%s\n", type);
-		fs_replace(path, buf_str(&b), b.len, &ignored);
-	}
-	buf_free(&b);
-	free(old);
-	free(path);
-}
-
 /* Under the store's lock: 1 created, 0 held (it is there now), -1 with e. */
 static int create_locked(struct run *run, const struct intake_row *in, const char *name,
 			 const char *text, struct err *e)
@@ -305,7 +269,7 @@ static int create_locked(struct run *run, const struct intake_row *in, const cha
 	if (home != 0) {
 		rc = home == 1 ? 0 : -1;
 	} else if ((rc = fs_create(path, text, strlen(text), e)) == 1) {
-		note_type(run, in->type);
+		typecache_note(run->store, in->type); /* the store's hint, as every writer keeps it */
 	} else if (rc == 0) {
 		/* Written meanwhile by someone who takes no lock: is it this request? */
 		home = at_home(run, in, name, e);

@@ -33,7 +33,8 @@
  * store: the drain sits beside the front door, not above it (the layers),
  * and a new record is one create — the front door's reader and rewriter
  * (spec/frontdoor.md §2) read exactly the bytes written here, in the same
- * key order, and its .types cache is a hint a miss falls back from.
+ * key order, and its .types cache (types/typecache.h, kept by the drain as
+ * by the store) is a hint a miss falls back from.
  *
  * Test hook (base/killpoint.h): MECHA_TEST_KILL_AT kills the drain with
  * SIGKILL at

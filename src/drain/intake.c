@@ -30,16 +30,6 @@ static int of_chars(const char *s, size_t max, const char *extra)
 	return 1;
 }
 
-static int digest_ok(const char *s)
-{
-	if (strncmp(s, "sha256:", 7) != 0 || strlen(s + 7) != 64)
-		return 0;
-	for (s += 7; *s; s++)
-		if (!isxdigit((unsigned char)*s))
-			return 0;
-	return 1;
-}
-
 static const char *str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
@@ -61,7 +51,7 @@ static const char *file_problem(const json_t *a, struct intake_file *f)
 		return "has no id that can be part of a URL";
 	if (!f->field || !f->filename || !f->content_type || !f->sha256)
 		return "lacks field, filename, sha256 or content_type";
-	if (!digest_ok(f->sha256))
+	if (!validate_digest_ok(f->sha256))
 		return "has a sha256 that is not \"sha256:\" and 64 hex digits";
 	if (!json_is_integer(size) || json_integer_value(size) < 0)
 		return "has no size";

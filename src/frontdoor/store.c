@@ -11,6 +11,7 @@
 #include "base/lock.h"
 #include "base/text.h"
 #include "config/home.h"
+#include "types/typecache.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -127,70 +128,20 @@ static void warn_unreadable(struct store *s, const char *name, const struct err 
 	fputc('\n', s->warn);
 }
 
-/*
- * The type ids present in the store, cached in <dir>/.types so that finding
- * one seq is a few stats instead of a scan of every name. It is a hint, never
- * the truth: a miss falls back to the scan, and every name read from it is
- * checked like a type_id before it becomes part of a path. A read never
- * writes it (a read creates and changes nothing): a writer adds the type of
- * the record it wrote, under the store lock it already holds.
- */
-#define TYPES_FILE ".types"
-#define TYPES_MAX 64
-
-/* 1 when the cache text lists type_id on a line of its own. */
-static int types_has(const char *types, size_t len, const char *type_id)
-{
-	size_t n = strlen(type_id);
-
-	for (const char *p = types, *end = types + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		if (l == n && memcmp(p, type_id, n) == 0)
-			return 1;
-		p += l + 1;
-	}
-	return 0;
-}
-
-/* Adds type_id to the cache unless it is there. Hold the lock. Failures are ignored (a hint). */
-static void types_note(struct store *s, const char *type_id)
-{
-	struct buf b = BUF_INIT;
-	char *old = NULL, *line, *save = NULL, *path;
-	size_t len = 0, n = 0;
-	struct err ignored;
-
-	if (fs_read_at(s->dirfd, TYPES_FILE, &old, &len, &ignored) == 0 &&
-	    types_has(old, len, type_id)) {
-		free(old);
-		return;
-	}
-	/* Only well-formed lines survive a rewrite: a hostile cache is not copied forward. */
-	for (line = old ? strtok_r(old, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
-		if (record_type_id_ok(line) && n++ < TYPES_MAX - 1)
-			buf_printf(&b, "%s\n", line);
-	buf_printf(&b, "%s\n", type_id);
-	path = fs_join(s->dir, TYPES_FILE);
-	fs_replace(path, buf_str(&b), b.len, &ignored);
-	free(path);
-	free(old);
-	buf_free(&b);
-}
+/* The type ids present in the store: types/typecache.h (a hint, never the truth). */
 
 /* The fast path of store_find: 1 found, 0 not found this way. */
 static int find_by_types(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX])
 {
 	char *types, *line, *save = NULL;
 	size_t len;
-	struct err ignored;
 	struct stat st;
 	int found = 0;
 
-	if (fs_read_at(s->dirfd, TYPES_FILE, &types, &len, &ignored) != 0)
+	if (typecache_read(s->dirfd, &types, &len) != 0)
 		return 0;
 	for (line = strtok_r(types, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
-		if (!record_type_id_ok(line))
+		if (!typecache_id_ok(line))
 			continue;
 		record_file_name(seq, line, name);
 		found = fstatat(s->dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
@@ -540,35 +491,54 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 	return 0;
 }
 
-struct owner {
-	const char *id;
-	long long seq;
-	int found;
+struct owners {
+	char *const *ids;
+	long long *seqs;
+	size_t n, left;
 };
 
-static int owner_one(struct record *r, void *arg, struct err *e)
+static int owners_one(struct record *r, void *arg, struct err *e)
 {
-	struct owner *o = arg;
+	struct owners *o = arg;
 
 	(void)e;
-	if (!record_has_draft(r, o->id))
-		return VERDICT_NEXT;
-	o->seq = r->seq;
-	o->found = 1;
-	return VERDICT_STOP;
+	for (size_t i = 0; i < o->n; i++)
+		if (o->seqs[i] < 0 && record_has_draft(r, o->ids[i])) {
+			o->seqs[i] = r->seq; /* the first record in seq order that lists it */
+			o->left--;
+		}
+	return o->left ? VERDICT_NEXT : VERDICT_STOP;
 }
 
-int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e)
+/* "\"" and what every id begins with: each owner's file holds it, so others go unparsed. */
+static char *owners_needle(char *const *ids, size_t n)
 {
-	struct owner o = { draft_id, -1, 0 };
-	char *needle = xasprintf("\"%s\"", draft_id);
-	int rc = store_each_mentioning(s, needle, owner_one, &o, e);
+	size_t common = strlen(ids[0]);
 
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = 0; k < common; k++)
+			if (ids[i][k] != ids[0][k]) {
+				common = k;
+				break;
+			}
+	return xasprintf("\"%.*s", (int)common, ids[0]);
+}
+
+int store_owners_of_drafts(struct store *s, char *const *ids, size_t n, long long *seqs,
+			   struct err *e)
+{
+	struct owners o = { ids, seqs, n, n };
+	char *needle;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		seqs[i] = -1;
+	if (n == 0)
+		return 0;
+	needle = owners_needle(ids, n);
+	rc = store_each_mentioning(s, needle, owners_one, &o, e);
 	free(needle);
-	if (rc != 0)
-		return -1;
-	*seq = o.seq;
-	return o.found;
+	return rc;
 }
 
 int store_get(struct store *s, long long seq, struct record *out, struct err *e)
@@ -598,7 +568,7 @@ static int write_record(struct store *s, const struct record *r, struct err *e)
 	free(text);
 	free(path);
 	if (rc == 0)
-		types_note(s, r->type_id);
+		typecache_note(s->dir, r->type_id);
 	return rc;
 }
 
@@ -694,18 +664,17 @@ int store_types_missing(struct store *s, int *has_cache, char ***missing, size_t
 	char *types = NULL;
 	size_t len = 0, count;
 	struct entry *v;
-	struct err none;
 
 	*missing = NULL;
 	*n = 0;
-	*has_cache = s->dirfd >= 0 && fs_read_at(s->dirfd, TYPES_FILE, &types, &len, &none) == 0;
+	*has_cache = typecache_read(s->dirfd, &types, &len) == 0;
 	if (list_names(s, &v, &count, NULL, e) != 0) {
 		free(types);
 		return -1;
 	}
 	for (size_t i = 0; i < count; i++) {
 		char *t = name_type(v[i].name);
-		if ((types && types_has(types, len, t)) || listed(*missing, *n, t)) {
+		if ((types && typecache_has(types, len, t)) || listed(*missing, *n, t)) {
 			free(t);
 			continue;
 		}

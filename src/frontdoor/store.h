@@ -98,12 +98,14 @@ int store_get(struct store *s, long long seq, struct record *out, struct err *e)
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e);
 
 /*
- * The request a draft answers: the record whose `outbox` list holds the
- * draft's id. Returns 1 with *seq set, 0 when no record lists it (a draft
- * staged by hand or by another tool), -1 on failure. Files that do not
- * mention the id are not parsed.
+ * The requests drafts answer, in one pass however many drafts: for each
+ * ids[i], seqs[i] is the seq of the first record whose `outbox` list holds
+ * it, or -1 when no record lists it (a draft staged by hand or by another
+ * tool). 0, or -1 on failure. Files that do not mention what the ids begin
+ * with are not parsed.
  */
-int store_owner_of_draft(struct store *s, const char *draft_id, long long *seq, struct err *e);
+int store_owners_of_drafts(struct store *s, char *const *ids, size_t n, long long *seqs,
+			   struct err *e);
 
 /*
  * Read-modify-write of one record under the store lock. fn receives the record

@@ -205,7 +205,7 @@ json_t *tools_call(const char *name, const json_t *args, const char *session_id,
 /* The default box, bound to the configured brain. */
 static int board_open(struct board *b, struct err *e)
 {
-	return board_open_default(b, NULL, NULL, 1, e);
+	return board_open_default(b, NULL, NULL, BOARD_BIND, e);
 }
 
 /* A letter as the board stores it, as JSON (NEW). */
@@ -234,8 +234,6 @@ static int read_letter(const json_t *obj, struct letter *l, struct err *e)
 
 static json_t *run_mission_post(const json_t *args, struct err *e)
 {
-	/* For the life of the process: one server, one thread, posting again and again. */
-	static struct board_keep *kept;
 	const char *agent = json_string_value(json_object_get(args, "agent_id"));
 	struct board_result res;
 	struct letter l;
@@ -246,12 +244,10 @@ static json_t *run_mission_post(const json_t *args, struct err *e)
 		return NULL;
 	/* An agent writes its letters fresh: the house's clock rule (letter.h) applies. */
 	rc = letter_check_times(&l, e);
+	/* One server, one thread, posting again and again: the box stays open between posts. */
 	if (rc == 0)
-		rc = board_open(&b, e);
+		rc = board_open_default(&b, NULL, NULL, BOARD_BIND | BOARD_KEEP, e);
 	if (rc == 0) {
-		if (!kept)
-			kept = board_keep_new();
-		b.keep = kept;
 		rc = board_post_agent(&b, agent, &l, &res, e);
 		board_free(&b);
 	}

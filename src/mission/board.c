@@ -33,22 +33,28 @@ void board_init(struct board *b, const char *box, const char *brain)
 	b->brain = brain ? xstrdup(brain) : NULL;
 }
 
-int board_open_default(struct board *b, const char *box, const char *brain, int bind,
+int board_open_default(struct board *b, const char *box, const char *brain, unsigned flags,
 		       struct err *e)
 {
+	/* One process, one thread posting: what BOARD_KEEP lends every board it opens. */
+	static struct board_keep *kept;
 	struct config c;
 	char *path = box ? xstrdup(box) : home_default(HOME_MISSION_BOX, e);
 
 	if (!path)
 		return -1;
 	memset(&c, 0, sizeof c);
-	if (bind && !brain && config_load(&c, e) != 0) {
+	if ((flags & BOARD_BIND) && !brain && config_load(&c, e) != 0) {
 		free(path);
 		return -1;
 	}
 	board_init(b, path, brain ? brain : c.missions_brain);
 	config_free(&c);
 	free(path);
+	if ((flags & BOARD_KEEP) && !kept)
+		kept = board_keep_new();
+	if (flags & BOARD_KEEP)
+		b->keep = kept;
 	return 0;
 }
 

@@ -34,8 +34,8 @@
  *
  * Calling sequence:
  *     struct board b; board_init(&b, box_path, brain_or_NULL);
- *         (or board_open_default(&b, box_or_NULL, brain_or_NULL, bind, &err))
- *     [b.keep = a struct board_keep * that outlives b]
+ *         (or board_open_default(&b, box_or_NULL, brain_or_NULL, BOARD_BIND…, &err))
+ *     [b.keep = a struct board_keep * that outlives b; or BOARD_KEEP above]
  *     board_post(&b, agent, &letter, &result, &err) ... b.skipped ...
  *     board_free(&b);
  *
@@ -113,13 +113,21 @@ struct board_chain {
 };
 
 void board_init(struct board *b, const char *box, const char *brain);
+enum {
+	BOARD_BIND = 1, /* bind to [missions] brain when no brain is given (the verbs that post) */
+	BOARD_KEEP = 2, /* keep the box open between posts, for the life of the process */
+};
+
 /*
  * The board a front end means: box (NULL: the default box, home.h), bound to
- * brain, else — when bind is set (the verbs that post) — to [missions] brain
- * from config.toml. Fails when neither MECHA_HOME nor HOME is set, or when the
- * config it must read does not load. Free with board_free.
+ * brain, else — with BOARD_BIND — to [missions] brain from config.toml. With
+ * BOARD_KEEP, b.keep is the process's one struct board_keep (made on first
+ * use, never freed): every front end that posts letter after letter — the
+ * MCP server, `mission post` reading a stream — posts the same way. Fails
+ * when neither MECHA_HOME nor HOME is set, or when the config it must read
+ * does not load. Free with board_free.
  */
-int board_open_default(struct board *b, const char *box, const char *brain, int bind,
+int board_open_default(struct board *b, const char *box, const char *brain, unsigned flags,
 		       struct err *e);
 void board_free(struct board *b);
 

@@ -56,7 +56,8 @@ static int claim(struct outbox_store *s, const struct config *cfg, const char *i
 	int rc = -1;
 
 	*job = NULL;
-	if (outbox_store_lock(s, e) != 0)
+	/* A password or a program missing here stops the send before the draft is claimed. */
+	if (config_require(cfg, CONFIG_NEEDS_MAIL, e) != 0 || outbox_store_lock(s, e) != 0)
 		return -1;
 	if (outbox_store_read(s, id, &it, e) != 0)
 		goto out_unlock;
@@ -110,28 +111,44 @@ lost:
 	return -1;
 }
 
+int release_claim(struct outbox_store *s, const struct config *cfg, const char *id,
+		  unsigned flags, struct release_claim *c, struct err *e)
+{
+	memset(c, 0, sizeof *c);
+	if (claim(s, cfg, id, flags, &c->sink, &c->job, e) != 0)
+		return -1;
+	c->id = xstrdup(id);
+	return 0;
+}
+
+int release_deliver(struct outbox_store *s, const struct config *cfg, struct release_claim *c,
+		    struct err *e)
+{
+	struct err why;
+	int delivered, rc = 0;
+
+	err_clear(&why);
+	delivered = c->sink->deliver(cfg, c->job, &why) == 0;
+	c->sink->discard(c->job);
+	if (settle(s, c->id, delivered, &why, e) != 0) {
+		rc = -1;
+	} else if (!delivered) {
+		*e = why;
+		rc = -1;
+	}
+	free(c->id);
+	memset(c, 0, sizeof *c);
+	return rc;
+}
+
 int release_send(struct outbox_store *s, const struct config *cfg, const char *id,
 		 unsigned flags, struct err *e)
 {
-	const struct sink *sink = NULL;
-	void *job = NULL;
-	struct err why;
-	int delivered;
+	struct release_claim c;
 
-	/* A password or a program missing here stops the send before the draft is claimed. */
-	if (config_require(cfg, CONFIG_NEEDS_MAIL, e) != 0 ||
-	    claim(s, cfg, id, flags, &sink, &job, e) != 0)
+	if (release_claim(s, cfg, id, flags, &c, e) != 0)
 		return -1;
-	err_clear(&why);
-	delivered = sink->deliver(cfg, job, &why) == 0;
-	sink->discard(job);
-	if (settle(s, id, delivered, &why, e) != 0)
-		return -1;
-	if (!delivered) {
-		*e = why;
-		return -1;
-	}
-	return 0;
+	return release_deliver(s, cfg, &c, e);
 }
 
 static int mark_sent(struct outbox_item *it, void *ctx, struct err *e)

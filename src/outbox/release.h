@@ -18,7 +18,8 @@
  * staged may name one). A sink's failure is recorded on the item as `error`,
  * which stays pending.
  *
- * Ownership: nothing returned is allocated; ids and reasons are borrowed.
+ * Ownership: nothing returned is allocated but a struct release_claim's id,
+ * which release_deliver frees; ids and reasons are borrowed.
  */
 #ifndef MECHA_OUTBOX_RELEASE_H
 #define MECHA_OUTBOX_RELEASE_H
@@ -29,6 +30,7 @@ struct config;
 struct err;
 struct outbox_list;
 struct outbox_store;
+struct sink;
 
 enum {
 	RELEASE_FORCE = 1, /* send even though sending_since says a send was in flight */
@@ -42,6 +44,26 @@ enum {
  */
 int release_send(struct outbox_store *s, const struct config *cfg, const char *id,
 		 unsigned flags, struct err *e);
+
+/*
+ * release_send in its two halves, for a caller with a rule of its own to
+ * check under a lock it holds around the claim (frontdoor/answer.c holds the
+ * request store's): release_claim is step 1 (under the outbox lock, taken and
+ * released inside; the same refusals and failures as release_send), and
+ * release_deliver steps 2 and 3 — call it with no lock held, exactly once
+ * for every claim that returned 0. Lock order: a caller's lock, then the
+ * outbox's, never the reverse.
+ */
+struct release_claim {
+	const struct sink *sink;
+	void *job;
+	char *id; /* owned; release_deliver frees it */
+};
+
+int release_claim(struct outbox_store *s, const struct config *cfg, const char *id,
+		  unsigned flags, struct release_claim *c, struct err *e);
+int release_deliver(struct outbox_store *s, const struct config *cfg, struct release_claim *c,
+		    struct err *e);
 
 /*
  * Records a pending item as sent without delivering it: for an item left in

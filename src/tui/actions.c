@@ -1,7 +1,7 @@
 /*
  * actions — the keys that change something. Each asks what it must (a
  * reason, a confirmation), then makes the one library call the matching CLI
- * verb makes: release_send, release_reject, the edit calling sequence,
+ * verb makes: answer_release, release_reject, the edit calling sequence,
  * moves_close, moves_needs_info, extract_run, triage_run. A refusal is
  * shown as the library worded it, and nothing else is done after it.
  *
@@ -16,6 +16,7 @@
 #include "base/editor.h"
 #include "base/err.h"
 #include "base/text.h"
+#include "frontdoor/answer.h"
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/state.h"
@@ -132,11 +133,15 @@ void actions_approve(struct app *a)
 		return;
 	}
 	if (confirm_send(a, &ob, id)) {
+		struct answer_batch batch;
 		app_busy(a, "Sending %s…", id);
-		if (release_send(&ob, &a->cfg, id, 0, &e) != 0)
+		answer_begin(&batch, NULL); /* one draft: its request looked up alone */
+		/* Through the front door's rule: a draft whose request was closed is not sent. */
+		if (answer_release(&batch, &ob, &a->cfg, id, 0, &e) != 0)
 			fail(a, &e);
 		else
 			app_say(a, 0, "Sent %s.", id);
+		answer_end(&batch);
 	}
 	outbox_store_close(&ob);
 	free(id);

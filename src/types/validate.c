@@ -301,7 +301,7 @@ static int file_meta_shape(const json_t *v)
 	       json_object_get(v, "sha256") && json_object_get(v, "content_type");
 }
 
-static int digest_ok(const char *s)
+int validate_digest_ok(const char *s)
 {
 	if (strncmp(s, "sha256:", 7) != 0 || strlen(s + 7) != 64)
 		return 0;
@@ -323,7 +323,7 @@ static char *file_problem(const struct manifest_field *f, const json_t *v)
 		return xstrdup("this file is empty");
 	if (size > f->max_bytes)
 		return xasprintf("this file is %lld bytes; the limit is %lld", size, f->max_bytes);
-	if (!digest_ok(json_string_value(json_object_get(v, "sha256"))))
+	if (!validate_digest_ok(json_string_value(json_object_get(v, "sha256"))))
 		return xstrdup("this file's digest is malformed");
 	if (file_type_of(json_string_value(json_object_get(v, "content_type")), &t) != 0)
 		return xstrdup("this file is not a kind this field takes");

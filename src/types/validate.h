@@ -54,6 +54,9 @@ json_t *validate_free_text(const struct manifest *m, const json_t *values);
 /* The value of the [verification] field in values, or NULL. */
 const char *validate_reply_to(const struct manifest *m, const json_t *values);
 
+/* 1 when s is an uploaded file's digest as the box writes it: "sha256:" and 64 hex digits. */
+int validate_digest_ok(const char *s);
+
 /* The fields visible for raw values, as a malloc'd array of flags (1: visible), one per field. */
 unsigned char *validate_visible(const struct manifest *m, const json_t *raw);
 

@@ -121,3 +121,31 @@ def test_forcing_a_closed_requests_draft_first_hears_that_its_send_was_interrupt
     p = mecha.run("outbox", "approve", d, "-y", check=3)
     assert "closed" in p.err and "interrupted" in p.err
     assert smtp_sink.raw() == []
+
+
+def test_a_request_closed_while_the_person_was_deciding_refuses_its_draft_at_release(
+        mecha, smtp_sink):
+    """The check is made when the draft is claimed, not when the batch was
+    listed: a close between the question and the answer holds its draft back
+    (request_closed, exit 3) and the rest of the batch still goes."""
+    import subprocess
+
+    from conftest import BIN
+    configure(mecha, smtp_sink)
+    held, other = draft(mecha, "Yes, Tuesday."), draft(mecha, "Yes, Friday.")
+    awaiting(mecha, 1, [held])
+    awaiting(mecha, 2, [other])
+    p = subprocess.Popen([BIN, "outbox", "approve", held, other], env=mecha.env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    said = b""
+    while b"[y/N]" not in said:
+        chunk = p.stderr.read1(4096)
+        assert chunk, said
+        said += chunk
+    mecha.run("frontdoor", "close", "1", "--reason", "declined", "--keep-drafts", check=0)
+    out, err = p.communicate(b"y\n", timeout=60)
+    assert p.returncode == 3, err
+    assert f"sent {other}".encode() in out and f"sent {held}".encode() not in out
+    assert f"{held} (request_closed)".encode() in err and b"declined" in err
+    assert item(mecha, held)["status"] == "pending" and not item(mecha, held).get("sending_since")
+    assert len(smtp_sink.messages()) == 1

@@ -815,6 +815,36 @@ def test_a_long_running_mcp_server_sees_what_another_process_posted_between_its_
     assert head["head_letter_id"] == r4["letter_id"] and head["superseded_count"] == 3
 
 
+def test_a_post_stream_held_open_sees_what_another_process_posted_between_its_letters(mecha):
+    """`mission post` keeps the box open between the letters of its input, as
+    the MCP server does (board.h: BOARD_KEEP): the CAS still meets the box as
+    it is at each post."""
+    p = subprocess.Popen([BIN, "mission", "post", "--agent", "agent-s", "--json", "--keep-going"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, env=dict(mecha.env))
+
+    def send(l):
+        p.stdin.write((json.dumps(l) + "\n").encode())
+        p.stdin.flush()
+        return json.loads(p.stdout.readline())
+
+    try:
+        r1 = send(letter(1, "judging"))
+        r2 = send(letter(2, "executing", r1["letter_id"]))
+        r3 = json.loads(post(mecha, letter(3, "review", r2["letter_id"])).out)  # another process
+        fork = send(letter(3, "executing", r2["letter_id"]))
+        assert fork["error"] == "stale_head"
+        assert head_from(fork) == (3, r3["letter_id"])
+        r4 = send(letter(4, "executing", r3["letter_id"]))
+        assert r4["mission_seq"] == 4 and not r4["deduped"]
+    finally:
+        p.stdin.close()
+        p.stdout.close()
+        assert p.wait(timeout=30) == 3  # the one refusal, with --keep-going
+    head = mecha.json("mission", "heads", "--json")["missions"][0]
+    assert head["head_letter_id"] == r4["letter_id"] and head["superseded_count"] == 3
+
+
 def test_a_long_running_mcp_server_carries_on_after_a_writer_died_between_append_and_index(mecha):
     """A writer killed after its append, before its index update, leaves its
     line in the box and the index without it: the server's next post is held

@@ -255,6 +255,18 @@ def test_a_login_uses_the_password_from_the_named_variable(mecha, tmp_path):
         sink.stop()
 
 
+def test_without_a_username_the_login_is_the_bare_address_of_from(mecha, tmp_path):
+    sink = SmtpSink(tmp_path / "auth", login=("me@example.org", "s3cret")).start()
+    try:
+        configure(mecha, sink.url, 'password_env = "TEST_SMTP_PW"\n')  # from has a display name
+        item_id = stage(mecha)
+        mecha.run("outbox", "approve", item_id, env={"TEST_SMTP_PW": "s3cret"}, check=0)
+        assert len(sink.raw()) == 1
+        assert [login for _, login in sink.logins] == ["me@example.org"]
+    finally:
+        sink.stop()
+
+
 def test_two_racing_approves_deliver_exactly_one_message(mecha, smtp_sink):
     configure(mecha, smtp_sink.url)
     env = dict(mecha.env)

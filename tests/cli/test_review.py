@@ -514,3 +514,17 @@ def test_review_explains_itself_and_checks_its_state(mecha):
     assert "review" in mecha.run("--help", check=0).out
     p = mecha.run("review", "--state", "bogus", check=2)
     assert "not a state" in p.err
+
+
+def test_a_draft_whose_request_was_closed_is_not_sent_from_the_screen(mecha, screen, smtp_sink):
+    configure(mecha, smtp_sink.url)
+    d = stage(mecha)
+    extracted(mecha, 1, "t", state="closed", note="declined by phone", outbox=[d])
+    s = screen()
+    s.wait_for(d)
+    s.keys("a")
+    s.wait_for("this is what will be sent")
+    s.keys("y")
+    s.wait_for("which was closed")
+    assert smtp_sink.raw() == [] and item(mecha, d)["status"] == "pending"
+    s.quit()

@@ -9,6 +9,8 @@
  */
 #include <criterion/criterion.h>
 
+#include "manifest_fixture.h"
+
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -22,37 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIXTURES "tests/fixtures/types/"
 #define LQ "\xe2\x80\x9c" /* “ */
 #define RQ "\xe2\x80\x9d" /* ” */
 
 /* 2026-02-28T12:00:00Z, a Saturday: the week of Monday Feb 23 is "this week". */
 #define NOW ((time_t)1772280000)
-
-static struct manifest *load_text(const char *text)
-{
-	struct manifest_issues is = { NULL, 0 };
-	struct manifest *m = manifest_parse(text, strlen(text), &is);
-
-	cr_assert_not_null(m, "refused: %d: %s\n%s", is.n ? is.v[0].line : 0,
-			   is.n ? is.v[0].message : "", text);
-	manifest_issues_free(&is);
-	return m;
-}
-
-static struct manifest *load_file(const char *name)
-{
-	char *path = xasprintf(FIXTURES "%s.toml", name), *text;
-	struct manifest *m;
-	struct err e;
-	size_t len;
-
-	cr_assert_eq(fs_read(path, &text, &len, &e), 0, "%s", e.msg);
-	m = load_text(text);
-	free(text);
-	free(path);
-	return m;
-}
 
 static json_t *json(const char *text)
 {
@@ -212,7 +188,7 @@ Test(html, the_format_escapes_every_string_and_writes_numbers)
 
 Test(form, every_field_kind_renders_its_control_with_a_label_bound_to_it)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	char *html = page_form(&form_ctx, m, NULL, NULL);
 
 	a_page(html);
@@ -244,7 +220,7 @@ Test(form, every_field_kind_renders_its_control_with_a_label_bound_to_it)
 
 Test(form, a_file_field_is_a_note_on_the_form_and_an_input_only_on_the_upload_page)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	char *form = page_form(&form_ctx, m, NULL, NULL), *upload = page_upload(&form_ctx, m, NULL, NULL);
 
 	has(form, "<p class=\"label\" id=\"f-f\">File</p>");
@@ -263,7 +239,7 @@ Test(form, a_file_field_is_a_note_on_the_form_and_an_input_only_on_the_upload_pa
 
 Test(form, acknowledgments_are_required_checkboxes_with_their_description)
 {
-	struct manifest *m = load_file("lab-application");
+	struct manifest *m = manifest_fixture_file("lab-application");
 	char *html = page_form(&form_ctx, m, NULL, NULL);
 
 	TAG_HAS(html, "f-data_policy", "<input type=\"checkbox\"", "name=\"data_policy\"", "value=\"true\"",
@@ -278,7 +254,7 @@ Test(form, acknowledgments_are_required_checkboxes_with_their_description)
 
 Test(form, an_error_is_shown_beside_its_field_with_aria_invalid_and_linked_from_the_summary)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *raw = json("{\"em\": \"nope\", \"n\": \"500\", \"ms\": [\"x\", \"y\", \"z\"], \"zz\": \"1\"}");
 	json_t *errors = errors_of(m, raw);
 	char *html = page_form(&form_ctx, m, raw, errors);
@@ -311,7 +287,7 @@ Test(form, an_error_is_shown_beside_its_field_with_aria_invalid_and_linked_from_
 
 Test(form, answers_are_kept_when_the_form_comes_back_with_errors)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *raw = json("{\"t\": \"ab\", \"lt\": \"\\nline one\\nline two\", \"em\": \"bad\", "
 			   "\"u\": \"http://x.org\", \"d\": \"2026-05-01\", \"n\": \"7\", \"s\": \"b\", "
 			   "\"ms\": [\"x\", \"z\"], \"b\": \"true\", \"consent\": \"true\"}");
@@ -342,7 +318,7 @@ Test(form, answers_are_kept_when_the_form_comes_back_with_errors)
 
 Test(form, one_ticked_box_of_a_group_arrives_bare_and_is_kept)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *raw = json("{\"ms\": \"y\", \"b\": \"on\"}");
 	char *html = page_form(&form_ctx, m, raw, NULL);
 
@@ -365,7 +341,7 @@ Test(form, a_hostile_value_is_escaped_in_text_and_in_attributes_and_never_appear
 		"options = [{ value = \"a\\\"><script>x()</script>\", label = \"<A>\" }]\n"
 		"[[fields]]\nname = \"e\"\nlabel = \"Email\"\nkind = \"email\"\nrequired = true\n"
 		"[verification]\nfield = \"e\"\n";
-	struct manifest *m = load_text(manifest);
+	struct manifest *m = manifest_fixture_text(manifest);
 	json_t *raw = json("{\"t\": \"\\\"><script>alert('x')</script>&amp;\", "
 			   "\"lt\": \"</textarea><script>alert(1)</script>\", \"<img src=x onerror=y>\": \"1\", "
 			   "\"e\": \"<b>@x\"}");
@@ -396,7 +372,7 @@ Test(form, a_hostile_value_is_escaped_in_text_and_in_attributes_and_never_appear
 
 Test(form, a_conditional_field_says_when_it_applies_and_is_not_required_by_the_browser)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	char *html = page_form(&form_ctx, m, NULL, NULL);
 
 	a_page(html);
@@ -446,7 +422,7 @@ Test(form, every_operator_is_said_in_words)
 			"[[fields]]\nname = \"x\"\nlabel = \"X\"\nkind = \"text\"\nmax_length = 9\nshow_when = %s\n"
 			"[[acknowledgments]]\nid = \"ack\"\nlabel = \"I agree\"\n",
 			cases[i].when);
-		struct manifest *m = load_text(text);
+		struct manifest *m = manifest_fixture_text(text);
 		char *html = page_form(&form_ctx, m, NULL, NULL);
 		has(html, cases[i].words);
 		has(html, "<p class=\"when\" id=\"when-x\">Answer only if ");
@@ -458,7 +434,8 @@ Test(form, every_operator_is_said_in_words)
 
 Test(form, steps_are_fieldsets_with_their_title_description_and_condition)
 {
-	struct manifest *letter = load_file("letter"), *speaking = load_file("speaking");
+	struct manifest *letter = manifest_fixture_file("letter");
+	struct manifest *speaking = manifest_fixture_file("speaking");
 	char *a = page_form(&form_ctx, letter, NULL, NULL), *b = page_form(&form_ctx, speaking, NULL, NULL);
 
 	a_page(a);
@@ -484,7 +461,7 @@ Test(form, steps_are_fieldsets_with_their_title_description_and_condition)
 
 Test(form, a_required_field_on_a_conditional_step_is_not_required_by_the_browser)
 {
-	struct manifest *m = load_text(
+	struct manifest *m = manifest_fixture_text(
 		"id = \"t\"\nversion = 1\ntitle = \"T\"\n"
 		"[[fields]]\nname = \"k\"\nlabel = \"K\"\nkind = \"bool\"\n"
 		"[[fields]]\nname = \"v\"\nlabel = \"V\"\nkind = \"text\"\nmax_length = 9\nrequired = true\n"
@@ -505,7 +482,7 @@ Test(form, a_required_field_on_a_conditional_step_is_not_required_by_the_browser
 
 Test(upload, the_upload_page_asks_only_for_the_file_fields_that_apply)
 {
-	struct manifest *m = load_text(
+	struct manifest *m = manifest_fixture_text(
 		"id = \"t\"\nversion = 1\ntitle = \"T\"\n"
 		"[[fields]]\nname = \"e\"\nlabel = \"E\"\nkind = \"email\"\nrequired = true\n"
 		"[[fields]]\nname = \"art\"\nlabel = \"Art\"\nkind = \"bool\"\n"
@@ -539,7 +516,7 @@ Test(upload, the_upload_page_asks_only_for_the_file_fields_that_apply)
 
 Test(upload, a_refused_upload_comes_back_with_the_error_beside_its_input)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *errors = json("[{\"field\": \"f\", \"message\": \"this field takes: pdf, png\"}]");
 	char *html = page_upload(&form_ctx, m, NULL, errors);
 
@@ -555,7 +532,7 @@ Test(upload, a_refused_upload_comes_back_with_the_error_beside_its_input)
 
 Test(upload, a_summary_line_links_only_to_what_the_page_shows)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *errors = json("[{\"field\": \"consent\", \"message\": \"this has to be acknowledged before "
 			      "submitting\"}, {\"field\": \"em\", \"message\": \"this is required\"}]");
 	char *html = page_upload(&form_ctx, m, NULL, errors);
@@ -572,7 +549,7 @@ Test(upload, a_summary_line_links_only_to_what_the_page_shows)
 
 Test(flow, check_your_email_names_the_address_and_how_long_the_link_works)
 {
-	struct manifest *m = load_file("letter");
+	struct manifest *m = manifest_fixture_file("letter");
 	char *html = page_check_email(&form_ctx, m, "<x>&\"@example.org");
 
 	a_page(html);
@@ -586,7 +563,7 @@ Test(flow, check_your_email_names_the_address_and_how_long_the_link_works)
 
 Test(flow, the_confirm_page_is_one_post_button_and_carries_no_token)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	char *html = page_confirm(&form_ctx, m);
 
 	a_page(html);
@@ -600,7 +577,7 @@ Test(flow, the_confirm_page_is_one_post_button_and_carries_no_token)
 
 Test(flow, the_confirmation_is_filled_from_the_answers_and_escaped)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	json_t *values = json("{\"requester_name\": \"<b>Ada</b>\\nLovelace\", \"purpose\": \"other\"}");
 	char *html = page_confirmed(&form_ctx, m, values);
 
@@ -615,7 +592,7 @@ Test(flow, the_confirmation_is_filled_from_the_answers_and_escaped)
 
 Test(flow, a_type_without_a_confirmation_still_confirms)
 {
-	struct manifest *m = load_file("letter");
+	struct manifest *m = manifest_fixture_file("letter");
 	char *html = page_confirmed(&form_ctx, m, NULL);
 
 	a_page(html);
@@ -626,7 +603,7 @@ Test(flow, a_type_without_a_confirmation_still_confirms)
 
 Test(flow, an_expired_link_offers_the_form_again)
 {
-	struct manifest *m = load_file("letter");
+	struct manifest *m = manifest_fixture_file("letter");
 	char *html = page_expired(&form_ctx, m);
 
 	a_page(html);
@@ -667,7 +644,7 @@ static const char *const march =
 
 Test(booking, the_week_shows_the_pushed_slots_minus_the_blocked_ones)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html = week_page(m, march, "[{\"start\": \"2026-03-03T18:20:00Z\", \"end\": \"2026-03-03T18:40:00Z\"}]", &w);
 
@@ -694,7 +671,7 @@ Test(booking, the_week_shows_the_pushed_slots_minus_the_blocked_ones)
 
 Test(booking, a_blocked_entry_that_does_not_parse_blocks_every_slot)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html = week_page(m, march, "[{\"start\": \"tomorrow\", \"end\": \"2026-03-03T18:40:00Z\"}]", &w);
 
@@ -707,7 +684,7 @@ Test(booking, a_blocked_entry_that_does_not_parse_blocks_every_slot)
 
 Test(booking, only_times_after_now_are_offered_and_a_broken_cache_entry_is_left_out)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html;
 
@@ -727,7 +704,7 @@ Test(booking, only_times_after_now_are_offered_and_a_broken_cache_entry_is_left_
 
 Test(booking, the_week_links_lead_to_the_weeks_around_it_and_never_into_the_past)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html;
 
@@ -759,7 +736,7 @@ Test(booking, the_week_links_lead_to_the_weeks_around_it_and_never_into_the_past
 
 Test(booking, each_meeting_length_has_its_link_and_mins_picks_one)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html;
 
@@ -786,7 +763,7 @@ Test(booking, each_meeting_length_has_its_link_and_mins_picks_one)
 
 Test(booking, a_refused_hold_comes_back_with_its_time_picked_and_its_errors)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	json_t *raw = json("{\"_slot\": \"2026-03-12T14:30:00Z|30\", \"requester_name\": \"Sam\", "
 			   "\"requester_email\": \"sam@example\", \"first_time\": \"true\"}");
 	json_t *fields = json_deep_copy(raw), *errors;
@@ -815,7 +792,7 @@ Test(booking, a_refused_hold_comes_back_with_its_time_picked_and_its_errors)
 
 Test(booking, the_notices_say_a_time_was_taken_a_hold_lapsed_or_the_times_are_old)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	struct page_week w = { 0 };
 	char *html;
 
@@ -850,7 +827,7 @@ static struct manifest *booking_in(const char *zone)
 			       "[availability]\ntimezone = \"%s\"\ndurations = [30]\n"
 			       "windows = [{ day = \"mon\", start = \"09:00\", end = \"17:00\" }]\n",
 			       zone);
-	struct manifest *m = load_text(text);
+	struct manifest *m = manifest_fixture_text(text);
 
 	free(text);
 	return m;
@@ -914,7 +891,7 @@ Test(zone, a_zone_that_cannot_be_read_is_said_to_be_utc)
 
 Test(zone, a_confirmation_page_shows_the_time_between_heading_and_body)
 {
-	struct manifest *m = load_text(
+	struct manifest *m = manifest_fixture_text(
 		"id = \"b\"\nversion = 1\ntitle = \"B\"\nkind = \"booking\"\n"
 		"[[fields]]\nname = \"e\"\nlabel = \"E\"\nkind = \"email\"\nrequired = true\n"
 		"[[fields]]\nname = \"n\"\nlabel = \"N\"\nkind = \"text\"\nmax_length = 40\n"
@@ -990,7 +967,7 @@ Test(zone, a_file_that_is_not_a_zone_is_refused_whole)
 
 Test(manage, the_state_follows_the_row_the_clock_and_the_cutoff)
 {
-	struct manifest *m = load_file("book"); /* cancel_cutoff_hours = 4 */
+	struct manifest *m = manifest_fixture_file("book"); /* cancel_cutoff_hours = 4 */
 
 	cr_assert_eq(page_manage_state(m, "confirmed", "2026-03-05T14:30:00Z", NOW), PAGE_MANAGE_ACTIVE);
 	cr_assert_eq(page_manage_state(m, "confirmed", "2026-02-28T16:00:00Z", NOW), PAGE_MANAGE_ACTIVE);
@@ -1004,7 +981,7 @@ Test(manage, the_state_follows_the_row_the_clock_and_the_cutoff)
 
 Test(manage, only_an_active_booking_offers_the_cancel_button)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	static const char *const headings[] = { "<h1>Your booking</h1>", "<h1>Your booking</h1>",
 						"<h1>This meeting has already happened</h1>",
 						"<h1>Already cancelled</h1>" };
@@ -1031,7 +1008,7 @@ Test(manage, only_an_active_booking_offers_the_cancel_button)
 
 Test(manage, the_pages_after_a_hold_say_what_happens_next)
 {
-	struct manifest *m = load_file("book");
+	struct manifest *m = manifest_fixture_file("book");
 	char *held = page_booking_held(&book_ctx, m, "s&m@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z");
 	char *confirm = page_booking_confirm(&book_ctx, m), *cancelled = page_booking_cancelled(&book_ctx, m);
 	char *dead = page_booking_dead_link(&book_ctx, m, PAGE_DEAD_CONFIRM);
@@ -1117,7 +1094,7 @@ Test(assets, the_script_knows_every_operator_a_manifest_may_write)
 
 Test(assets, a_page_links_the_assets_under_its_prefix_and_none_without_one)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	struct page_ctx bare = { "/f/alice/meeting", NULL, "de" };
 	char *with = page_form(&form_ctx, m, NULL, NULL), *without = page_form(&bare, m, NULL, NULL);
 

@@ -4,11 +4,14 @@
  */
 #include <criterion/criterion.h>
 
+#include "outbox_fixture.h"
 #include "scratch.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
+#include "config/config.h"
+#include "frontdoor/answer.h"
 #include "frontdoor/brief.h"
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
@@ -16,6 +19,7 @@
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
+#include "outbox/release.h"
 #include "provider/provider.h"
 
 #include <stdlib.h>
@@ -810,4 +814,52 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	extract_batch_free(&b);
 	store_close(&s);
 	free(dir);
+}
+
+/* ---- answer: a closed request's draft ------------------------------------------------ */
+
+Test(answer, a_request_closed_after_its_batch_was_looked_up_refuses_its_draft_at_claim_time)
+{
+	struct outbox_list l;
+	struct moves_result res;
+	struct answer_batch batch;
+	struct fixture f;
+	struct config cfg;
+	struct store s;
+	struct err e;
+	char *gone, *held;
+
+	fixture_setup(&f);
+	setenv("MECHA_HOME", f.root, 1);
+	gone = fixture_stage(&f, "mail_send", "message", MAIL_ARGS, 0);
+	held = fixture_stage(&f, "mail_send", "message", MAIL_ARGS, 0);
+	cr_assert_eq(release_reject(&f.s, &gone, 1, "not this one", 0, &e), 0, "%s", e.msg);
+	struct record r = in_state("awaiting_me");
+	record_add_outbox(&r, gone);
+	record_add_outbox(&r, held);
+	cr_assert_eq(store_open_default(&s, STORE_CREATE, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_put(&s, &r, &e), 0, "%s", e.msg);
+	cr_assert_eq(outbox_store_list(&f.s, &l, NULL, &e), 0, "%s", e.msg);
+	memset(&cfg, 0, sizeof cfg);
+
+	answer_begin(&batch, &l);
+	/* The first release walks the store for the whole batch, while request 1 is open. */
+	cr_assert_neq(answer_release(&batch, &f.s, &cfg, gone, 0, &e), 0);
+	cr_assert_eq(e.code, ERR_NOT_PENDING, "%s", e.msg);
+	cr_assert_eq(moves_close(&s, &f.s, NULL, 1, "declined", MOVES_DRAFTS_KEEP, &res, &e), 0,
+		     "%s", e.msg);
+	cr_assert_neq(answer_release(&batch, &f.s, &cfg, held, 0, &e), 0);
+	cr_assert_eq(e.code, ERR_REQUEST_CLOSED, "%s", e.msg);
+	cr_assert(strstr(e.msg, "declined"), "%s", e.msg);
+	answer_end(&batch);
+
+	struct outbox_item it = fixture_item(&f, held);
+	cr_assert(outbox_item_pending(&it) && !it.sending_since, "the refusal claimed nothing");
+	outbox_item_free(&it);
+	outbox_list_free(&l);
+	record_free(&r);
+	store_close(&s);
+	free(gone);
+	free(held);
+	fixture_teardown(&f);
 }

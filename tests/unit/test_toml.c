@@ -172,3 +172,26 @@ Test(toml, the_plain_json_view_keeps_order_types_and_spells_dates)
 	json_decref(j);
 	toml_free(doc);
 }
+
+Test(toml, the_typed_json_view_keeps_each_type_its_spelling_and_a_key_with_a_nul)
+{
+	struct toml_value *doc = parse("\"a\\u0000b\" = -inf\nn = nan\ni = 0x10\nd = 1979-05-27\n"
+				       "t = 07:32:00.25\nl = 1979-05-27T07:32:00\n"
+				       "o = 1979-05-27T07:32:00Z\ns = [true, 'x']\n");
+	json_t *j = toml_to_tagged_json(doc);
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	cr_assert_str_eq(s, "{\"a\\u0000b\":{\"type\":\"float\",\"value\":\"-inf\"},"
+			    "\"n\":{\"type\":\"float\",\"value\":\"nan\"},"
+			    "\"i\":{\"type\":\"integer\",\"value\":\"16\"},"
+			    "\"d\":{\"type\":\"date-local\",\"value\":\"1979-05-27\"},"
+			    "\"t\":{\"type\":\"time-local\",\"value\":\"07:32:00.25\"},"
+			    "\"l\":{\"type\":\"datetime-local\",\"value\":\"1979-05-27T07:32:00\"},"
+			    "\"o\":{\"type\":\"datetime\",\"value\":\"1979-05-27T07:32:00Z\"},"
+			    "\"s\":[{\"type\":\"bool\",\"value\":\"true\"},"
+			    "{\"type\":\"string\",\"value\":\"x\"}]}");
+	cr_assert_not_null(json_object_getn(j, "a\0b", 3), "the key keeps its NUL and what follows");
+	free(s);
+	json_decref(j);
+	toml_free(doc);
+}

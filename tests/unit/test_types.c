@@ -5,6 +5,9 @@
  */
 #include <criterion/criterion.h>
 
+#include "manifest_fixture.h"
+#include "scratch.h"
+
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -14,37 +17,13 @@
 #include "types/confirmation.h"
 #include "types/manifest.h"
 #include "types/schema.h"
+#include "types/typecache.h"
 #include "types/validate.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define FIXTURES "tests/fixtures/types/"
-
-static struct manifest *load_text(const char *text)
-{
-	struct manifest_issues is = { NULL, 0 };
-	struct manifest *m = manifest_parse(text, strlen(text), &is);
-
-	cr_assert_not_null(m, "refused: %d: %s\n%s", is.n ? is.v[0].line : 0,
-			   is.n ? is.v[0].message : "", text);
-	manifest_issues_free(&is);
-	return m;
-}
-
-static struct manifest *load_file(const char *name)
-{
-	char *path = xasprintf(FIXTURES "%s.toml", name), *text;
-	struct manifest *m;
-	struct err e;
-	size_t len;
-
-	cr_assert_eq(fs_read(path, &text, &len, &e), 0, "%s", e.msg);
-	m = load_text(text);
-	free(text);
-	free(path);
-	return m;
-}
 
 /* Every issue of a manifest that must not load, as "LINE: message" lines. */
 static char *issues_of(const char *text)
@@ -78,7 +57,7 @@ Test(manifest, the_five_starters_load_and_keep_the_starter_rules)
 						"lab-application" };
 
 	for (size_t i = 0; i < 5; i++) {
-		struct manifest *m = load_file(starters[i]);
+		struct manifest *m = manifest_fixture_file(starters[i]);
 		const struct manifest_field *email = manifest_field(m, "requester_email");
 		cr_assert_str_eq(m->id, starters[i], "a starter is named after its id");
 		cr_assert(email && email->required, "%s can reach whoever submitted it", m->id);
@@ -93,8 +72,8 @@ Test(manifest, the_five_starters_load_and_keep_the_starter_rules)
 
 Test(manifest, defaults_are_the_references)
 {
-	struct manifest *m = load_file("book");
-	struct manifest *e = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("book");
+	struct manifest *e = manifest_fixture_file("every-kind");
 
 	cr_assert(m->booking);
 	cr_assert_eq(m->policy->hold_minutes, 20);
@@ -107,7 +86,7 @@ Test(manifest, defaults_are_the_references)
 	cr_assert_eq(manifest_field(e, "b")->required, 0);
 	manifest_free(m);
 	manifest_free(e);
-	m = load_text(HEAD "kind = \"booking\"\n[[fields]]\nname = \"e\"\nlabel = \"E\"\nkind = \"email\"\n"
+	m = manifest_fixture_text(HEAD "kind = \"booking\"\n[[fields]]\nname = \"e\"\nlabel = \"E\"\nkind = \"email\"\n"
 		       "required = true\n[verification]\nfield = \"e\"\n[availability]\ntimezone = \"UTC\"\n"
 		       "durations = [30]\n[[availability.windows]]\nday = \"mon\"\nstart = \"09:00\"\n"
 		       "end = \"10:00\"\n");
@@ -121,7 +100,7 @@ Test(manifest, defaults_are_the_references)
 
 Test(manifest, free_text_is_derived_from_the_kind)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	static const char *const prose[] = { "t", "lt", "em", "u" };
 
 	for (size_t i = 0; i < m->nfields; i++) {
@@ -248,7 +227,7 @@ Test(manifest, conditions_steps_and_acknowledgments_name_what_exists)
 		"[[acknowledgments]]\nid = \"n\"\nlabel = \"L\"\n",
 		"8: acknowledgment `n` collides with a field of the same name");
 	/* A condition may read an acknowledgment. */
-	manifest_free(load_text(HEAD "[[fields]]\nname = \"n\"\nlabel = \"N\"\nkind = \"bool\"\n"
+	manifest_free(manifest_fixture_text(HEAD "[[fields]]\nname = \"n\"\nlabel = \"N\"\nkind = \"bool\"\n"
 			       "show_when = { field = \"ok\", op = \"is_true\" }\n"
 			       "[[acknowledgments]]\nid = \"ok\"\nlabel = \"L\"\n"));
 }
@@ -377,7 +356,7 @@ Test(manifest, reminders_read_as_the_reference_reads_them)
 
 Test(manifest, the_json_view_fills_defaults_and_omits_what_is_absent)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *j = manifest_json(m);
 	char *s = jsonio_compact(json_array_get(json_object_get(j, "fields"), 2));
 
@@ -532,7 +511,7 @@ static char *run(const struct manifest *m, enum validate_phase phase, const char
 /* The coerced value of field in a submission that must pass. */
 static void coerced(const char *extra, const char *field, const char *want)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	char *got = run(m, VALIDATE_COMPLETE, extra), *w = xasprintf("\"%s\":%s", field, want);
 
 	cr_assert(strstr(got, w) && got[0] == '{', "for %s\nwanted %s in %s", extra, w, got);
@@ -544,7 +523,7 @@ static void coerced(const char *extra, const char *field, const char *want)
 /* The one error of a submission that must fail. */
 static void refused_value(const char *extra, const char *field, const char *message)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	char *got = run(m, VALIDATE_COMPLETE, extra);
 	char *w = xasprintf("[{\"field\":\"%s\",\"message\":\"%s\"}]", field, message);
 
@@ -693,7 +672,7 @@ Test(validate, a_file_is_the_boxs_measurements_and_every_lie_is_refused)
 
 Test(validate, a_file_is_refused_at_submit_and_required_at_complete)
 {
-	struct manifest *m = load_text(HEAD "[[fields]]\nname = \"em\"\nlabel = \"E\"\nkind = \"email\"\nrequired = true\n"
+	struct manifest *m = manifest_fixture_text(HEAD "[[fields]]\nname = \"em\"\nlabel = \"E\"\nkind = \"email\"\nrequired = true\n"
 				       "[[fields]]\nname = \"cv\"\nlabel = \"CV\"\nkind = \"file\"\naccept = [\"pdf\"]\n"
 				       "required = true\n[[acknowledgments]]\nid = \"consent\"\nlabel = \"L\"\n");
 	char *got;
@@ -713,7 +692,7 @@ Test(validate, a_file_is_refused_at_submit_and_required_at_complete)
 
 Test(validate, blank_is_missing_required_or_absent)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	char *got;
 
 	got = run(m, VALIDATE_COMPLETE, "\"t\":\"   \",\"lt\":null,\"ms\":[]");
@@ -726,7 +705,7 @@ Test(validate, blank_is_missing_required_or_absent)
 
 Test(validate, acknowledgments_must_be_ticked)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	static const char *const ok[] = { "true", "\"on\"", "\" yes \"", "\"1\"" };
 	static const char *const no[] = { "false", "\"off\"", "1", "null" };
 
@@ -753,7 +732,7 @@ Test(validate, acknowledgments_must_be_ticked)
 
 Test(validate, every_error_is_reported_sorted_by_field_then_message)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *raw = json_loads("{\"zz\":1,\"t\":\"toolong\",\"em\":\"nope\",\"n\":\"x\",\"aa\":2}", 0, NULL);
 	json_t *record, *errors;
 	struct err e;
@@ -782,7 +761,7 @@ Test(validate, every_error_is_reported_sorted_by_field_then_message)
 
 Test(validate, the_record_is_type_version_and_values_in_key_order)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *raw = json_loads("{\"consent\":\"on\",\"s\":\"a\",\"em\":\"a@b.co\",\"b\":\"yes\",\"t\":\"x\"}", 0, NULL);
 	json_t *record, *errors, *ft;
 	struct err e;
@@ -806,7 +785,7 @@ Test(validate, the_record_is_type_version_and_values_in_key_order)
 
 Test(validate, a_hidden_field_is_neither_required_nor_accepted)
 {
-	struct manifest *m = load_file("speaking");
+	struct manifest *m = manifest_fixture_file("speaking");
 	const char *base = "\"requester_name\":\"A Person\",\"requester_email\":\"p@example.edu\","
 			   "\"organisation\":\"Somewhere\",\"event_name\":\"A series\",\"event_date\":\"2026-11-02\","
 			   "\"talk_kind\":\"seminar\",\"understands_request\":\"on\"";
@@ -856,7 +835,7 @@ Test(validate, a_hidden_field_is_neither_required_nor_accepted)
 
 Test(validate, a_condition_reads_raw_values_and_a_shown_field_is_required)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	json_t *raw = json_loads("{\"requester_name\":\"A\",\"requester_email\":\"a@b.co\",\"purpose\":\"other\"}", 0, NULL);
 	json_t *r, *errs;
 	struct err e;
@@ -878,7 +857,7 @@ Test(validate, a_condition_reads_raw_values_and_a_shown_field_is_required)
 
 Test(schema, required_is_the_unconditional_fields_and_every_acknowledgment)
 {
-	struct manifest *m = load_file("letter");
+	struct manifest *m = manifest_fixture_file("letter");
 	json_t *s = schema_of(m);
 	char *req = jsonio_compact(json_object_get(s, "required"));
 
@@ -893,7 +872,7 @@ Test(schema, required_is_the_unconditional_fields_and_every_acknowledgment)
 	free(req);
 	json_decref(s);
 	manifest_free(m);
-	m = load_file("speaking");
+	m = manifest_fixture_file("speaking");
 	s = schema_of(m);
 	req = jsonio_compact(json_object_get(s, "required"));
 	cr_assert(!strstr(req, "travel_covered") && !strstr(req, "origin_city"));
@@ -905,7 +884,7 @@ Test(schema, required_is_the_unconditional_fields_and_every_acknowledgment)
 
 Test(schema, each_kind_states_its_type_caps_and_enums)
 {
-	struct manifest *m = load_file("every-kind");
+	struct manifest *m = manifest_fixture_file("every-kind");
 	json_t *s = schema_of(m), *p = json_object_get(s, "properties");
 	static const char *const want[][2] = {
 		{ "t", "{\"description\":\"One line.\",\"maxLength\":5,\"pattern\":\"[a-z]+\",\"title\":\"Text\",\"type\":\"string\"}" },
@@ -932,7 +911,7 @@ Test(schema, each_kind_states_its_type_caps_and_enums)
 
 Test(confirmation, placeholders_fill_from_the_values_on_one_line)
 {
-	struct manifest *m = load_file("meeting");
+	struct manifest *m = manifest_fixture_file("meeting");
 	json_t *v = json_loads("{\"requester_name\":\"Ada\\r\\nSubject: x\",\"purpose\":\"advising\","
 			       "\"duration_minutes\":45}", 0, NULL);
 	char *page;
@@ -948,4 +927,38 @@ Test(confirmation, placeholders_fill_from_the_values_on_one_line)
 	free(page);
 	json_decref(v);
 	manifest_free(m);
+}
+
+/* ---- the request store's type cache ------------------------------------------------ */
+
+static char *cache_after(const char *before, const char *type_id)
+{
+	char dir[256], *path, *text;
+	struct err e;
+	size_t len;
+
+	cr_assert_not_null(scratch_mkdtemp(dir, sizeof dir, "typecache"));
+	path = fs_join(dir, TYPECACHE_FILE);
+	if (before)
+		cr_assert_eq(fs_replace(path, before, strlen(before), &e), 0, "%s", e.msg);
+	typecache_note(dir, type_id);
+	cr_assert_eq(fs_read(path, &text, &len, &e), 0, "%s", e.msg);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	return text;
+}
+
+Test(typecache, a_writer_adds_its_type_once_and_carries_no_hostile_line_forward)
+{
+	char *fresh = cache_after(NULL, "meeting"), *same = cache_after("meeting\n", "meeting");
+	char *cleaned = cache_after("meeting\n../../etc\nok_2\n\n", "Letter-1");
+
+	cr_assert_str_eq(fresh, "meeting\n");
+	cr_assert_str_eq(same, "meeting\n");
+	cr_assert_str_eq(cleaned, "meeting\nok_2\nLetter-1\n");
+	cr_assert(typecache_has(cleaned, strlen(cleaned), "ok_2"));
+	cr_assert(!typecache_has(cleaned, strlen(cleaned), "ok"));
+	cr_assert(!typecache_id_ok("a/b") && !typecache_id_ok("") && typecache_id_ok("A-z_9"));
+	free(fresh), free(same), free(cleaned);
 }

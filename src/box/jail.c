@@ -93,16 +93,17 @@ struct pg {
 	int tcp, unix_default;
 };
 
-/* One host of the URL (or of host=): a socket directory to read, or a TCP host. */
+/* One "host[:port]" of the URL (or of host=): a socket directory to read, or a TCP host. */
 static void pg_host(struct pg *g, const char *h, size_t n, struct sandbox_policy *p)
 {
-	char *host = decoded(h, n);
-	size_t hn = strlen(host);
-	unsigned short port = hn && host[0] != '/' ? host_port(host, hn, 0) : 0;
+	const char *close = n && h[0] == '[' ? memchr(h, ']', n) : NULL;
+	const char *colon = memchr(close ? close : h, ':', n - (size_t)((close ? close : h) - h));
+	unsigned short port = colon ? host_port(h, n, 0) : 0;
+	char *host = decoded(h, colon ? (size_t)(colon - h) : n);
 
 	if (port && g->nports < 8)
 		g->ports[g->nports++] = port;
-	if (!hn)
+	if (!*host)
 		g->unix_default = 1;
 	else if (host[0] == '/')
 		sandbox_read(p, host);

@@ -77,9 +77,9 @@ Test(box_jail, a_unix_socket_is_a_directory_to_reach_not_a_port)
 	reach("postgresql:///box?host=%2Fvar%2Frun%2Fpg-test");
 	ports(0, NULL);
 	cr_assert(reads("/var/run/pg-test"));
-	reach("postgresql://%2Ftmp%2Fpg-sock:5439/box");
+	reach("postgresql://%2Fsrv%2Fpg-sock:5439/box");
 	ports(0, NULL);
-	cr_assert(reads("/tmp/pg-sock"));
+	cr_assert(reads("/srv/pg-sock"));
 	reach("postgresql:///box");
 	ports(0, NULL);
 	cr_assert(reads("/run/postgresql"), "libpq's default socket directory");

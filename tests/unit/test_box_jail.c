@@ -57,8 +57,9 @@ Test(box_jail, a_host_without_a_port_is_5432_or_pgport)
 {
 	reach("postgres://db.example.org/box");
 	ports(1, (const unsigned short[]){ 5432 });
-	setenv("PGPORT", "7777", 1);
+	sandbox_policy_free(&p);
 	p = (struct sandbox_policy)SANDBOX_POLICY_INIT;
+	setenv("PGPORT", "7777", 1);
 	jail_ledger("postgresql://db.example.org/box", &p);
 	ports(1, (const unsigned short[]){ 7777 });
 	unsetenv("PGPORT");

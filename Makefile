@@ -169,8 +169,8 @@ unit: $(UNIT_BIN)
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
 # The box's own units link the box's library (src/box is not in libmecha.a).
-$(BUILD)/tests/test_box_multipart: tests/unit/test_box_multipart.c $(BUILD)/libmecha-box.a \
-                                   $(UNIT_SUPPORT_OBJ)
+$(BUILD)/tests/test_box_multipart $(BUILD)/tests/test_box_jail: $(BUILD)/tests/test_box_%: \
+  tests/unit/test_box_%.c $(BUILD)/libmecha-box.a $(UNIT_SUPPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) \

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Older headers: the values are the kernel's ABI and never change. */
@@ -360,7 +361,7 @@ static int ruleset_for(int abi, const struct sandbox_policy *p)
 	return fd;
 }
 
-/* ---- seccomp: no IP sockets ------------------------------------------------------ */
+/* ---- seccomp: no IP sockets; for a server, nothing a server never does --------------- */
 
 /*
  * Landlock confines TCP only (from ABI 4); a process that needs no network
@@ -368,6 +369,11 @@ static int ruleset_for(int abi, const struct sandbox_policy *p)
  * loses IPv4 and IPv6 sockets altogether, and io_uring, which could open one
  * behind seccomp's back. A system call of a foreign ABI (i386's socketcall
  * on x86-64, x32) is refused whole: mecha makes none.
+ *
+ * A server (the box) keeps its sockets but loses what an attacker inside it
+ * would reach for first: running a program, tracing another process,
+ * namespaces and mounts, kernel modules, bpf and keyrings. EPERM, not a
+ * kill: a library that probes one of them goes on without it.
  */
 #if defined(__x86_64__)
 #define NATIVE_ARCH AUDIT_ARCH_X86_64
@@ -375,35 +381,83 @@ static int ruleset_for(int abi, const struct sandbox_policy *p)
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-#ifdef NATIVE_ARCH
-static int deny_ip(void)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof code / sizeof code[0], code };
+/* LeakSanitizer stops the world with ptrace at exit: a sanitizer build keeps it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
 
+#ifdef SANITIZED
+#define SERVER_DENIES "no exec, mount, modules, bpf (ptrace kept for the sanitizer)"
+#else
+#define SERVER_DENIES "no exec, ptrace, mount, modules, bpf"
+#endif
+
+#ifdef NATIVE_ARCH
+static const unsigned server_denied[] = {
+	SYS_execve, SYS_execveat, SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot,
+	SYS_unshare, SYS_setns, SYS_init_module, SYS_finit_module, SYS_delete_module,
+	SYS_kexec_load, SYS_kexec_file_load, SYS_reboot, SYS_swapon, SYS_swapoff, SYS_acct,
+	SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, SYS_keyctl, SYS_add_key, SYS_request_key,
+	SYS_process_vm_readv, SYS_process_vm_writev,
+#ifdef SYS_fsopen
+	SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_open_tree, SYS_move_mount,
+#endif
+#ifndef SANITIZED
+	SYS_ptrace,
+#endif
+};
+
+#define NDENIED (sizeof server_denied / sizeof *server_denied)
+#define LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
+#define RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
+#define IS(k, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+
+/* The IP part: socket(AF_INET or AF_INET6, …) refused, every other call allowed. */
+static size_t filter_ip(struct sock_filter *code)
+{
+	const struct sock_filter ip[] = {
+		IS(SYS_socket, 1, 0),   RET(SECCOMP_RET_ALLOW), LOAD(args[0]),
+		IS(AF_INET, 1, 0),      IS(AF_INET6, 0, 1),    RET(SECCOMP_RET_ERRNO | EACCES),
+		RET(SECCOMP_RET_ALLOW),
+	};
+
+	memcpy(code, ip, sizeof ip);
+	return sizeof ip / sizeof *ip;
+}
+
+static int seccomp_install(int no_ip, int server)
+{
+	struct sock_filter code[16 + 2 * NDENIED] = {
+		LOAD(arch), IS(NATIVE_ARCH, 1, 0), RET(SECCOMP_RET_ERRNO | EACCES), LOAD(nr),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1), /* x32 */
+		RET(SECCOMP_RET_ERRNO | EACCES),
+		IS(SYS_io_uring_setup, 0, 1), RET(SECCOMP_RET_ERRNO | EACCES),
+	};
+	unsigned short n = 8;
+	struct sock_fprog prog;
+
+	for (size_t i = 0; server && i < NDENIED; i++) {
+		code[n++] = (struct sock_filter)IS(server_denied[i], 0, 1);
+		code[n++] = (struct sock_filter)RET(SECCOMP_RET_ERRNO | EPERM);
+	}
+	if (no_ip)
+		n += (unsigned short)filter_ip(code + n);
+	else
+		code[n++] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+	prog = (struct sock_fprog){ n, code };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
 }
 #else
-static int deny_ip(void)
+static int seccomp_install(int no_ip, int server)
 {
+	(void)no_ip;
+	(void)server;
 	errno = ENOSYS;
 	return -1;
 }
@@ -415,6 +469,24 @@ static void report(const char *what, const char *arg, int rc)
 {
 	fprintf(stderr, "mecha: sandbox test: %s %s: %s\n", what, arg,
 		rc == 0 ? "ok" : strerrorname_np(errno) ? strerrorname_np(errno) : "error");
+}
+
+/* Runs path in a child: "ok" when it ran and exited 0, else why the exec failed. */
+static void probe_exec(const char *path)
+{
+	char *const argv[] = { (char *)path, NULL };
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execv(path, argv);
+		_exit(errno > 0 && errno < 256 ? errno : 255);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status))
+		errno = WEXITSTATUS(status);
+	else if (pid > 0)
+		errno = ECHILD;
+	report("exec", path, pid > 0 && errno == 0 ? 0 : -1);
 }
 
 static void probe(void)
@@ -442,6 +514,8 @@ static void probe(void)
 		if (fd >= 0)
 			close(fd);
 	}
+	if (getenv("MECHA_TEST_EXEC") && *getenv("MECHA_TEST_EXEC"))
+		probe_exec(getenv("MECHA_TEST_EXEC"));
 	if (port > 0 && port < 65536) {
 		struct sockaddr_in to = { .sin_family = AF_INET,
 					  .sin_port = htons((uint16_t)port),
@@ -465,9 +539,14 @@ static void describe(const struct sandbox_policy *p, int abi)
 	fputs("; writes ", stderr);
 	for (size_t i = 0; i < p->nwrite; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", p->write[i]);
-	fprintf(stderr, "%s; network %s%s\n", p->nwrite ? "" : "nothing",
-		p->network ? "open" : uses_ip(p) ? "closed but for some ports" : "closed",
-		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "");
+	fprintf(stderr, "%s; network %s", p->nwrite ? "" : "nothing",
+		p->network ? "open" : uses_ip(p) ? "closed but for some ports" : "closed");
+	for (size_t i = 0; i < p->nconnect + p->nbind; i++)
+		fprintf(stderr, "%s%s %u", i ? ", " : " (", i < p->nconnect ? "connect" : "bind",
+			i < p->nconnect ? p->connect_ports[i] : p->bind_ports[i - p->nconnect]);
+	fprintf(stderr, "%s%s%s\n", p->nconnect + p->nbind ? ")" : "",
+		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "",
+		p->server ? "; a server: " SERVER_DENIES : "");
 }
 
 /* What an older Landlock ABI leaves unconfined, in one sentence. */
@@ -515,11 +594,13 @@ static int confine(const struct sandbox_policy *p, int verbose)
 		    errno == EOPNOTSUPP ? "it is disabled at boot" : strerrorname_np(errno));
 	else
 		abi = restrict_to(p, abi, verbose);
-	if (!uses_ip(p))
-		ip = deny_ip() == 0;
+	if (!uses_ip(p) || p->server)
+		ip = seccomp_install(!uses_ip(p), p->server) == 0;
 	if (!ip)
 		say(verbose, "seccomp not applied (%s); %s", strerror(errno),
-		    abi >= 4 ? "UDP stays open (Landlock closes TCP)" : "the network stays open");
+		    uses_ip(p)   ? "a program may still be run, a process traced"
+		    : abi >= 4   ? "UDP stays open (Landlock closes TCP)"
+				 : "the network stays open");
 	if (abi > 0 && abi < 6)
 		say_missing(abi, p, ip, verbose);
 	if (verbose > 1 && abi > 0)

@@ -22,7 +22,8 @@
  *
  * A policy without the network also loses IPv4 and IPv6 sockets to a
  * seccomp filter (Landlock confines TCP only, and only from ABI 4; a
- * datagram is a way out too), on any kernel with seccomp.
+ * datagram is a way out too), on any kernel with seccomp; a server's policy
+ * (the box) loses the system calls no server needs.
  *
  * Calling sequence:
  *     struct sandbox_policy p = SANDBOX_POLICY_INIT;
@@ -42,7 +43,8 @@
  * Test hooks (compiled into every build, and harmless — they only try, and
  * say what happened): after restricting, MECHA_TEST_OPEN=<path> opens path
  * for reading, MECHA_TEST_CREATE=<path> creates path, MECHA_TEST_CONNECT=<port>
- * connects to 127.0.0.1:<port>, MECHA_TEST_UDP=1 opens a UDP socket; each
+ * connects to 127.0.0.1:<port>, MECHA_TEST_UDP=1 opens a UDP socket,
+ * MECHA_TEST_EXEC=<path> runs path in a child (which exits at once); each
  * reports "mecha: sandbox test: … ok" or "… <errno name>" on stderr. MECHA_TEST_LANDLOCK_ABI=<n> uses at most ABI n
  * (0: as if the kernel had none). The person's own switch is
  * MECHA_SANDBOX=off (for a helper program the policy would break).
@@ -79,9 +81,16 @@ struct sandbox_policy {
 	 */
 	int create;
 	const char *off; /* non-NULL: not applied at all, and this says why (static text) */
+	/*
+	 * A server that runs no program: seccomp also refuses what serving
+	 * never needs — execve, ptrace, mount and namespaces, modules, kexec,
+	 * bpf, keyrings (EPERM). A sanitizer build keeps ptrace, which
+	 * LeakSanitizer needs at exit.
+	 */
+	int server;
 };
 
-#define SANDBOX_POLICY_INIT { NULL, NULL, 0, 0, 0, { 0 }, { 0 }, 0, 0, 0, 0, NULL }
+#define SANDBOX_POLICY_INIT { NULL, NULL, 0, 0, 0, { 0 }, { 0 }, 0, 0, 0, 0, NULL, 0 }
 
 void sandbox_read(struct sandbox_policy *p, const char *path);
 void sandbox_write(struct sandbox_policy *p, const char *path);

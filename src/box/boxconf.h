@@ -52,6 +52,7 @@ struct boxconf {
 	struct boxconf_limits limits;
 	struct boxconf_owner *owners;
 	size_t nowners;
+	int verbose; /* --verbose, not a key of the file: the sandbox says what it could not do */
 };
 
 /* The defaults (no file): listen 127.0.0.1:8080, the limits above. */

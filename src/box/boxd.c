@@ -11,6 +11,7 @@
 #include "base/rfc3339.h"
 #include "box/api.h"
 #include "box/boxconf.h"
+#include "box/jail.h"
 #include "box/ledger.h"
 #include "box/limit.h"
 #include "box/mailer.h"
@@ -432,9 +433,13 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	struct tls t;
 	int rc = -1;
 
-	if (read_tls(conf, &t, e) != 0 || resolve(conf, &ai, e) != 0 || dl_require(DL_MHD, e) != 0)
-		goto out;
 	d.conf = conf;
+	if (read_tls(conf, &t, e) != 0 || resolve(conf, &ai, e) != 0 ||
+	    dl_require(DL_MHD, e) != 0 || open_log(&d, e) != 0)
+		goto out;
+	raise_files();
+	/* before the first thread: the jail binds only this one and those it starts */
+	jail_apply(conf, 1);
 	d.api = (struct api_ctx){ conf, l, time(NULL), NULL, NULL };
 	if (!(d.api.mailer = mailer_start(conf, e)))
 		goto out;
@@ -442,17 +447,15 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	d.host_public = authority(conf->public_url);
 	d.host_listen = xstrdup(conf->listen);
 	pthread_mutex_init(&d.log_lock, NULL);
-	raise_files();
-	if (open_log(&d, e) == 0)
-		rc = run(&d, ai, &t, e);
-	if (d.log && d.log != stderr)
-		fclose(d.log);
+	rc = run(&d, ai, &t, e);
 	pthread_mutex_destroy(&d.log_lock);
 	limit_free(d.limit);
 	mailer_stop(d.api.mailer);
 	free(d.host_public);
 	free(d.host_listen);
 out:
+	if (d.log && d.log != stderr)
+		fclose(d.log);
 	if (ai)
 		freeaddrinfo(ai);
 	free(t.cert);

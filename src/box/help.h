@@ -14,7 +14,7 @@ static const char box_help_intro[] =
 
 static const char box_help_serve[] =
 	"usage: mecha box serve [--config FILE] [--data DIR] [--listen HOST:PORT]\n"
-	"                       [--public-url URL] [--db PATH]\n\n"
+	"                       [--public-url URL] [--db PATH] [--verbose]\n\n"
 	"Serves the box over HTTP (HTTPS with [tls] cert and key) until SIGINT or SIGTERM.\n"
 	"With no --config, --data DIR is enough: the ledger is DIR/box.db (SQLite), links\n"
 	"that verification mail would carry are written to the log, and the box listens on\n"
@@ -23,31 +23,37 @@ static const char box_help_serve[] =
 	"  --data DIR         the ledger and the uploaded files\n"
 	"  --listen ADDR      HOST:PORT to listen on\n"
 	"  --public-url URL   the URL strangers and the drain use (default http://LISTEN)\n"
-	"  --db PATH          the ledger (default DIR/box.db)\n";
+	"  --db PATH          the ledger (default DIR/box.db)\n"
+	"  -v, --verbose      say what the sandbox could not do on this kernel\n\n"
+	"Once it has read its configuration and opened its ledger, TLS pair and log, it\n"
+	"may write only its data directory, listen on its port and connect only to its\n"
+	"SMTP relay and database (docs/security.md).\n";
 
 static const char box_help_owner[] =
-	"usage: mecha box owner add HANDLE [--config FILE] [--data DIR] [--json]\n\n"
+	"usage: mecha box owner add HANDLE [--config FILE] [--data DIR] [--json] [--verbose]\n\n"
 	"Creates the owner HANDLE (1-32 of a-z, 0-9, '-') and prints their first keys, one\n"
 	"per scope: drain (the queue), publish (read types), release (put types), slots\n"
 	"(push booking slots). Each key is shown once: the box keeps only its Argon2id hash.\n"
 	"Exit 3 (handle_taken) when the owner exists.\n\n"
 	"  --config FILE   box.toml\n"
 	"  --data DIR      the box's data directory (without --config)\n"
-	"  --json          {\"handle\", \"drain\", \"publish\", \"release\", \"slots\"}\n";
+	"  --json          {\"handle\", \"drain\", \"publish\", \"release\", \"slots\"}\n"
+	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
 static const char box_help_key[] =
 	"usage: mecha box key new --owner HANDLE --scope SCOPE [--label TEXT]\n"
-	"                         [--config FILE] [--data DIR]\n\n"
+	"                         [--config FILE] [--data DIR] [--verbose]\n\n"
 	"Mints one more key for an owner and prints it, once, on a line of its own. SCOPE\n"
 	"is drain, publish, release or slots.\n\n"
 	"  --owner HANDLE  whose key it is\n"
 	"  --scope SCOPE   what it may do\n"
 	"  --label TEXT    a note kept with the key (which machine holds it)\n"
 	"  --config FILE   box.toml\n"
-	"  --data DIR      the box's data directory (without --config)\n";
+	"  --data DIR      the box's data directory (without --config)\n"
+	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
 static const char box_help_sweep[] =
-	"usage: mecha box sweep [--config FILE] [--data DIR] [--json]\n\n"
+	"usage: mecha box sweep [--config FILE] [--data DIR] [--json] [--verbose]\n\n"
 	"Deletes what the box no longer owes anyone: submissions whose link expired,\n"
 	"uploads never made (with their files), files no row names (after an hour) and old\n"
 	"budget rows. A queued request that was never drained is NEVER deleted, even past\n"
@@ -56,6 +62,7 @@ static const char box_help_sweep[] =
 	"  --config FILE   box.toml\n"
 	"  --data DIR      the box's data directory (without --config)\n"
 	"  --json          {\"expired_submissions\", \"expired_uploads\", \"attachments\",\n"
-	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\"}\n";
+	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\"}\n"
+	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
 #endif

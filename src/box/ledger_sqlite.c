@@ -286,7 +286,9 @@ static int lite_open(struct ledger *l, const char *where, struct err *e)
 			    NULL) != SQLITE_OK)
 		return s->db ? fail(s, e, "opening") : err_set(e, ERR_LEDGER, "%s: cannot open", where);
 	sqlite3_busy_timeout(s->db, 5000);
-	if (exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;", e) != 0)
+	/* temp_store: a sort's temporary file would go to /tmp, outside the box's jail */
+	if (exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; "
+		    "PRAGMA temp_store = MEMORY;", e) != 0)
 		return -1;
 	return migrate(s, e);
 }

@@ -15,6 +15,7 @@
 #include "box/boxconf.h"
 #include "box/boxd.h"
 #include "box/help.h"
+#include "box/jail.h"
 #include "box/ledger.h"
 
 #include <getopt.h>
@@ -28,7 +29,7 @@
 
 struct opts {
 	const char *config, *data, *listen, *public_url, *db, *owner, *scope, *label;
-	int json;
+	int json, verbose;
 	char **pos;
 	int npos;
 };
@@ -57,7 +58,7 @@ static int parse(const char *verb, const char *allowed, const char *help, int ar
 		{ "db", required_argument, 0, 'b' },     { "owner", required_argument, 0, 'o' },
 		{ "scope", required_argument, 0, 's' },  { "label", required_argument, 0, 'L' },
 		{ "json", no_argument, 0, 'j' },         { "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "verbose", no_argument, 0, 'v' },      { 0, 0, 0, 0 },
 	};
 	const char **slot[128] = { ['c'] = &o->config, ['d'] = &o->data, ['l'] = &o->listen,
 				   ['u'] = &o->public_url, ['b'] = &o->db, ['o'] = &o->owner,
@@ -67,13 +68,13 @@ static int parse(const char *verb, const char *allowed, const char *help, int ar
 	memset(o, 0, sizeof *o);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "v", longs, NULL)) != -1) {
 		if (c == 'h')
 			return fputs(help, stdout), -2;
 		if (c == '?' || c == ':' || !strchr(allowed, c))
 			return usage(verb, "unknown option or missing value"), -1;
-		if (c == 'j')
-			o->json = 1;
+		if (c == 'j' || c == 'v')
+			*(c == 'j' ? &o->json : &o->verbose) = 1;
 		else if (strncmp(optarg, "--", 2) == 0) /* as cli_parse: an option is no value */
 			return usage(verb, "an option needs a value"), -1;
 		else
@@ -100,12 +101,22 @@ static int config(const struct opts *o, struct boxconf *c, struct err *e)
 			free(*field[i]);
 			*field[i] = strdup(*over[i]);
 		}
+	c->verbose = o->verbose;
 	if (boxconf_finish(c, e) != 0 || fs_private_dir(c->data, e) != 0)
 		return -1;
 	return 0;
 }
 
-/* Runs fn with the ledger of the verb's configuration. */
+static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+{
+	return boxd_serve(c, l, e);
+}
+
+/*
+ * Runs fn with the ledger of the verb's configuration, confined to the data
+ * directory (box/jail.h) once the ledger is open; serve confines itself
+ * later, once it has read its TLS pair and opened its log.
+ */
 static int with_ledger(const struct opts *o, int (*fn)(const struct opts *, struct boxconf *,
 						       struct ledger *, struct err *))
 {
@@ -115,16 +126,14 @@ static int with_ledger(const struct opts *o, int (*fn)(const struct opts *, stru
 	int rc = -1;
 
 	err_clear(&e);
-	if (config(o, &c, &e) == 0 && (l = ledger_open(c.db, &e)))
+	if (config(o, &c, &e) == 0 && (l = ledger_open(c.db, &e))) {
+		if (fn != do_serve)
+			jail_apply(&c, 0);
 		rc = fn(o, &c, l, &e);
+	}
 	ledger_close(l);
 	boxconf_free(&c);
 	return rc == 0 ? EXIT_OK : fail(&e);
-}
-
-static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
-{
-	return boxd_serve(c, l, e);
 }
 
 static int do_owner(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
@@ -186,26 +195,26 @@ static int verb(int argc, char **argv)
 	int rc;
 
 	if (strcmp(v, "serve") == 0) {
-		if ((rc = parse(v, "cdlub", box_help_serve, argc, argv, &o)) != 0)
+		if ((rc = parse(v, "cdlubv", box_help_serve, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
 		return o.npos ? usage(v, "serve takes no arguments") : with_ledger(&o, do_serve);
 	}
 	if (strcmp(v, "owner") == 0) {
-		if ((rc = parse(v, "cdbj", box_help_owner, argc, argv, &o)) != 0)
+		if ((rc = parse(v, "cdbjv", box_help_owner, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
 		if (o.npos != 2 || strcmp(o.pos[0], "add") != 0)
 			return usage(v, "owner add HANDLE");
 		return with_ledger(&o, do_owner);
 	}
 	if (strcmp(v, "key") == 0) {
-		if ((rc = parse(v, "cdbosL", box_help_key, argc, argv, &o)) != 0)
+		if ((rc = parse(v, "cdbosLv", box_help_key, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
 		if (o.npos != 1 || strcmp(o.pos[0], "new") != 0 || !o.owner || !o.scope)
 			return usage(v, "key new --owner HANDLE --scope SCOPE");
 		return with_ledger(&o, do_key);
 	}
 	if (strcmp(v, "sweep") == 0) {
-		if ((rc = parse(v, "cdbj", box_help_sweep, argc, argv, &o)) != 0)
+		if ((rc = parse(v, "cdbjv", box_help_sweep, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
 		return o.npos ? usage(v, "sweep takes no arguments") : with_ledger(&o, do_sweep);
 	}

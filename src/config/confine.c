@@ -98,8 +98,7 @@ static void helpers(struct sandbox_policy *p, const struct config *c, unsigned n
 		p->off = "[mail] sendmail is a setuid or setgid program";
 }
 
-/* What libraries read from places the environment names. */
-static void environment(struct sandbox_policy *p, unsigned needs)
+void confine_libraries(struct sandbox_policy *p, int network)
 {
 	static const char *const vars[] = { "TZDIR", "TERMINFO", "SSL_CERT_FILE", "SSL_CERT_DIR",
 					    "CURL_CA_BUNDLE", "LOCPATH" };
@@ -110,6 +109,17 @@ static void environment(struct sandbox_policy *p, unsigned needs)
 		if (v && *v == '/')
 			sandbox_read(p, v);
 	}
+	if (network) {
+		/* /etc/resolv.conf is often a link to one of these */
+		sandbox_read(p, "/run/systemd/resolve");
+		sandbox_read(p, "/run/resolvconf");
+	}
+}
+
+/* What libraries read, and the box's keys where the environment names them. */
+static void environment(struct sandbox_policy *p, unsigned needs)
+{
+	confine_libraries(p, (needs & (CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_GATE)) != 0);
 	if (needs & CONFINE_GATE) {
 		/* The box's keys may live where $FACTORY_*_KEY says (docs/box.md). */
 		static const char *const keys[] = { "FACTORY_DRAIN_KEY", "FACTORY_SLOTS_KEY",
@@ -119,11 +129,6 @@ static void environment(struct sandbox_policy *p, unsigned needs)
 			if (k && *k == '/')
 				sandbox_read(p, k);
 		}
-	}
-	if (needs & (CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_GATE)) {
-		/* /etc/resolv.conf is often a link to one of these */
-		sandbox_read(p, "/run/systemd/resolve");
-		sandbox_read(p, "/run/resolvconf");
 	}
 }
 

@@ -46,6 +46,14 @@ enum confine_need {
 void confine_policy(unsigned needs, struct sandbox_policy *p);
 
 /*
+ * What libraries read beyond the system (base/sandbox.h's own places):
+ * certificates, time zones and locales where the environment moves them,
+ * and, for a process with the network, the resolver's configuration where
+ * /etc/resolv.conf links to. The box's policy uses it too (box/jail.h).
+ */
+void confine_libraries(struct sandbox_policy *p, int network);
+
+/*
  * A store the command line named instead of the default (--box PATH; NULL:
  * the default mission box): its directory (the box, its blocks and its lock)
  * readable, and writable when needs change a store. ~/ is expanded.

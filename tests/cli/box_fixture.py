@@ -45,25 +45,28 @@ class Box:
                  "[limits]"] + [f"{k} = {v}" for k, v in self.limits.items()]
         self.config.write_text("\n".join(lines) + "\n")
 
-    def mecha(self, *args, check=None, config=True):
+    def mecha(self, *args, check=None, config=True, env=None):
         if config and not self.config.exists():
             self.write_config(free_port())
         argv = [BIN, "box", args[0], *args[1:]]
         if config:
             argv += ["--config", str(self.config)]
-        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                           env={**os.environ, **(env or {})})
         p.out, p.err = p.stdout.decode(), p.stderr.decode()
         p.json = lambda: json.loads(p.out)
         if check is not None:
             assert p.returncode == check, f"{argv} exited {p.returncode}\n{p.out}\n{p.err}"
         return p
 
-    def start(self):
+    def start(self, *args, env=None):
+        """Serves with --config and args, the environment plus env."""
         for _ in range(10):  # another process may take the free port first
             self.port = free_port()
             self.write_config(self.port)
             err = open(self.stderr, "wb")
-            self.proc = subprocess.Popen([BIN, "box", "serve", "--config", str(self.config)],
+            self.proc = subprocess.Popen([BIN, "box", "serve", "--config", str(self.config),
+                                          *args], env={**os.environ, **(env or {})},
                                          stdout=subprocess.DEVNULL, stderr=err)
             err.close()
             deadline = time.time() + 15

@@ -116,18 +116,21 @@ char *redact_url(const char *url)
 	struct buf out = { 0 };
 	const char *scheme = strstr(url, "://");
 	const char *auth = scheme ? scheme + 3 : url;
-	size_t authlen = strcspn(auth, "/?#");
-	const char *at = memchr(auth, '@', authlen);
-	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	const char *query = strchr(auth, '?');
+	size_t authlen = strcspn(auth, "/"); /* as libpq reads it: a '?' may be in a password */
+	const char *at = NULL, *colon, *rest, *query;
 
+	/* The last '@' of the authority: a password with a raw '@' is hidden whole. */
+	for (size_t i = 0; i < authlen; i++)
+		if (auth[i] == '@')
+			at = auth + i;
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	rest = colon ? at : url;
+	query = strchr(at ? at : auth, '?');
 	if (colon) {
 		buf_add(&out, url, (size_t)(colon + 1 - url));
 		buf_adds(&out, "***");
-		buf_add(&out, at, query ? (size_t)(query - at) : strlen(at));
-	} else {
-		buf_add(&out, url, query ? (size_t)(query - url) : strlen(url));
 	}
+	buf_add(&out, rest, query ? (size_t)(query - rest) : strlen(rest));
 	if (query) {
 		size_t qlen = strcspn(query, "#");
 		buf_addc(&out, '?');

@@ -94,14 +94,24 @@ static PGconn *conn(struct ledger_db *db)
 	return db->conn;
 }
 
-/* libpq's messages end in a newline (and may span lines): one line for ours. */
+/* libpq's messages span lines ("…failed: Connection refused\n\tIs the server
+ * running…\n"): ours is one line, each run of white space one space. */
 static int fail(struct ledger_db *db, struct err *e, const char *what, const char *why)
 {
-	size_t n = strlen(why);
+	struct buf line = { 0 };
+	int rc;
 
-	while (n > 0 && (why[n - 1] == '\n' || why[n - 1] == ' '))
-		n--;
-	return err_set(e, ERR_LEDGER, "%s: %s: %.*s", db->name, what, (int)n, why);
+	for (const char *p = why; *p; p++) {
+		if (!strchr(" \t\r\n", *p))
+			buf_addc(&line, *p);
+		else if (line.len && line.data[line.len - 1] != ' ')
+			buf_addc(&line, ' ');
+	}
+	if (line.len && line.data[line.len - 1] == ' ')
+		line.len--;
+	rc = err_set(e, ERR_LEDGER, "%s: %s: %.*s", db->name, what, (int)line.len, buf_str(&line));
+	buf_free(&line);
+	return rc;
 }
 
 static int failed(const PGresult *r)

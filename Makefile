@@ -15,9 +15,9 @@ LINK_PKGS := jansson libcrypto
 # review screen never pays for mapping them. A library here needs a row in
 # DL_LIBRARIES and a shim (src/base/dl_<name>.c); `make dlsyms` checks the
 # shims. (ncursesw gets its row with the review screen's first call.)
-# The box (build/mecha-box) loads libmicrohttpd, SQLite and libargon2 the same
-# way, so its local verbs and --version map none of them.
-DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2
+# The box (build/mecha-box) loads libmicrohttpd, SQLite, libpq and libargon2 the
+# same way, so its local verbs and --version map none of them.
+DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq
 # The review screen is its own program (mecha-review, which `mecha review`
 # runs), so only it maps ncurses.
 TUI_PKGS  := ncursesw
@@ -35,6 +35,9 @@ DEB_PKGS += libmicrohttpd-dev libsqlite3-dev libpq-dev libargon2-dev argon2
 # browser), and a font for it to draw text with (its recommends are not installed).
 DEB_PKGS += chromium fonts-dejavu-core
 CHROMIUM ?= /usr/bin/chromium
+# The PostgreSQL server the box's tests start a throw-away cluster of (initdb,
+# pg_ctl), to run the box suite on a PostgreSQL ledger as well.
+DEB_PKGS += postgresql
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \

@@ -92,3 +92,50 @@ void redact_paths(struct buf *out, const char *msg, const char *const *homes, si
 		i = end;
 	}
 }
+
+/* Appends s[0..n) to out with the value of every password=… parameter replaced. */
+static void hide_query_passwords(struct buf *out, const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t start = i;
+		while (i < n && s[i] != '&')
+			i++;
+		if (i - start >= 9 && strncmp(s + start, "password=", 9) == 0)
+			buf_adds(out, "password=***");
+		else
+			buf_add(out, s + start, i - start);
+		if (i < n)
+			buf_addc(out, s[i++]);
+	}
+}
+
+char *redact_url(const char *url)
+{
+	struct buf out = { 0 };
+	const char *scheme = strstr(url, "://");
+	const char *auth = scheme ? scheme + 3 : url;
+	size_t authlen = strcspn(auth, "/"); /* as libpq reads it: a '?' may be in a password */
+	const char *at = NULL, *colon, *rest, *query;
+
+	/* The last '@' of the authority: a password with a raw '@' is hidden whole. */
+	for (size_t i = 0; i < authlen; i++)
+		if (auth[i] == '@')
+			at = auth + i;
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	rest = colon ? at : url;
+	query = strchr(at ? at : auth, '?');
+	if (colon) {
+		buf_add(&out, url, (size_t)(colon + 1 - url));
+		buf_adds(&out, "***");
+	}
+	buf_add(&out, rest, query ? (size_t)(query - rest) : strlen(rest));
+	if (query) {
+		size_t qlen = strcspn(query, "#");
+		buf_addc(&out, '?');
+		hide_query_passwords(&out, query + 1, qlen - 1);
+		buf_adds(&out, query + qlen);
+	}
+	return buf_steal(&out);
+}

@@ -18,7 +18,11 @@
  * space unless the next word holds a '/' too ("/home/ada/My Calendars/x.ics"
  * is one path).
  *
- * Ownership: output goes into the caller's buf; inputs are borrowed.
+ * A URL's password is a secret of another kind: redact_url hides it from
+ * every reader, the owner's terminal and log included.
+ *
+ * Ownership: output goes into the caller's buf (redact_url: a new string);
+ * inputs are borrowed.
  */
 #ifndef MECHA_BASE_REDACT_H
 #define MECHA_BASE_REDACT_H
@@ -33,5 +37,14 @@ struct buf;
  * NULL or empty one is skipped.
  */
 void redact_paths(struct buf *out, const char *msg, const char *const *homes, size_t nhomes);
+
+/*
+ * A connection URL fit for a message: the password in its user part
+ * ("postgresql://ada:secret@db/box" → "postgresql://ada:***@db/box") and
+ * any password=… query parameter replaced by "***". Everything else stays,
+ * so the reader still sees which server and which database was meant.
+ * Returns a new string (free it).
+ */
+char *redact_url(const char *url);
 
 #endif

@@ -14,7 +14,7 @@ static const char box_help_intro[] =
 
 static const char box_help_serve[] =
 	"usage: mecha box serve [--config FILE] [--data DIR] [--listen HOST:PORT]\n"
-	"                       [--public-url URL] [--db PATH] [--verbose]\n\n"
+	"                       [--public-url URL] [--db PATH|URL] [--verbose]\n\n"
 	"Serves the box over HTTP (HTTPS with [tls] cert and key) until SIGINT or SIGTERM.\n"
 	"With no --config, --data DIR is enough: the ledger is DIR/box.db (SQLite), links\n"
 	"that verification mail would carry are written to the log, and the box listens on\n"
@@ -23,7 +23,8 @@ static const char box_help_serve[] =
 	"  --data DIR         the ledger and the uploaded files\n"
 	"  --listen ADDR      HOST:PORT to listen on\n"
 	"  --public-url URL   the URL strangers and the drain use (default http://LISTEN)\n"
-	"  --db PATH          the ledger (default DIR/box.db)\n"
+	"  --db PATH|URL      the ledger: a SQLite file (default DIR/box.db), or a\n"
+	"                     postgresql:// URL shared by several boxes (docs/box.md)\n"
 	"  -v, --verbose      say what the sandbox could not do on this kernel\n\n"
 	"Once it has read its configuration and opened its ledger, TLS pair and log, it\n"
 	"may write only its data directory, listen on its port and connect only to its\n"

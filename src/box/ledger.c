@@ -9,16 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int is_url(const char *where)
+{
+	return strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0;
+}
+
 struct ledger *ledger_open(const char *where, struct err *e)
 {
 	struct ledger *l;
 
-	if (strncmp(where, "postgresql://", 13) == 0 || strncmp(where, "postgres://", 11) == 0) {
-		err_set(e, ERR_CONFIG, "a PostgreSQL ledger is not built yet: use a SQLite file");
-		return NULL;
-	}
 	l = xcalloc(1, sizeof *l);
-	l->ops = &ledger_sqlite_ops;
+	l->ops = is_url(where) ? &ledger_pg_ops : &ledger_sqlite_ops;
 	if (l->ops->open(l, where, e) != 0) {
 		ledger_close(l);
 		return NULL;

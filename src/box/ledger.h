@@ -1,8 +1,9 @@
 /*
  * ledger — the box's storage, behind one narrow interface: a table of
  * functions, one per transaction the box needs, so SQLite (ledger_sqlite.c,
- * the embedded default) and PostgreSQL (one more file implementing the same
- * table) hold the same schema (spec/box.md §3) and make the same decisions.
+ * the embedded default) and PostgreSQL (ledger_pg.c) hold the same schema
+ * (spec/box.md §3) and make the same decisions: the transactions are written
+ * once (ledger_sql.c) over a driver (ledger_db.h) each of them fills.
  *
  * The rules every backend keeps:
  *   - every state change is one transaction: a row and its attachment rows
@@ -261,11 +262,15 @@ struct ledger {
 	void *impl; /* the backend's own state */
 };
 
+/* Both are ledger_sql.c's transactions over a driver (ledger_db.h). */
 extern const struct ledger_ops ledger_sqlite_ops;
+extern const struct ledger_ops ledger_pg_ops;
 
 /*
- * Opens the ledger named by where: "postgresql://…" or "postgres://…" (not
- * built yet: ERR_CONFIG says so), otherwise a SQLite file path.
+ * Opens the ledger named by where: "postgresql://…" or "postgres://…" (a
+ * libpq connection URL: PostgreSQL), otherwise a SQLite file path. Errors
+ * (ERR_LEDGER; missing_library without libpq) name the file, or the URL
+ * with its password hidden.
  */
 struct ledger *ledger_open(const char *where, struct err *e);
 void ledger_close(struct ledger *l);

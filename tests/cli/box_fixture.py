@@ -7,6 +7,10 @@ first keys in .keys), starts the server and waits for its "listening" line.
 loopback); .seed() runs tests/support/box_seed (BOX_SEED) against its ledger,
 which is how a test gets queued rows without any test-only route; .log()
 reads the access log (JSON lines on stderr). .stop() sends SIGTERM.
+
+The ledger is the SQLite file data/box.db, or — under conftest's box_ledger
+fixture, which runs a module's tests once per backend — a fresh database of a
+throw-away PostgreSQL cluster. .sql() and .dump() reach either.
 """
 import http.client
 import json
@@ -20,6 +24,26 @@ from conftest import BIN, ROOT
 
 SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "tests" / "box_seed"))
 
+# Set by conftest's box_ledger fixture while a test runs on PostgreSQL: where a
+# Box made without db= gets its database. None: SQLite in the box's data directory.
+LEDGER = None
+
+
+class PgDatabases:
+    """Fresh databases of one cluster for one test, all dropped after it."""
+
+    def __init__(self, cluster):
+        self.cluster = cluster
+        self.urls = []
+
+    def new(self):
+        self.urls.append(self.cluster.database())
+        return self.urls[-1]
+
+    def drop_all(self):
+        for url in self.urls:
+            self.cluster.drop(url)
+
 
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -28,11 +52,15 @@ def free_port():
 
 
 class Box:
-    def __init__(self, tmp_path, owner="ada", extra="", **limits):
+    def __init__(self, tmp_path, owner="ada", extra="", db=None, pg=None, **limits):
+        """db: the URL of a database of the PostgreSQL cluster pg (tests/support/pg_cluster.py)
+        to use, e.g. two boxes on one database; by default the backend box_ledger chose
+        (a SQLite file in the data directory otherwise)."""
         self.dir = tmp_path / "box"
         self.data = self.dir / "data"
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.db = self.data / "box.db"
+        self.pg = pg or (LEDGER.cluster if LEDGER else None)
+        self.db = db or (LEDGER.new() if LEDGER else self.data / "box.db")
         self.config = self.dir / "box.toml"
         self.stderr = self.dir / "stderr.log"
         self.proc = None
@@ -41,8 +69,8 @@ class Box:
         self.keys = self.mecha("owner", "add", owner, "--json", check=0).json() if owner else {}
 
     def write_config(self, port):
-        lines = [f'listen = "127.0.0.1:{port}"', f'data = "{self.data}"', self.extra,
-                 "[limits]"] + [f"{k} = {v}" for k, v in self.limits.items()]
+        lines = [f'listen = "127.0.0.1:{port}"', f'data = "{self.data}"',
+                 f'db = "{self.db}"', self.extra, "[limits]"] + [f"{k} = {v}" for k, v in self.limits.items()]
         self.config.write_text("\n".join(lines) + "\n")
 
     def mecha(self, *args, check=None, config=True, env=None):
@@ -114,6 +142,19 @@ class Box:
         extra = ["--retain-until", retain_until] if retain_until else []
         return int(self.seed("queue", self.data, "ada", type_id, json.dumps(payload), *extra,
                              *files))
+
+    def sql(self, text):
+        """The rows of one SQL statement run on the box's ledger, as tuples: what a
+        test uses to let time pass (an expiry moved into the past)."""
+        if self.pg:
+            return self.pg.sql(str(self.db), text)
+        import sqlite3
+        with sqlite3.connect(str(self.db), timeout=10, isolation_level=None) as db:
+            return db.execute(text).fetchall()
+
+    def dump(self):
+        """Everything the ledger stores, as bytes (the file; pg_dump's text)."""
+        return self.pg.dump(str(self.db)) if self.pg else self.db.read_bytes()
 
     def log(self):
         return [json.loads(line) for line in self.stderr.read_text().splitlines()

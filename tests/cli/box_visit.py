@@ -4,13 +4,12 @@ browser asks for them, the links the box sends, the owner's queue.
 visit() speaks HTTP/1.1 from any loopback address (source="127.0.0.7"), so a
 test can be several strangers at once. links() reads the verification links
 the box writes to its log when it has no [mail] (docs/box.md); the tests that
-need real mail catch it with the SMTP sink instead. ledger() opens the box's
-SQLite file for the one thing a test cannot wait for: time passing (an
-expiry moved into the past, as the clock would move it).
+need real mail catch it with the SMTP sink instead. ledger() reaches the box's
+ledger (SQLite or PostgreSQL, Box.sql) for the one thing a test cannot wait
+for: time passing (an expiry moved into the past, as the clock would move it).
 """
 import http.client
 import json
-import sqlite3
 import urllib.parse
 from datetime import datetime, timedelta, timezone
 
@@ -89,5 +88,23 @@ def payloads(box):
     return [json.loads(r["payload"]) for r in drain(box)]
 
 
+class Ledger:
+    """`with ledger(box) as db: db.execute(SQL).fetchone()` on either backend."""
+
+    def __init__(self, box):
+        self.box = box
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def execute(self, sql):
+        rows = self.box.sql(sql)
+        return type("Rows", (), {"fetchone": lambda _: rows[0] if rows else None,
+                                 "fetchall": lambda _: rows})()
+
+
 def ledger(box):
-    return sqlite3.connect(str(box.db), timeout=10, isolation_level=None)
+    return Ledger(box)

@@ -236,3 +236,46 @@ def model_server(tmp_path):
     server = ModelServer(tmp_path / "model-server")
     yield server
     server.stop()
+
+
+# -- the box's ledger: SQLite, and PostgreSQL on a throw-away cluster ----------
+@pytest.fixture(scope="session")
+def pg_cluster(tmp_path_factory):
+    """One PostgreSQL cluster for the session (tests/support/pg_cluster.py), stopped
+    and removed at the end; the tests that need it skip, saying why, without one."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
+    from pg_cluster import PgCluster
+
+    why = PgCluster.missing()
+    if why:
+        pytest.skip(why)
+    try:
+        cluster = PgCluster(tmp_path_factory.mktemp("pg"))
+    except RuntimeError as e:  # a checkout nobody can reach (e.g. under /root)
+        pytest.skip(str(e))
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def box_ledger(request):
+    """Each box test once per backend (box_fixture.Box reads box_fixture.LEDGER):
+    SQLite in the box's data directory, or PostgreSQL: every Box the test makes
+    gets a fresh database of the session's cluster, dropped after the test. A
+    module asks for it with pytestmark = pytest.mark.usefixtures("box_ledger")."""
+    import box_fixture
+
+    if request.param == "sqlite":
+        yield None
+        return
+    databases = box_fixture.PgDatabases(request.getfixturevalue("pg_cluster"))
+    box_fixture.LEDGER = databases
+    try:
+        yield databases
+    finally:
+        box_fixture.LEDGER = None
+        databases.drop_all()

@@ -9,6 +9,9 @@ import pytest
 
 from box_fixture import Box
 
+# Every test once on SQLite and once on PostgreSQL (conftest.py).
+pytestmark = pytest.mark.usefixtures("box_ledger")
+
 UNAUTHORISED = {"error": "a valid bearer token is required"}
 WRONG_SCOPE = {"error": "this key does not cover this endpoint"}
 
@@ -239,7 +242,7 @@ def test_a_key_made_by_box_key_new_works_and_is_printed_once(box):
     token = p.out.strip()
     assert token.startswith("mk_drn_") and len(p.out.splitlines()) == 1
     assert box.json("GET", "/v1/queue", key=token)[0] == 200
-    assert token.split(".")[1] not in box.db.read_bytes().decode("latin-1")
+    assert token.split(".")[1] not in box.dump().decode("latin-1")
     p = box.mecha("key", "new", "--owner", "nobody", "--scope", "drain")
     assert p.returncode == 1 and "no owner called nobody" in p.err
     p = box.mecha("key", "new", "--owner", "ada", "--scope", "root")

@@ -12,6 +12,9 @@ from box_fixture import Box
 from box_visit import (NO_BOOKING, drain, hour, ledger, links, path_of, payloads, push_slots,
                        put_type, slot, slot_value, visit)
 
+# Every test once on SQLite and once on PostgreSQL (conftest.py).
+pytestmark = pytest.mark.usefixtures("box_ledger")
+
 CONSULT = """id = "consult"
 version = 1
 title = "Book a consultation"

@@ -10,6 +10,9 @@ from box_fixture import Box
 from box_visit import (CHECK_EMAIL, EXPIRED, NO_FORM, drain, ledger, links, path_of, payloads,
                        put_type, visit)
 
+# Every test once on SQLite and once on PostgreSQL (conftest.py).
+pytestmark = pytest.mark.usefixtures("box_ledger")
+
 MEETING = """id = "meeting"
 version = 1
 title = "Request a meeting"

@@ -135,6 +135,7 @@ def test_the_access_log_has_one_line_per_request_and_no_token(tmp_path):
         assert x["ip"] == "127.0.0.1"
 
 
+@pytest.mark.usefixtures("box_ledger")  # on SQLite and on PostgreSQL
 def test_sweep_keeps_an_undrained_queued_row_and_health_reports_it(tmp_path):
     b = Box(tmp_path)
     kept = b.queue({"purpose": "never drained"}, retain_until="2000-01-01T00:00:00Z")
@@ -162,6 +163,7 @@ def test_sweep_keeps_an_undrained_queued_row_and_health_reports_it(tmp_path):
     assert "kept 1 queued past retention" in human
 
 
+@pytest.mark.usefixtures("box_ledger")  # on SQLite and on PostgreSQL
 def test_submissions_are_counted_by_sends_and_refused_past_the_budget(tmp_path):
     b = Box(tmp_path)
     got = [b.seed("submit", "ada", "meeting", "{}", "2999-01-01T00:00:00Z") for _ in range(4)]

@@ -13,6 +13,9 @@ import pytest
 from box_fixture import Box
 from box_visit import EXPIRED, drain, links, path_of, put_type, visit
 
+# Every test once on SQLite and once on PostgreSQL (conftest.py).
+pytestmark = pytest.mark.usefixtures("box_ledger")
+
 APPLY = """id = "apply"
 version = 1
 title = "Apply"

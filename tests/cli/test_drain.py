@@ -1,13 +1,12 @@
 """mecha drain, slots push and types push against a real `mecha box serve` on
-loopback (SQLite). Rows reach the box's queue through tests/support/box_seed
-(the box's own storage interface), never a test-only route. What the drain
+loopback (SQLite; a few again on PostgreSQL). Rows reach the box's queue through
+tests/support/box_seed (the box's own storage interface), never a test-only route. What the drain
 writes is pinned byte for byte against spec/box.md section 4."""
 import hashlib
 import json
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import time
 
@@ -15,6 +14,10 @@ import pytest
 
 from box_fixture import Box
 from conftest import BIN, ROOT
+
+# The tests that reach every ledger path a drain uses (queue, attachments, ack, slots,
+# types) run once more on PostgreSQL (conftest.py); the rest pin the home side only.
+on_both_ledgers = pytest.mark.usefixtures("box_ledger")
 
 TYPES = ROOT / "tests" / "fixtures" / "types"
 SLOTS = ROOT / "tests" / "fixtures" / "slots"
@@ -94,6 +97,7 @@ def queue_lab(box, tmp_path, cv=PDF, sample=PNG, **over):
 
 # ---- the record ---------------------------------------------------------------------------
 
+@on_both_ledgers
 def test_drain_writes_exactly_the_record_the_spec_shows_with_its_files(mecha, box, tmp_path):
     connect(mecha, box, "lab-application")
     seq = queue_lab(box, tmp_path)
@@ -320,6 +324,7 @@ def test_dry_run_writes_nothing_and_acks_nothing(mecha, box, tmp_path):
 
 # ---- a kill at any point -----------------------------------------------------------------
 
+@on_both_ledgers
 @pytest.mark.parametrize("point", ["drain-attachment", "drain-record", "drain-before-ack",
                                    "drain-after-ack"])
 def test_a_drain_killed_at_any_point_then_run_again_leaves_one_record_each_acked(
@@ -416,6 +421,7 @@ def test_wait_takes_up_to_the_boxs_25_seconds(mecha):
 
 # ---- follow --------------------------------------------------------------------------------
 
+@on_both_ledgers
 def test_follow_drains_requests_as_they_arrive_and_stops_on_sigterm(mecha, box):
     connect(mecha, box, "meeting")
     env = dict(mecha.env)
@@ -440,6 +446,7 @@ def test_follow_drains_requests_as_they_arrive_and_stops_on_sigterm(mecha, box):
 
 # ---- slots push, types push ------------------------------------------------------------------
 
+@on_both_ledgers
 def test_slots_push_sends_exactly_the_body_slots_show_prints(mecha, box):
     connect(mecha, box, "consult", where=SLOTS)
     (mecha.home / "config.toml").write_text(f'[calendar]\npath = "{SLOTS / "busy.ics"}"\n')
@@ -448,10 +455,8 @@ def test_slots_push_sends_exactly_the_body_slots_show_prints(mecha, box):
     out = mecha.json("slots", "push", "consult", "--from", now, "--json")
     assert out["slots"] == len(shown["slots"]) == 4 and out["dry_run"] is False
     assert out["answer"]["instrument"] == "consult" and out["answer"]["stored"] == 4
-    with sqlite3.connect(box.db) as db:
-        [(gen, horizon, slots)] = db.execute(
-            "SELECT generated_at, horizon_days, slots FROM slot_cache "
-            "WHERE instrument_id = 'consult'").fetchall()
+    [(gen, horizon, slots)] = box.sql("SELECT generated_at, horizon_days, slots FROM slot_cache "
+                                      "WHERE instrument_id = 'consult'")
     assert {"generated_at": gen, "horizon_days": horizon, "slots": json.loads(slots)} == shown
     assert slots == json.dumps(shown["slots"], separators=(",", ":"))
 
@@ -462,10 +467,10 @@ def test_slots_push_dry_run_sends_nothing(mecha, box):
     p = mecha.run("slots", "push", "consult", "--from", "2026-10-22T12:00:00Z", "--dry-run",
                   check=0)
     assert p.out.startswith("would push 4 slots of consult to http://127.0.0.1:")
-    with sqlite3.connect(box.db) as db:
-        assert db.execute("SELECT count(*) FROM slot_cache").fetchone() == (0,)
+    assert box.sql("SELECT count(*) FROM slot_cache") == [(0,)]
 
 
+@on_both_ledgers
 def test_types_push_publishes_the_manifest_the_box_then_serves(mecha, box):
     connect(mecha, box, "meeting")
     out = mecha.json("types", "push", "meeting", "--json")

@@ -368,6 +368,28 @@ Test(redact, a_path_under_the_home_is_named_from_mecha_home)
 	expect_redacted("the home /home/ada/.mecha is gone", "the home $MECHA_HOME is gone");
 }
 
+static void expect_url(const char *url, const char *want)
+{
+	char *got = redact_url(url);
+
+	cr_expect_str_eq(got, want, "%s", url);
+	free(got);
+}
+
+Test(redact, a_urls_password_is_hidden_and_the_rest_kept)
+{
+	expect_url("postgresql://ada:s3cret@db.example:5432/box",
+		   "postgresql://ada:***@db.example:5432/box");
+	expect_url("postgres://:pw@h/box?sslmode=require", "postgres://:***@h/box?sslmode=require");
+	expect_url("postgresql://h/box?sslmode=require&password=s3cret&user=ada",
+		   "postgresql://h/box?sslmode=require&password=***&user=ada");
+	expect_url("postgresql://ada:p@ss@h/box", "postgresql://ada:***@h/box");
+	expect_url("postgresql://ada:p?w#@h/box?password=x", "postgresql://ada:***@h/box?password=***");
+	expect_url("postgresql://ada@h:5432/box", "postgresql://ada@h:5432/box");
+	expect_url("postgresql://h/a:b@c", "postgresql://h/a:b@c");
+	expect_url("", "");
+}
+
 Test(redact, any_other_path_keeps_only_its_last_component)
 {
 	expect_redacted("the calendar /srv/cal/work.ics does not exist",

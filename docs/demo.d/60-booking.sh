@@ -139,4 +139,4 @@ SMTP_PID=
 kill "$BOX_PID" 2>/dev/null || true
 wait "$BOX_PID" 2>/dev/null || true
 BOX_PID=
-export MECHA_HOME=$MAIN_HOME
+export MECHA_HOME="$MAIN_HOME"

@@ -1,6 +1,7 @@
 # Sourced by docs/demo.sh: the loop through the box. A box on loopback (SQLite in
 # the sandbox), an owner's home of its own paired with it, a type and a booking
 # type's slots pushed, a stranger's form (when this box serves forms), the drain.
+# The box and the owner's home stay up for 60-booking.sh, which stops the box.
 say "The box: the public side, its own program, on loopback"
 MAIN_HOME=$MECHA_HOME
 export MECHA_HOME="$SANDBOX/owner"
@@ -103,8 +104,9 @@ END:VCALENDAR
 ICS
 printf '[calendar]\npath = "%s"\n' "$SANDBOX/calendar.ics" > "$MECHA_HOME/config.toml"
 
-say "Home publishes to the box: a type (its form goes live), a booking type's slots"
+say "Home publishes to the box: two types (their pages go live), a booking type's slots"
 run types push meeting
+run types push consult
 run slots push consult
 run drain --dry-run
 
@@ -120,14 +122,18 @@ except urllib.error.HTTPError as e:
 PY
 )
 SHOTS=${SCREENSHOTS:-$(dirname "$MECHA")/screenshots/demo}
-if [ "$FORM" = yes ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ] && command -v node >/dev/null \
+BROWSER=no
+if [ -x "${CHROMIUM:-/usr/bin/chromium}" ] && command -v node >/dev/null \
    && [ -d "$ROOT/tests/web/node_modules/playwright-core" ]; then
+  BROWSER=yes
+fi
+if [ "$FORM" = yes ] && [ "$BROWSER" = yes ]; then
   # The same browser the tests drive (tests/web/browser.mjs); its profile goes
   # into the sandbox and away with it.
   echo "  in headless Chromium: the form, answered, sent; the link from the (logged) mail,"
   echo "  opened and confirmed. Each page, as the stranger saw it:"
   rm -rf "$SHOTS"
-  TMPDIR="$SANDBOX" node "$ROOT/tests/web/demo_stranger.mjs" "$GATE/f/ada/meeting" \
+  TMPDIR="$SANDBOX" node "$ROOT/tests/web/demo_stranger.mjs" form "$GATE/f/ada/meeting" \
     "$SANDBOX/box.log" "$SHOTS" '{"requester_name": "Grace Hopper",
     "requester_email": "grace@example.org",
     "message": "Could we talk about compilers next Tuesday?"}'
@@ -168,7 +174,3 @@ run drain
 run frontdoor extract
 run frontdoor next > "$SANDBOX/owner-next.json"
 cat "$SANDBOX/owner-next.json"
-kill "$BOX_PID" 2>/dev/null || true
-wait "$BOX_PID" 2>/dev/null || true
-BOX_PID=
-export MECHA_HOME=$MAIN_HOME

@@ -8,7 +8,9 @@
  * secret is verified against that row's hash, once; the `mk_drn_` prefix is
  * a label for people and never the authorisation — the scope comes from the
  * row; a revoked key is told apart only after its secret verified, so a
- * revoked id cannot be probed.
+ * revoked id cannot be probed. The row is read on every call; a secret that
+ * verified against that very hash before skips the Argon2id work (a drain's
+ * many calls pay it once), a wrong one always pays it.
  *
  * Ownership: *token is malloc'd (the caller prints it once and frees it).
  */

@@ -86,6 +86,20 @@ def test_a_key_of_another_scope_gets_403(box, method, path, scope, body):
         assert (status, got) == (403, WRONG_SCOPE), other
 
 
+def test_a_key_that_verified_once_is_still_checked_against_its_row_every_time(box):
+    # The box remembers secrets it verified (a drain's many calls pay Argon2id
+    # once), but only for the very hash they verified against.
+    real = box.keys["drain"]
+    assert box.json("GET", "/v1/queue", key=real)[0] == 200
+    forged = real[:-4] + ("0000" if not real.endswith("0000") else "1111")
+    assert box.json("GET", "/v1/queue", key=forged) == (401, UNAUTHORISED)
+    drain_id = real.split("_")[2].split(".")[0]
+    publish_id = box.keys["publish"].split("_")[2].split(".")[0]
+    box.sql(f"UPDATE keys SET hash = (SELECT hash FROM keys WHERE id = '{publish_id}') "
+            f"WHERE id = '{drain_id}'")
+    assert box.json("GET", "/v1/queue", key=real) == (401, UNAUTHORISED)
+
+
 def test_the_scope_comes_from_the_key_row_not_its_prefix(box):
     relabelled = box.keys["drain"].replace("mk_drn_", "mk_rel_")
     assert box.json("PUT", "/v1/types/meeting", body=MANIFEST, key=relabelled) == \

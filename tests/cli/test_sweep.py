@@ -372,12 +372,19 @@ def test_without_its_type_the_invitation_names_the_type_id_and_the_owners_zone(
 
 
 def test_with_no_zone_anywhere_the_invitation_tells_the_time_in_utc(mecha, smtp_sink):
-    configure(mecha, smtp_sink)  # [calendar] timezone = "UTC", no type installed
+    cal = mecha.tmp / "calendar"
+    cal.mkdir()
+    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
+                        f'[calendar]\npath = "{cal}"\n')  # no timezone, no type installed
     start, end = slot(hour=9)
     booking(mecha, when=(start, end))
     sweep(mecha)
-    [msg] = smtp_sink.messages()
-    assert msg["Subject"].endswith(", 09:00\u201309:45 UTC")
+    assert [x["zone"] for x in ledger(mecha) if x["step"] == "event" and "zone" in x] == [None]
+    cancellation(mecha, 2, when=(start, end))
+    sweep(mecha)
+    invite, cancel = smtp_sink.messages()
+    assert invite["Subject"].endswith(", 09:00\u201309:45 UTC")
+    assert cancel["Subject"] == invite["Subject"].replace("Invitation:", "Cancelled:", 1)
 
 
 def test_a_cancellation_arriving_before_its_booking_closes_the_booking_later(

@@ -424,7 +424,10 @@ static int booked_record(struct sweep *sw, const char *id, struct booking *b, st
 	return 0;
 }
 
-/* What a cancellation t must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL too when an invitation may have gone. */
+/*
+ * What a cancellation t must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL
+ * too when an invitation may have gone.
+ */
 static int withdrawal(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
 	const char *id = t->booking_id;

@@ -18,6 +18,8 @@
 #include "frontdoor/sweep_ledger.h"
 #include "outbox/invite.h"
 #include "outbox/mail.h"
+#include "types/catalog.h"
+#include "types/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,7 @@ struct booking {
 	char uid[CALENDAR_UID_MAX];
 	time_t start, end;
 	char *attendee, *summary, *link; /* owned; link may be NULL */
+	char *zone;                      /* owned: the zone the mail tells the time in; NULL: UTC */
 	const char *warning;
 };
 
@@ -75,6 +78,7 @@ static void booking_free(struct booking *b)
 	free(b->attendee);
 	free(b->summary);
 	free(b->link);
+	free(b->zone);
 	memset(b, 0, sizeof *b);
 }
 
@@ -187,8 +191,44 @@ int sweep_slot(const struct record *r, time_t *start, time_t *end)
 	return 1;
 }
 
-static int booking_from_values(const struct record *r, const char *id, struct booking *b,
-			       struct err *e)
+/* A manifest's title fit for a summary and a subject: one line, no control characters. */
+static int title_ok(const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/*
+ * What the booking's type says, as the booking page said it: its title (else
+ * its id) and the zone its times were shown in — [availability] timezone,
+ * else [calendar] timezone, else UTC (b->zone NULL). A type that is gone or
+ * does not check leaves the id and the owner's zone.
+ */
+static void type_look(const struct config *cfg, const char *type_id, struct booking *b,
+		      int want_title)
+{
+	struct manifest *m = NULL;
+	const char *zone = cfg->calendar_timezone;
+	struct err e;
+
+	if (catalog_load(type_id, &m, NULL, &e) != 0)
+		m = NULL;
+	if (m && m->availability && m->availability->timezone && *m->availability->timezone)
+		zone = m->availability->timezone;
+	if (!b->zone && zone && *zone)
+		b->zone = xstrdup(zone);
+	if (want_title)
+		b->summary = xasprintf("%s (booked by %s)", m && title_ok(m->title) ? m->title :
+				       type_id, b->attendee);
+	manifest_free(m);
+}
+
+static int booking_from_values(const struct config *cfg, const struct record *r, const char *id,
+			       struct booking *b, struct err *e)
 {
 	const json_t *v = record_values(r);
 	const char *link = jsonio_str(v, "_manage_url"), *to = record_reply_to(r);
@@ -202,7 +242,7 @@ static int booking_from_values(const struct record *r, const char *id, struct bo
 	if (!(b->attendee = mail_address_spec(to, "reply_to", e)))
 		return -1;
 	b->link = link ? xstrdup(link) : NULL;
-	b->summary = xasprintf("%s (booked by %s)", r->type_id, b->attendee);
+	type_look(cfg, r->type_id, b, 1);
 	snprintf(b->uid, sizeof b->uid, "booking-%s@mecha", id);
 	return 0;
 }
@@ -215,16 +255,21 @@ static int booking_from_record(struct sweep *sw, const struct todo *t, struct bo
 
 	if (store_get(sw->store, t->seq, &r, e) != 0)
 		return -1;
-	rc = booking_from_values(&r, t->booking_id, b, e);
+	rc = booking_from_values(sw->cfg, &r, t->booking_id, b, e);
 	record_free(&r);
 	return rc;
 }
 
-/* The details the event's intent recorded: what was decided is what is carried out. */
-static int booking_from_ledger(const json_t *info, struct booking *b, struct err *e)
+/*
+ * The details the event's intent recorded: what was decided is what is
+ * carried out. A ledger from before the zone was recorded asks the type.
+ */
+static int booking_from_ledger(const struct config *cfg, const char *type_id, const json_t *info,
+			       struct booking *b, struct err *e)
 {
 	const char *uid = jsonio_str(info, "uid"), *to = jsonio_str(info, "attendee");
 	const char *sum = jsonio_str(info, "summary"), *link = jsonio_str(info, "link");
+	const char *zone = jsonio_str(info, "zone");
 
 	if (!uid || !to || !sum || strlen(uid) >= sizeof b->uid ||
 	    rfc3339_parse(jsonio_str_or(info, "start", ""), &b->start) != 0 ||
@@ -234,6 +279,10 @@ static int booking_from_ledger(const json_t *info, struct booking *b, struct err
 	b->attendee = xstrdup(to);
 	b->summary = xstrdup(sum);
 	b->link = link ? xstrdup(link) : NULL;
+	if (zone)
+		b->zone = xstrdup(zone);
+	else if (!json_object_get(info, "zone"))
+		type_look(cfg, type_id, b, 0);
 	return 0;
 }
 
@@ -248,6 +297,7 @@ static json_t *event_details(const struct booking *b)
 		      b->attendee, "summary", b->summary);
 	if (b->link)
 		json_object_set_new(j, "link", json_string(b->link));
+	json_object_set_new(j, "zone", b->zone ? json_string(b->zone) : json_null());
 	return j;
 }
 
@@ -274,7 +324,7 @@ static int send_letter(struct sweep *sw, const struct booking *b, const char *bo
 	char *mid = xasprintf("booking-%s-%s", booking_id, cancel ? "cancel" : "request");
 	struct calendar_event ev = { b->uid, b->summary, NULL, org, b->attendee,
 				     b->start, b->end, 0 };
-	struct invite_letter l = { &ev, m, mid, cancel ? NULL : b->link };
+	struct invite_letter l = { &ev, m, mid, cancel ? NULL : b->link, b->zone };
 	struct mail_message msg;
 	int rc = -1;
 
@@ -363,7 +413,7 @@ static int booked_record(struct sweep *sw, const char *id, struct booking *b, st
 		    strcmp(t->state, STATE_BOOKED) != 0 || store_get(sw->store, t->seq, &r, e) != 0)
 			continue;
 		rc = record_note(&r) && strlen(record_note(&r)) < sizeof b->uid &&
-		     booking_from_values(&r, id, b, e) == 0;
+		     booking_from_values(sw->cfg, &r, id, b, e) == 0;
 		if (rc)
 			snprintf(b->uid, sizeof b->uid, "%s", record_note(&r));
 		record_free(&r);
@@ -374,13 +424,17 @@ static int booked_record(struct sweep *sw, const char *id, struct booking *b, st
 	return 0;
 }
 
-/* What a cancellation of id must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL too when an invitation may have gone. */
-static int withdrawal(struct sweep *sw, const char *id, struct booking *b, struct err *e)
+/*
+ * What a cancellation t must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL
+ * too when an invitation may have gone.
+ */
+static int withdrawal(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
+	const char *id = t->booking_id;
 	json_t *info = sweep_ledger_booking(&sw->ledger, id);
 
 	if (info && sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {
-		if (booking_from_ledger(info, b, e) != 0)
+		if (booking_from_ledger(sw->cfg, t->type_id, info, b, e) != 0)
 			return -1;
 		return WITHDRAW_EVENT |
 		       (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ? WITHDRAW_MAIL : 0);
@@ -463,7 +517,7 @@ static void cancel_one(struct sweep *sw, const struct todo *t)
 			"reads" : "it did not validate at drain time");
 		return;
 	}
-	what = withdrawal(sw, t->booking_id, &b, &e);
+	what = withdrawal(sw, t, &b, &e);
 	if (what < 0 || cancel_steps(sw, t, &b, what, &e) != 0)
 		fail(sw, t, what < 0 ? NULL : &b, &e);
 	else
@@ -552,7 +606,7 @@ static void book_one(struct sweep *sw, const struct todo *t)
 		return;
 	}
 	if (sweep_ledger_phase(&sw->ledger, t->booking_id, STEP_EVENT))
-		rc = booking_from_ledger(info, &b, &e);
+		rc = booking_from_ledger(sw->cfg, t->type_id, info, &b, &e);
 	else
 		rc = decide(sw, t, &b, &e);
 	if (rc == 0 && !sw->dry)

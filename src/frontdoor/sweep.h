@@ -7,11 +7,14 @@
  * and `_slot_end` (and, from the box, `_duration_minutes` and `_manage_url`)
  * and no `_cancelled: true`. The sweep asks the calendar about the slot
  * again; a busy slot is a CONFLICT, left for a person with nothing booked.
- * A free one gets its event (attendee = reply_to, organizer = [mail] from,
- * the manage link in its description), its invitation (an iTIP
+ * A free one gets its event (summary "<the type's title> (booked by
+ * <address>)", attendee = reply_to, organizer = [mail] from, the manage link
+ * in its description), its invitation (an iTIP
  * METHOD:REQUEST part beside a text/plain one that carries the link, mailed
  * through the outbox's mail route) and the record moves to `booked` with the
- * event's UID as its note. A cancellation ({_booking_id, _cancelled: true,
+ * event's UID as its note. The mails tell the time in the zone the booking
+ * page showed it in: the type's [availability] timezone (else [calendar]
+ * timezone, else UTC), decided with the event and kept in the ledger. A cancellation ({_booking_id, _cancelled: true,
  * _slot_start, _slot_end}) closes the booking's record, removes the event,
  * mails METHOD:CANCEL when an invitation went out, and closes itself, each
  * record with the reason "cancelled by the requester" — in that order, so a
@@ -21,7 +24,7 @@
  * sweep book nothing.
  *
  * Exactly once, across reruns and kills, by the ledger (sweep_ledger.h):
- *   - event: intent (slot, UID, attendee) → write → done. The UID is derived
+ *   - event: intent (slot, UID, attendee, summary, zone) → write → done. The UID is derived
  *     from the booking id and a write replaces an event with the same UID, so
  *     a rerun that finds an intent without done writes it again and there is
  *     still one event. Once the intent is there the slot is not asked about

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/rfc3339.h"
+#include "calendar/wallclock.h"
 #include "config/config.h"
 #include "outbox/item.h"
 #include "outbox/mail.h"
@@ -19,30 +20,70 @@
 
 /* ---- the message ----------------------------------------------------------------- */
 
-/* "Saturday 24 October 2026, 09:00–09:45 UTC" (both dates when it spans midnight). */
-static void when_text(struct buf *b, time_t start, time_t end)
+/* "Saturday 24 October 2026" (C locale: the names are English, as the rest of the text). */
+static void date_text(struct buf *b, const struct wallclock_time *w)
 {
-	char from[64], to[64];
-	struct tm a, z;
+	struct tm tm = { 0 };
+	char s[64];
 
-	gmtime_r(&start, &a);
-	gmtime_r(&end, &z);
-	strftime(from, sizeof from, "%A %d %B %Y, %H:%M", &a);
-	if (a.tm_year == z.tm_year && a.tm_yday == z.tm_yday)
-		strftime(to, sizeof to, "%H:%M", &z);
-	else
-		strftime(to, sizeof to, "%A %d %B %Y, %H:%M", &z);
-	buf_printf(b, "%s\xe2\x80\x93%s UTC", from, to);
+	tm.tm_year = w->year - 1900;
+	tm.tm_mon = w->month - 1;
+	tm.tm_mday = w->day;
+	tm.tm_wday = (w->weekday + 1) % 7; /* struct tm counts from Sunday */
+	strftime(s, sizeof s, "%A %d %B %Y", &tm);
+	buf_adds(b, s);
 }
 
-static json_t *letter_args(const struct invite_letter *l)
+/* "14:00", with " (UTC+02:00)" when the clocks change inside the slot (02:30 twice). */
+static void clock_text(struct buf *b, const struct wallclock_time *w, int offset)
+{
+	long o = w->offset < 0 ? -w->offset : w->offset;
+
+	buf_printf(b, "%02d:%02d", w->minute / 60, w->minute % 60);
+	if (offset)
+		buf_printf(b, " (UTC%c%02ld:%02ld)", w->offset < 0 ? '-' : '+', o / 3600,
+			   o / 60 % 60);
+}
+
+/*
+ * "Saturday 24 October 2026, 14:00–14:45 Europe/Berlin": the wall time the
+ * booking page showed, in zone (NULL: UTC), and the zone's name (both dates
+ * when it spans midnight there).
+ */
+static int when_text(struct buf *b, time_t start, time_t end, const char *zone, struct err *e)
+{
+	const struct wallclock *z = wallclock_zone(zone ? zone : "UTC", e);
+	struct wallclock_time a, w;
+	int offset;
+
+	if (!z)
+		return -1;
+	wallclock_local(z, start, &a);
+	wallclock_local(z, end, &w);
+	offset = a.offset != w.offset;
+	date_text(b, &a);
+	buf_adds(b, ", ");
+	clock_text(b, &a, offset);
+	buf_adds(b, "\xe2\x80\x93");
+	if (a.year != w.year || a.month != w.month || a.day != w.day) {
+		date_text(b, &w);
+		buf_adds(b, ", ");
+	}
+	clock_text(b, &w, offset);
+	buf_printf(b, " %s", zone ? zone : "UTC");
+	return 0;
+}
+
+/* The mail's to, subject and text; NULL (e set) when the zone is unknown or a text not UTF-8. */
+static json_t *letter_args(const struct invite_letter *l, struct err *e)
 {
 	const struct calendar_event *ev = l->ev;
 	int cancel = l->method == CALENDAR_ITIP_CANCEL;
 	struct buf when = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
-	json_t *args;
+	json_t *args = NULL;
 
-	when_text(&when, ev->start, ev->end);
+	if (when_text(&when, ev->start, ev->end, l->zone, e) != 0)
+		goto out;
 	buf_printf(&subject, "%s: %s \xe2\x80\x94 %s", cancel ? "Cancelled" : "Invitation",
 		   ev->summary, buf_str(&when));
 	if (cancel)
@@ -53,6 +94,9 @@ static json_t *letter_args(const struct invite_letter *l)
 		buf_printf(&body, "\nTo change or cancel it: %s\n", l->link);
 	args = json_pack("{s:s,s:s,s:s}", "to", ev->attendee, "subject", buf_str(&subject),
 			 "body_text", buf_str(&body));
+	if (!args)
+		err_set(e, ERR_BAD_ARGS, "an invitation's text is not UTF-8");
+out:
 	buf_free(&when);
 	buf_free(&subject);
 	buf_free(&body);
@@ -73,10 +117,10 @@ int invite_message(const struct config *cfg, const struct invite_letter *l,
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invitation needs a summary and an attendee");
 	if (calendar_itip(l->ev, l->method, &ical, e) != 0)
 		return -1;
-	args = letter_args(l);
+	args = letter_args(l, e);
 	if (!args) {
 		free(ical);
-		return err_set(e, ERR_BAD_ARGS, "an invitation's text is not UTF-8");
+		return -1;
 	}
 	cal.text = ical;
 	rc = mail_build_itip(cfg->mail_from, l->message_id, args, &cal, time(NULL), out, e);
@@ -217,7 +261,8 @@ static int invite_prepare(const struct config *cfg, const struct outbox_item *it
 		goto fail;
 	snprintf(j->uid, sizeof j->uid, "%s@mecha", it->id);
 	ev = job_event(j);
-	l = (struct invite_letter){ &ev, CALENDAR_ITIP_REQUEST, it->id, NULL };
+	l = (struct invite_letter){ &ev, CALENDAR_ITIP_REQUEST, it->id, NULL,
+				    cfg->calendar_timezone };
 	if (invite_message(cfg, &l, &j->msg, e) != 0)
 		goto fail;
 	*job = j;

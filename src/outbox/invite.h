@@ -17,7 +17,11 @@
  * arrived.
  *
  * invite_message builds the message for the booking sweep too, so an
- * invitation reads the same whoever sends it.
+ * invitation reads the same whoever sends it. Its text tells the time in a
+ * zone the sender names (the sweep: the booking type's; this sink: [calendar]
+ * timezone, else UTC), since a stranger who picked "2:00 pm" on a booking page
+ * must find 14:00 in the mail; the iCalendar part carries UTC, which every
+ * client places.
  *
  * Ownership: invite_message fills a struct mail_message the caller frees
  * (mail_message_free); every pointer passed in is borrowed.
@@ -40,13 +44,16 @@ struct invite_letter {
 	enum calendar_itip_method method; /* REQUEST: the invitation; CANCEL: its withdrawal */
 	const char *message_id;           /* the Message-ID's local part ([A-Za-z0-9_.-]) */
 	const char *link;                 /* NULL, or where the attendee changes or cancels it */
+	const char *zone;                 /* the IANA zone the text tells the time in; NULL: UTC */
 };
 
 /*
  * The message from [mail] from to ev->attendee: a short text/plain part (the
- * summary, the time in UTC, the link) and the iTIP text/calendar part.
- * Codes "bad_arguments" (an event calendar_itip refuses) and "bad_args" /
- * "no_route" (a message mail.h cannot build).
+ * summary, the time as a clock in l->zone shows it, with the zone's name —
+ * "Saturday 24 October 2026, 14:00–14:45 Europe/Berlin" — and the link) and
+ * the iTIP text/calendar part, whose times stay UTC. Codes "bad_arguments"
+ * (an event calendar_itip refuses), "config" (a zone mecha does not know),
+ * "bad_args" / "no_route" (a message mail.h cannot build).
  */
 int invite_message(const struct config *cfg, const struct invite_letter *l,
 		   struct mail_message *out, struct err *e);

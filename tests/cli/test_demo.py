@@ -6,6 +6,8 @@ import json
 import os
 import re
 import subprocess
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 from conftest import BIN, ROOT
 
@@ -68,6 +70,12 @@ def check_the_booking(out):
     compact = lambda t: t.replace("-", "").replace(":", "")
     assert f"  DTSTART:{compact(start)}\n  DTEND:{compact(end)}\n" in out, "no event in the calendar"
     assert f"Message-ID: <{uid.replace('@', '-request@')}>" in out
+    local = lambda t: datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=timezone.utc).astimezone(ZoneInfo("Europe/Berlin"))
+    when = f"{local(start):%A %d %B %Y, %H:%M}\u2013{local(end):%H:%M} Europe/Berlin"
+    assert f"Subject: Invitation: Book a consultation (booked by alan@example.net) \u2014 {when}\n" \
+        in out, "the invitation does not tell the time as the booking page did"
+    assert f"\nWhen: {when}\n" in out
     assert re.search(r"\nTo change or cancel it: http://127\.0\.0\.1:\d+/s/ada/consult/m/[0-9a-f]+\n",
                      out), "the invitation carries no manage link"
     assert "[an invitation attached: text/calendar; method=REQUEST]" in out

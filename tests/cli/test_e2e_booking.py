@@ -21,12 +21,12 @@ from test_box_bookings import CONSULT as BOX_CONSULT
 from test_drain import connect, queued
 from test_sweep import calendar_part, configure, events, ics_time, one, unfold
 
-# The booking type of the box's own tests, with a time open every morning: the
-# first of them is always a day or more ahead, outside the cancellation cutoff.
+# The booking type of the box's own tests, with a time open every Berlin morning:
+# the first of them is always a day or more ahead, outside the cancellation cutoff.
 EVERY_MORNING = "".join(f'  {{ day = "{d}", start = "09:00", end = "09:30" }},\n'
                         for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun"))
 CONSULT = (BOX_CONSULT.split("[availability]")[0] + "[availability]\n"
-           'timezone = "UTC"\ndurations = [30]\nmin_notice_hours = 24\nhorizon_days = 4\n'
+           'timezone = "Europe/Berlin"\ndurations = [30]\nmin_notice_hours = 24\nhorizon_days = 4\n'
            f"per_day_cap = 1\nwindows = [\n{EVERY_MORNING}]\n\n[policy]"
            + BOX_CONSULT.split("[policy]")[1])
 
@@ -110,6 +110,7 @@ def test_a_strangers_booking_goes_home_into_the_calendar_and_its_cancel_withdraw
     assert status == 200 and "Confirm your booking" in page and queued(box) == []
     status, _, page = visit(box, "POST", path_of(link))
     assert status == 200 and "re booked</h1>" in page and "A calendar invitation follows" in page
+    assert "9:00 am \u2013 9:30 am (Europe/Berlin)" in page
 
     # The drain brings the booking home; extract leaves it to the sweep.
     drain_home(mecha)
@@ -139,6 +140,11 @@ def test_a_strangers_booking_goes_home_into_the_calendar_and_its_cancel_withdraw
     [_, invite] = mails_to(smtp_sink, STRANGER, 2)
     text, part = calendar_part(invite)
     assert part.get_param("method") == "REQUEST" and manage in text
+    # The mail tells the time the page showed, in the type's zone, under the type's title.
+    who = f"Book a consultation (booked by {STRANGER})"
+    assert invite["Subject"].startswith(f"Invitation: {who} \u2014 ")
+    assert invite["Subject"].endswith(", 09:00\u201309:30 Europe/Berlin")
+    assert f"You are invited: {who}\n" in text
     [row] = mecha.json("frontdoor", "list", "--json")
     assert row["state"] == "booked" and row["slot"] == {"start": chosen["start"],
                                                        "end": chosen["end"]}

@@ -9,13 +9,13 @@ from conftest import BIN, write_config
 from test_sweep import calendar_part, events, one, slot, unfold, ics_time
 
 
-def configure(mecha, smtp_sink, calendar=True):
+def configure(mecha, smtp_sink, calendar=True, zone="UTC"):
     cal = mecha.tmp / "calendar"
     cal.mkdir(exist_ok=True)
     text = (f'[outbox]\ntools = ["mail_send", "calendar_invite"]\n'
             f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "Me Myself <me@example.org>"\n')
     if calendar:
-        text += f'[calendar]\npath = "{cal}"\ntimezone = "UTC"\n'
+        text += f'[calendar]\npath = "{cal}"\ntimezone = "{zone}"\n'
     write_config(mecha, text)
     return cal
 
@@ -59,6 +59,19 @@ def test_an_approved_invite_writes_its_event_and_mails_its_invitation_once(mecha
     p = mecha.run("outbox", "approve", item_id, check=3)
     assert "nothing was sent" in p.err
     assert len(smtp_sink.raw()) == 1 and len(events(cal)) == 1
+
+
+def test_an_invitation_tells_the_time_in_the_owners_zone(mecha, smtp_sink):
+    from test_sweep import berlin, clocks_go_back, utc_slot
+
+    configure(mecha, smtp_sink, zone="Europe/Berlin")
+    start, end = utc_slot(clocks_go_back(), 9, minutes=30)  # the Sunday Berlin is on UTC+1 again
+    mecha.run("outbox", "approve", stage(mecha, (start, end)), check=0)
+    [msg] = smtp_sink.messages()
+    day, _ = berlin(start)
+    when = f"{day}, 10:00\u201310:30 Europe/Berlin"
+    assert msg["Subject"] == f"Invitation: Coffee about the paper \u2014 {when}"
+    assert f"When: {when}" in calendar_part(msg)[0].splitlines()
 
 
 def test_an_invite_for_a_slot_that_became_busy_is_refused_and_stays_pending(mecha, smtp_sink):

@@ -10,10 +10,12 @@ import json
 import os
 import pathlib
 import stat
+import zoneinfo
 
 import pytest
 
 from conftest import write_config
+from test_box_bookings import CONSULT
 
 MANAGE = "https://gate.example.org/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 BOOKING = "3f2a9c1b0d4e5f60718293a4b5c6d7e8"
@@ -272,6 +274,117 @@ def test_a_cancellation_after_the_event_removes_it_and_mails_a_cancel(mecha, smt
     assert int(one(itip, "SEQUENCE")) > int(one(unfold(calendar_part(invite)[1].get_content()),
                                                "SEQUENCE"))
     assert sweep(mecha).out == "" and len(smtp_sink.raw()) == 2
+
+
+# -- what the invitation says ---------------------------------------------------
+BERLIN = zoneinfo.ZoneInfo("Europe/Berlin")
+MEETING_TYPE = (CONSULT.replace('id = "consult"', 'id = "meeting"')
+                .replace('timezone = "UTC"', 'timezone = "Europe/Berlin"'))
+
+
+def clocks_go_back():
+    """The next last Sunday of October (Berlin leaves summer time at 01:00 UTC) a few days ahead."""
+    today = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=3)
+    for year in (today.year, today.year + 1):
+        day = datetime.date(year, 10, 31)
+        day -= datetime.timedelta(days=(day.weekday() + 1) % 7)
+        if day > today:
+            return day
+    raise AssertionError("no October ahead")
+
+
+def utc_slot(day, hour, minute=0, minutes=45):
+    start = datetime.datetime(day.year, day.month, day.day, hour, minute,
+                              tzinfo=datetime.timezone.utc)
+    end = start + datetime.timedelta(minutes=minutes)
+    return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def berlin(rfc3339):
+    """The instant as a clock in Berlin reads it (Python's own zone data, not ours)."""
+    t = datetime.datetime.strptime(rfc3339, "%Y-%m-%dT%H:%M:%SZ").replace(
+        tzinfo=datetime.timezone.utc).astimezone(BERLIN)
+    return t.strftime("%A %d %B %Y"), t.strftime("%H:%M")
+
+
+def test_the_invitation_tells_the_time_in_the_booking_types_zone_on_both_sides_of_the_clock_change(
+        mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    (mecha.home / "factory" / "types").mkdir(parents=True, exist_ok=True)
+    (mecha.home / "factory" / "types" / "meeting.toml").write_text(MEETING_TYPE)
+    sunday = clocks_go_back()
+    summer = utc_slot(sunday - datetime.timedelta(days=1), 12)  # 14:00 CEST
+    winter = utc_slot(sunday, 12)                               # 13:00 CET
+    twice = utc_slot(sunday, 0, 30)                             # 02:30 CEST – 02:15 CET
+    for seq, when in ((1, summer), (2, winter), (3, twice)):
+        booking(mecha, seq, booking_id=f"{BOOKING[:-1]}{seq}", when=when)
+    assert sweep(mecha).out == "3 booked\n"
+
+    who = "Book a consultation (booked by ada@example.org)"
+    mails = smtp_sink.messages()
+    assert len(mails) == 3
+    for msg, (start, end) in zip(mails, (summer, winter)):
+        day, begin = berlin(start)
+        when = f"{day}, {begin}\u2013{berlin(end)[1]} Europe/Berlin"
+        assert msg["Subject"] == f"Invitation: {who} \u2014 {when}"
+        text, part = calendar_part(msg)
+        assert f"You are invited: {who}\n\nWhen: {when}\n" in text
+        itip = unfold(part.get_content())
+        assert one(itip, "SUMMARY") == who
+        assert one(itip, "DTSTART") == ics_time(start) and one(itip, "DTEND") == ics_time(end)
+    assert berlin(summer[0])[1] == "14:00" and berlin(winter[0])[1] == "13:00"
+    assert f"{berlin(twice[0])[0]}, 02:30 (UTC+02:00)\u201302:15 (UTC+01:00) Europe/Berlin" \
+        in mails[2]["Subject"]
+    assert {one(unfold(p.read_text()), "SUMMARY") for p in events(cal)} == {who}
+
+
+def test_the_cancel_tells_the_time_as_the_invitation_did(mecha, smtp_sink):
+    configure(mecha, smtp_sink)
+    (mecha.home / "factory" / "types").mkdir(parents=True, exist_ok=True)
+    (mecha.home / "factory" / "types" / "meeting.toml").write_text(MEETING_TYPE)
+    when = utc_slot(clocks_go_back(), 12)
+    booking(mecha, 1, when=when)
+    sweep(mecha)
+    # The owner changes the type afterwards: the withdrawal still says what the invitation said.
+    (mecha.home / "factory" / "types" / "meeting.toml").write_text(
+        MEETING_TYPE.replace("Europe/Berlin", "America/New_York").replace(
+            "Book a consultation", "Something else"))
+    cancellation(mecha, 2, when=when)
+    sweep(mecha)
+    invite, cancel = smtp_sink.messages()
+    assert invite["Subject"].startswith("Invitation: Book a consultation (booked by")
+    assert cancel["Subject"] == invite["Subject"].replace("Invitation:", "Cancelled:", 1)
+    assert "13:00\u201313:45 Europe/Berlin is cancelled." in calendar_part(cancel)[0]
+
+
+def test_without_its_type_the_invitation_names_the_type_id_and_the_owners_zone(
+        mecha, smtp_sink):
+    cal = mecha.tmp / "calendar"
+    cal.mkdir()
+    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
+                        f'[calendar]\npath = "{cal}"\ntimezone = "America/New_York"\n')
+    start, end = utc_slot(clocks_go_back() + datetime.timedelta(days=14), 15)  # 10:00 EST
+    booking(mecha, when=(start, end))
+    sweep(mecha)
+    [msg] = smtp_sink.messages()
+    assert msg["Subject"].startswith("Invitation: meeting (booked by ada@example.org) \u2014 ")
+    assert msg["Subject"].endswith(", 10:00\u201310:45 America/New_York")
+
+
+def test_with_no_zone_anywhere_the_invitation_tells_the_time_in_utc(mecha, smtp_sink):
+    cal = mecha.tmp / "calendar"
+    cal.mkdir()
+    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
+                        f'[calendar]\npath = "{cal}"\n')  # no timezone, no type installed
+    start, end = slot(hour=9)
+    booking(mecha, when=(start, end))
+    sweep(mecha)
+    assert [x["zone"] for x in ledger(mecha) if x["step"] == "event" and "zone" in x] == [None]
+    cancellation(mecha, 2, when=(start, end))
+    sweep(mecha)
+    invite, cancel = smtp_sink.messages()
+    assert invite["Subject"].endswith(", 09:00\u201309:45 UTC")
+    assert cancel["Subject"] == invite["Subject"].replace("Invitation:", "Cancelled:", 1)
 
 
 def test_a_cancellation_arriving_before_its_booking_closes_the_booking_later(

@@ -29,7 +29,7 @@ static const struct calendar_event event = {
 static struct mail_message letter(enum calendar_itip_method m, const char *link)
 {
 	struct config cfg = { 0 };
-	struct invite_letter l = { &event, m, "booking-b1-request", link };
+	struct invite_letter l = { &event, m, "booking-b1-request", link, NULL };
 	struct mail_message msg;
 	struct err e;
 
@@ -122,6 +122,87 @@ Test(invite, an_invitation_is_an_itip_request_libical_reads_back)
 	mail_message_free(&msg);
 }
 
+/* The text/plain part, quoted-printable decoded, as a mail reader shows it. */
+static char *plain_text(const struct mail_message *msg)
+{
+	char *qp = part_body(msg->text, "Content-Type: text/plain"), *out = calloc(1, strlen(qp) + 1);
+	size_t n = 0;
+
+	for (const char *p = qp; *p; p++) {
+		if (p[0] == '=' && p[1] == '\r' && p[2] == '\n')
+			p += 2; /* a soft line break */
+		else if (p[0] == '=' && p[1] && p[2]) {
+			char hex[3] = { p[1], p[2], 0 };
+			out[n++] = (char)strtol(hex, NULL, 16);
+			p += 2;
+		} else if (*p != '\r')
+			out[n++] = *p;
+	}
+	free(qp);
+	return out;
+}
+
+/* The "When:" line of the invitation for [start, end) told in zone. */
+static void when_in(const char *zone, time_t start, time_t end, const char *want)
+{
+	struct calendar_event ev = event;
+	struct config cfg = { 0 };
+	struct invite_letter l = { &ev, CALENDAR_ITIP_REQUEST, "x", NULL, zone };
+	struct mail_message msg;
+	struct err e;
+	char *text;
+
+	ev.start = start;
+	ev.end = end;
+	cfg.mail_from = "me@example.org";
+	cr_assert_eq(invite_message(&cfg, &l, &msg, &e), 0, "%s", e.msg);
+	text = plain_text(&msg);
+	cr_assert(strstr(text, want) != NULL, "wanted \"%s\" in:\n%s", want, text);
+	free(text);
+	mail_message_free(&msg);
+}
+
+Test(invite, the_text_tells_the_time_by_the_zones_clock_and_names_the_zone)
+{
+	when_in(NULL, START, END, "When: Saturday 24 October 2026, 09:00\xe2\x80\x93" "09:45 UTC\n");
+	when_in("Europe/Berlin", START, END,
+		"When: Saturday 24 October 2026, 11:00\xe2\x80\x93" "11:45 Europe/Berlin\n");
+	/* Berlin is on winter time from 01:00 UTC the next morning. */
+	when_in("Europe/Berlin", START + 86400, END + 86400,
+		"When: Sunday 25 October 2026, 10:00\xe2\x80\x93" "10:45 Europe/Berlin\n");
+}
+
+Test(invite, a_slot_across_midnight_names_both_days)
+{
+	/* 02:00–03:00 UTC is 23:30 on Friday to 00:30 on Saturday in St. John's (UTC-2:30). */
+	when_in("America/St_Johns", START - 7 * 3600, START - 6 * 3600,
+		"When: Friday 23 October 2026, 23:30\xe2\x80\x93Saturday 24 October 2026, 00:30 "
+		"America/St_Johns\n");
+}
+
+Test(invite, a_slot_the_clocks_go_back_inside_gives_each_ends_offset)
+{
+	/* St. John's goes back from 02:00 NDT to 01:00 NST at 04:30 UTC on 1 November 2026. */
+	time_t start = 1793505600; /* 2026-11-01T04:00:00Z */
+
+	when_in("America/St_Johns", start, start + 3600,
+		"When: Sunday 01 November 2026, 01:30 (UTC-02:30)\xe2\x80\x93" "01:30 (UTC-03:30) "
+		"America/St_Johns\n");
+}
+
+Test(invite, a_zone_mecha_does_not_know_is_refused_naming_it)
+{
+	struct config cfg = { 0 };
+	struct invite_letter l = { &event, CALENDAR_ITIP_REQUEST, "x", NULL, "Mars/Olympus_Mons" };
+	struct mail_message msg;
+	struct err e;
+
+	cfg.mail_from = "me@example.org";
+	cr_assert_eq(invite_message(&cfg, &l, &msg, &e), -1);
+	cr_assert_eq(e.code, ERR_CONFIG);
+	cr_assert(strstr(e.msg, "Mars/Olympus_Mons") != NULL, "%s", e.msg);
+}
+
 Test(invite, a_withdrawal_is_an_itip_cancel_of_the_same_event_one_sequence_later)
 {
 	struct mail_message msg = letter(CALENDAR_ITIP_CANCEL, NULL);
@@ -142,7 +223,7 @@ Test(invite, the_calendar_part_cannot_hold_the_boundary_or_end_the_message)
 {
 	struct calendar_event ev = event;
 	struct config cfg = { 0 };
-	struct invite_letter l = { &ev, CALENDAR_ITIP_REQUEST, "x", NULL };
+	struct invite_letter l = { &ev, CALENDAR_ITIP_REQUEST, "x", NULL, NULL };
 	struct mail_message msg;
 	struct err e;
 

@@ -251,6 +251,23 @@ static void session_close(struct session *s)
 }
 
 /*
+ * The temp files a killed rewrite of the index (<box>.idx) or of blocks.json
+ * left beside the box, once old enough (base/fs.h). Only names made from
+ * those two: the box may live in a directory the user shares with others.
+ * One readdir per writer's session; a failure fails no post.
+ */
+static void sweep_temps(const char *box)
+{
+	const char *base = strrchr(box, '/') ? strrchr(box, '/') + 1 : box;
+	const char *const stems[] = { base, "blocks.json", NULL };
+	char *dir = fs_dirname(box);
+	struct err ignored;
+
+	fs_temps_sweep(dir, stems, &ignored);
+	free(dir);
+}
+
+/*
  * A writer's session: <box>.lock exclusively (created), the box read-write,
  * the index file kept current. 0 when open; 1 when the box does not exist and
  * create is not set; -1 on failure.
@@ -272,6 +289,7 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	free(path);
 	if (s->lock < 0)
 		return -1;
+	sweep_temps(b->box);
 	s->fd = mailbox_open(b->box, create, &missing);
 	if (s->fd < 0) {
 		session_close(s);

@@ -252,19 +252,38 @@ static void session_close(struct session *s)
 
 /*
  * The temp files a killed rewrite of the index (<box>.idx) or of blocks.json
- * left beside the box, once old enough (base/fs.h). Only names made from
- * those two: the box may live in a directory the user shares with others.
- * One readdir per writer's session; a failure fails no post.
+ * leaves beside the box are named from those two only: the box may live in a
+ * directory the user shares with other files, which a sweep must not touch.
  */
+static void box_stems(const char *box, const char *stems[3])
+{
+	stems[0] = strrchr(box, '/') ? strrchr(box, '/') + 1 : box;
+	stems[1] = "blocks.json";
+	stems[2] = NULL;
+}
+
+/* Old ones removed (base/fs.h): one readdir per writer's session; a failure fails no post. */
 static void sweep_temps(const char *box)
 {
-	const char *base = strrchr(box, '/') ? strrchr(box, '/') + 1 : box;
-	const char *const stems[] = { base, "blocks.json", NULL };
+	const char *stems[3];
 	char *dir = fs_dirname(box);
 	struct err ignored;
 
+	box_stems(box, stems);
 	fs_temps_sweep(dir, stems, &ignored);
 	free(dir);
+}
+
+int board_temps_left(const char *box, char ***names, size_t *n, struct err *e)
+{
+	const char *stems[3];
+	char *dir = fs_dirname(box);
+	int rc;
+
+	box_stems(box, stems);
+	rc = fs_temps_left(dir, stems, names, n, e);
+	free(dir);
+	return rc;
 }
 
 /*

@@ -244,18 +244,18 @@ static int write_temp(const char *dir, const char *path, const void *data, size_
 	if (fchmod(fd, 0600) != 0 || fs_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
 		err_errno(e, "writing %s", t);
 		close(fd);
-		unlink(t);
-		free(t);
-		return -1;
+		goto fail;
 	}
 	if (close(fd) != 0) {
 		err_errno(e, "writing %s", t);
-		unlink(t);
-		free(t);
-		return -1;
+		goto fail;
 	}
 	*tmp = t;
 	return 0;
+fail:
+	unlink(t);
+	free(t);
+	return -1;
 }
 
 int fs_replace(const char *path, const void *data, size_t len, struct err *e)
@@ -363,7 +363,20 @@ static int temp_old(int dirfd, const char *name, time_t now, long age)
 	return st.st_mtime <= now && now - st.st_mtime >= age;
 }
 
-/* The walk both ends share: each old temp removed (remove) or named in *names. */
+/* One old temp: removed (remove), or its name added to *names. */
+static void temps_take(int dirfd, const char *name, int remove, char ***names, size_t *n)
+{
+	if (remove) {
+		/* Flags 0: never a directory, and a name is removed, never what it points at. */
+		if (unlinkat(dirfd, name, 0) == 0)
+			(*n)++;
+		return;
+	}
+	*names = xrealloc(*names, (*n + 1) * sizeof **names);
+	(*names)[(*n)++] = xstrdup(name);
+}
+
+/* The walk both ends share, on a descriptor that is dir itself, never a link to one. */
 static int temps_walk(const char *dir, const char *const *stems, int remove, char ***names,
 		      size_t *n, struct err *e)
 {
@@ -381,18 +394,9 @@ static int temps_walk(const char *dir, const char *const *stems, int remove, cha
 			close(fd);
 		return -1;
 	}
-	while ((de = readdir(d))) {
-		if (!fs_temp_name(de->d_name, stems) || !temp_old(fd, de->d_name, now, age))
-			continue;
-		if (remove) {
-			/* Never a directory (flags 0), never through a link: the name itself goes. */
-			if (unlinkat(fd, de->d_name, 0) == 0)
-				(*n)++;
-		} else {
-			*names = xrealloc(*names, (*n + 1) * sizeof **names);
-			(*names)[(*n)++] = xstrdup(de->d_name);
-		}
-	}
+	while ((de = readdir(d)))
+		if (fs_temp_name(de->d_name, stems) && temp_old(fd, de->d_name, now, age))
+			temps_take(fd, de->d_name, remove, names, n);
 	closedir(d);
 	return 0;
 }

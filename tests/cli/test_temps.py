@@ -131,3 +131,23 @@ def test_doctor_is_ok_when_the_stores_hold_no_leftover(mecha):
     close(mecha)
     p, lines = doctor(mecha, "--offline")
     assert lines["temps"]["status"] == "ok", lines["temps"]
+
+
+def test_the_drain_sweeps_requests_and_the_attachments_dir_it_writes_into(mecha, tmp_path):
+    from box_fixture import Box
+    from test_drain import connect, drain, queue_lab
+
+    box = Box(tmp_path).start()
+    try:
+        connect(mecha, box, "lab-application")
+        seq = queue_lab(box, tmp_path)
+        files = mecha.requests / "attachments" / f"{seq:010d}"
+        old_record = plant(mecha.requests / f".{seq:010d}-lab-application.json.Ab12Cd")
+        old_cv = plant(files / ".cv.pdf.Zz9Zz9")
+        young_cv = plant(files / ".cv.pdf.yOuNg1", age=5)
+        report, _ = drain(mecha)
+        assert report["written"] == 1
+    finally:
+        box.stop()
+    assert not old_record.exists() and not old_cv.exists() and young_cv.exists()
+    assert (files / "cv.pdf").exists()

@@ -1,5 +1,6 @@
 /*
- * fs — private directories, no-follow reads, atomic replace.
+ * fs — private directories, no-follow reads, atomic replace, and the sweep of
+ * the temporary files a killed replace left.
  */
 #include "base/fs.h"
 
@@ -7,6 +8,7 @@
 #include "base/err.h"
 #include "base/text.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 int fs_is_dir(const char *path, struct err *e)
@@ -221,37 +224,55 @@ int fs_sync_dir(const char *dir, struct err *e)
 	return rc;
 }
 
-int fs_replace(const char *path, const void *data, size_t len, struct err *e)
+/*
+ * The bytes written whole to a new temporary file beside path, named
+ * DIR/.NAME.XXXXXX (the name fs_temp_name recognises), synced and closed.
+ * On success *tmp is its new path (free it); on failure nothing is left.
+ */
+static int write_temp(const char *dir, const char *path, const void *data, size_t len,
+		      char **tmp, struct err *e)
 {
-	char *dir = fs_dirname(path);
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
-	int fd, rc = -1;
+	char *t = xasprintf("%s/.%s.XXXXXX", dir, base);
+	int fd = mkostemp(t, O_CLOEXEC);
 
-	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		err_errno(e, "creating a temporary file beside %s", path);
-		goto out;
+		free(t);
+		return -1;
 	}
 	if (fchmod(fd, 0600) != 0 || fs_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-		err_errno(e, "writing %s", tmp);
+		err_errno(e, "writing %s", t);
 		close(fd);
-		unlink(tmp);
-		goto out;
+		goto fail;
 	}
 	if (close(fd) != 0) {
-		err_errno(e, "writing %s", tmp);
-		unlink(tmp);
-		goto out;
+		err_errno(e, "writing %s", t);
+		goto fail;
 	}
+	*tmp = t;
+	return 0;
+fail:
+	unlink(t);
+	free(t);
+	return -1;
+}
+
+int fs_replace(const char *path, const void *data, size_t len, struct err *e)
+{
+	char *dir = fs_dirname(path), *tmp;
+	int rc = -1;
+
+	if (write_temp(dir, path, data, len, &tmp, e) != 0)
+		goto out;
 	if (rename(tmp, path) != 0) {
 		err_errno(e, "replacing %s", path);
 		unlink(tmp);
-		goto out;
+	} else {
+		rc = fs_sync_dir(dir, e);
 	}
-	rc = fs_sync_dir(dir, e);
-out:
 	free(tmp);
+out:
 	free(dir);
 	return rc;
 }
@@ -274,27 +295,11 @@ static int move_new(const char *tmp, const char *path)
 
 int fs_create(const char *path, const void *data, size_t len, struct err *e)
 {
-	char *dir = fs_dirname(path);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char *tmp = xasprintf("%s/.%s.XXXXXX", dir, base);
-	int fd, rc = -1;
+	char *dir = fs_dirname(path), *tmp;
+	int rc = -1;
 
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err_errno(e, "creating a temporary file beside %s", path);
+	if (write_temp(dir, path, data, len, &tmp, e) != 0)
 		goto out;
-	}
-	if (fchmod(fd, 0600) != 0 || fs_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-		err_errno(e, "writing %s", tmp);
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) != 0) {
-		err_errno(e, "writing %s", tmp);
-		unlink(tmp);
-		goto out;
-	}
 	rc = move_new(tmp, path);
 	if (rc < 0)
 		err_errno(e, "creating %s", path);
@@ -302,10 +307,127 @@ int fs_create(const char *path, const void *data, size_t len, struct err *e)
 		unlink(tmp);
 	if (rc == 1 && fs_sync_dir(dir, e) != 0)
 		rc = -1;
-out:
 	free(tmp);
+out:
 	free(dir);
 	return rc;
+}
+
+/* ---- what a killed writer left ------------------------------------------------------ */
+
+/* mkstemp's six characters: glibc draws them from letters and digits. */
+static int temp_suffix(const char *s)
+{
+	for (int i = 0; i < 6; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return s[6] == '\0';
+}
+
+int fs_temp_name(const char *name, const char *const *stems)
+{
+	size_t n = strlen(name);
+
+	/* ".", a target of at least one byte, ".", six: nine bytes at least. */
+	if (n < 9 || name[0] != '.' || name[n - 7] != '.' || !temp_suffix(name + n - 6))
+		return 0;
+	if (!stems)
+		return 1;
+	for (size_t i = 0; stems[i]; i++)
+		if (strlen(stems[i]) <= n - 8 && strncmp(name + 1, stems[i], strlen(stems[i])) == 0)
+			return 1;
+	return 0;
+}
+
+long fs_temp_age(void)
+{
+	const char *s = getenv(FS_TEMP_AGE_ENV);
+	char *end;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return FS_TEMP_AGE;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end ? FS_TEMP_AGE : v;
+}
+
+/* 1 when the entry is a regular file (never followed) at least age seconds old. */
+static int temp_old(int dirfd, const char *name, time_t now, long age)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return st.st_mtime <= now && now - st.st_mtime >= age;
+}
+
+/* One old temp: removed (remove), or its name added to *names. */
+static void temps_take(int dirfd, const char *name, int remove, char ***names, size_t *n)
+{
+	if (remove) {
+		/* Flags 0: never a directory, and a name is removed, never what it points at. */
+		if (unlinkat(dirfd, name, 0) == 0)
+			(*n)++;
+		return;
+	}
+	*names = xrealloc(*names, (*n + 1) * sizeof **names);
+	(*names)[(*n)++] = xstrdup(name);
+}
+
+/* The walk both ends share, on a descriptor that is dir itself, never a link to one. */
+static int temps_walk(const char *dir, const char *const *stems, int remove, char ***names,
+		      size_t *n, struct err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	time_t now = time(NULL);
+	long age = fs_temp_age();
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		err_errno(e, "opening %s", dir);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (fs_temp_name(de->d_name, stems) && temp_old(fd, de->d_name, now, age))
+			temps_take(fd, de->d_name, remove, names, n);
+	closedir(d);
+	return 0;
+}
+
+int fs_temps_sweep(const char *dir, const char *const *stems, struct err *e)
+{
+	size_t n = 0;
+
+	if (temps_walk(dir, stems, 1, NULL, &n, e) != 0)
+		return -1;
+	return (int)(n > INT_MAX ? INT_MAX : n);
+}
+
+int fs_temps_left(const char *dir, const char *const *stems, char ***names, size_t *n,
+		  struct err *e)
+{
+	*names = NULL;
+	*n = 0;
+	if (temps_walk(dir, stems, 0, names, n, e) == 0)
+		return 0;
+	fs_names_free(*names, *n);
+	*names = NULL;
+	*n = 0;
+	return -1;
+}
+
+void fs_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 char *fs_join(const char *dir, const char *name)

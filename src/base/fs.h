@@ -5,7 +5,9 @@
  * The rule: a store file is replaced by writing a unique temporary file in the
  * same directory, fsync'ing it, renaming it over the old one and fsync'ing the
  * directory, so a reader sees the old bytes or the new bytes and never a torn
- * mix, even across a crash. Directories are 0700, files 0600.
+ * mix, even across a crash. Directories are 0700, files 0600. A writer
+ * killed between its temporary file and the rename leaves that file behind;
+ * fs_temps_sweep removes such leftovers once no live writer can hold them.
  *
  * Ownership: functions returning char * return a new malloc'd string the caller
  * frees. Paths passed in are borrowed.
@@ -65,6 +67,46 @@ int fs_replace(const char *path, const void *data, size_t len, struct err *e);
  * path, 0 when path already existed (nothing written), -1 on failure.
  */
 int fs_create(const char *path, const void *data, size_t len, struct err *e);
+/*
+ * The temporary files fs_replace and fs_create leave when they are killed
+ * between writing and renaming: DIR/.NAME.XXXXXX, NAME the file they were
+ * making and XXXXXX mkstemp's six letters and digits.
+ *
+ * FS_TEMP_AGE: a temp file younger than this may still be a live writer's
+ * (its write, fsync and rename take milliseconds, a slow disk seconds), so
+ * only older ones are removed: fifteen minutes is far beyond any write and
+ * short enough that a leftover does not outlive the next day's work. The
+ * environment variable MECHA_TEST_TEMP_AGE (seconds) replaces it, for the
+ * tests only, as base/killpoint.h's MECHA_TEST_KILL_AT does.
+ */
+#define FS_TEMP_AGE (15 * 60)
+#define FS_TEMP_AGE_ENV "MECHA_TEST_TEMP_AGE"
+/* The threshold in seconds: FS_TEMP_AGE unless the test variable says otherwise. */
+long fs_temp_age(void);
+/*
+ * 1 when name is such a temp name: '.', a target of one byte or more, '.',
+ * six of [A-Za-z0-9], nothing else (".notes.txt" is not one). stems NULL:
+ * any target; else a NULL-terminated list, and the target must begin with
+ * one of them (a directory mecha shares with other files).
+ */
+int fs_temp_name(const char *name, const char *const *stems);
+/*
+ * Removes from dir every entry fs_temp_name accepts that is a regular file
+ * (lstat: a symlink, a directory or a FIFO by that name is left alone) last
+ * modified at least fs_temp_age() seconds ago, through unlinkat on an
+ * O_DIRECTORY|O_NOFOLLOW descriptor. One readdir: call it once per opening
+ * of a store for writing, under the store's lock, not once per write.
+ * Returns how many it removed (a missing dir: 0), -1 when dir cannot be read.
+ */
+int fs_temps_sweep(const char *dir, const char *const *stems, struct err *e);
+/*
+ * The same walk, removing nothing: *names (fs_names_free) gets the names the
+ * sweep would remove, *n how many. For mecha doctor, which never writes.
+ */
+int fs_temps_left(const char *dir, const char *const *stems, char ***names, size_t *n,
+		  struct err *e);
+void fs_names_free(char **names, size_t n);
+
 /* Writes all of data to fd, retrying short writes and EINTR. */
 int fs_write_all(int fd, const void *data, size_t len);
 

@@ -19,6 +19,7 @@ static const char doctor_help[] =
 	"  home, permissions  the home is yours; directories 0700, files 0600\n"
 	"  config             config.toml loads and every value means something\n"
 	"  stores             requests/, outbox/, sessions/, missions/, factory/types/\n"
+	"  temps              no temporary file a killed write left in the stores\n"
 	"  provider           the default provider answers (one GET of its models list)\n"
 	"  mail               SMTP: connect, EHLO and the login, no message sent;\n"
 	"                     or the sendmail command is a program here\n"

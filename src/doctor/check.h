@@ -29,6 +29,7 @@ void doctor_skip(struct doctor *d, const char *check);
 void doctor_home(struct doctor *d);
 void doctor_permissions(struct doctor *d);
 void doctor_stores(struct doctor *d);
+void doctor_temps(struct doctor *d);
 void doctor_types_cache(struct doctor *d);
 /* boards.c */
 void doctor_missions(struct doctor *d);

@@ -159,7 +159,7 @@ static const struct {
 	int needs_home; /* skipped, without a line, when HOME_M is not a directory */
 } checks[] = {
 	{ doctor_home, 0 },     { check_config, 1 },  { doctor_permissions, 1 },
-	{ doctor_stores, 1 },   { doctor_provider, 1 }, { doctor_mail, 1 },
+	{ doctor_stores, 1 },   { doctor_temps, 1 },  { doctor_provider, 1 }, { doctor_mail, 1 },
 	{ doctor_calendar, 1 }, { check_outbox, 1 },  { check_types, 1 },
 	{ check_mcp, 0 },       { doctor_missions, 1 }, { doctor_types_cache, 1 },
 };

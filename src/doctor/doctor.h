@@ -3,7 +3,8 @@
  *
  * One line per check, each ok, warn or fail with what was found and, unless
  * it is ok, the fix: the home and its permissions (directories 0700, files
- * 0600), the configuration and what it means, the provider (one GET of its
+ * 0600), the configuration and what it means, the temporary files a killed
+ * write left in the stores, the provider (one GET of its
  * models list, or skipped offline), the mail route (SMTP up to EHLO and the
  * login, nothing sent; or the sendmail program), the calendar (read, with its
  * event count), the outbox route, the request types, the MCP tool list, the

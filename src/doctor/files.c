@@ -11,6 +11,7 @@
 #include "base/text.h"
 #include "config/home.h"
 #include "frontdoor/store.h"
+#include "mission/board.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -209,6 +210,140 @@ void doctor_stores(struct doctor *d)
 	buf_free(&missing);
 	buf_free(&paths);
 	buf_free(&there);
+}
+
+/* ---- what a killed writer left ------------------------------------------------------ */
+
+struct temps {
+	const char *home;
+	size_t n;
+	struct buf named, rm; /* the first NAMED: as paths, and as rm's quoted arguments */
+};
+
+/* path from the home when it is inside it. */
+static const char *from_home(const char *home, const char *path)
+{
+	size_t n = strlen(home);
+
+	return strncmp(path, home, n) == 0 && path[n] == '/' ? path + n + 1 : path;
+}
+
+/* ' … ' around s, each ' in it as '\'': a name the shell takes as it is. */
+static void shell_word(struct buf *b, const char *s)
+{
+	buf_adds(b, " '");
+	for (; *s; s++) {
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *s);
+	}
+	buf_addc(b, '\'');
+}
+
+static void temps_in(struct temps *t, const char *dir, char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *path = fs_join(dir, names[i]);
+		if (t->n++ < NAMED) {
+			buf_printf(&t->named, "%s%s", t->named.len ? ", " : "",
+				   from_home(t->home, path));
+			shell_word(&t->rm, path);
+		}
+		free(path);
+	}
+	fs_names_free(names, n);
+}
+
+/* A store's directory: names as fs_temps_sweep would remove them. */
+static void temps_dir(struct temps *t, const char *dir)
+{
+	char **names;
+	size_t n;
+	struct err e;
+
+	if (fs_temps_left(dir, NULL, &names, &n, &e) == 0)
+		temps_in(t, dir, names, n);
+}
+
+/* requests/attachments/<seq>/, each written by the drain (never through a link). */
+static void temps_attachments(struct temps *t, const char *requests)
+{
+	char *top = fs_join(requests, "attachments");
+	int fd = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (fd >= 0 && !dir)
+		close(fd);
+	while (dir && (de = readdir(dir))) {
+		char *sub;
+		if (de->d_name[0] == '.')
+			continue;
+		sub = fs_join(top, de->d_name);
+		temps_dir(t, sub);
+		free(sub);
+	}
+	if (dir)
+		closedir(dir);
+	free(top);
+}
+
+static void temps_box(struct temps *t)
+{
+	struct err e;
+	char *box = home_path(HOME_MISSION_BOX, &e), *dir, **names;
+	size_t n;
+
+	if (box && board_temps_left(box, &names, &n, &e) == 0) {
+		dir = fs_dirname(box);
+		temps_in(t, dir, names, n);
+		free(dir);
+	}
+	free(box);
+}
+
+static void say_temps(struct doctor *d, struct temps *t)
+{
+	long age = fs_temp_age();
+	char m[32], *fix;
+
+	if (t->n == 0) {
+		doctor_say(d, "temps", DOCTOR_OK, NULL, "no temporary file left by a killed write");
+		return;
+	}
+	fix = xasprintf("removed by the next write there, or delete them: rm --%s%s",
+			buf_str(&t->rm), more(t->n, m, sizeof m));
+	doctor_say(d, "temps", DOCTOR_WARN, fix, "%zu temporary %s left by a killed write "
+		   "(older than %ld %s): %s%s", t->n, t->n == 1 ? "file" : "files",
+		   age % 60 ? age : age / 60, age % 60 ? "seconds" : "minutes",
+		   buf_str(&t->named), more(t->n, m, sizeof m));
+	free(fix);
+}
+
+/*
+ * The stores fs_replace and fs_create write into, read as their writers'
+ * sweeps would see them, removing nothing.
+ */
+void doctor_temps(struct doctor *d)
+{
+	struct temps t = { d->home, 0, BUF_INIT, BUF_INIT };
+	struct err e;
+	char *requests = home_path(HOME_REQUESTS, &e);
+	char *outbox = d->cfg_ok ? xstrdup(d->cfg.outbox_dir) : home_path(HOME_OUTBOX, &e);
+
+	if (requests) {
+		temps_dir(&t, requests);
+		temps_attachments(&t, requests);
+	}
+	if (outbox)
+		temps_dir(&t, outbox);
+	temps_box(&t);
+	say_temps(d, &t);
+	free(requests);
+	free(outbox);
+	buf_free(&t.named);
+	buf_free(&t.rm);
 }
 
 /* ---- the request store's type cache ------------------------------------------------- */

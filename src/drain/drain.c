@@ -37,6 +37,7 @@ struct run {
 	const char *store;
 	char drained_at[RFC3339_LEN];
 	json_t *acks; /* seqs on disk now: written or held */
+	int swept;    /* requests/ was swept of a killed writer's temp files (once a pass) */
 };
 
 /* ---- telling --------------------------------------------------------------------- */
@@ -224,10 +225,29 @@ static json_t *attachment(struct run *run, const struct intake_row *in, size_t i
 	return entry;
 }
 
+/*
+ * A killed pass may have left a temp file in the row's attachments directory;
+ * the directory is swept once before its files are written (a missing one
+ * costs one failed open).
+ */
+static void sweep_attachments(struct run *run, const struct intake_row *in)
+{
+	char *dir;
+	struct err ignored;
+
+	if (run->o->dry_run || in->nfiles == 0)
+		return;
+	dir = xasprintf("%s/attachments/%010lld", run->store, in->seq);
+	fs_temps_sweep(dir, NULL, &ignored);
+	free(dir);
+}
+
 static json_t *attachments(struct run *run, const struct intake_row *in, struct err *e)
 {
 	char **stems = intake_file_stems(in);
 	json_t *list = json_array(), *entry;
+
+	sweep_attachments(run, in);
 
 	for (size_t i = 0; list && i < in->nfiles; i++) {
 		if ((entry = attachment(run, in, i, stems[i], e))) {
@@ -290,6 +310,13 @@ static int create(struct run *run, const struct intake_row *in, const char *name
 
 	if (fs_private_dir(run->store, e) == 0 &&
 	    (lock = lock_acquire(lockpath, LOCK_EXCLUSIVE, e)) >= 0) {
+		if (!run->swept) {
+			struct err ignored;
+
+			/* As the request store does on its first lock: one readdir a pass. */
+			fs_temps_sweep(run->store, NULL, &ignored);
+			run->swept = 1;
+		}
 		rc = create_locked(run, in, name, text, e);
 		lock_release(lock);
 	}
@@ -458,7 +485,7 @@ static int pass(struct run *run, struct err *e)
 
 int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
 {
-	struct run run = { o, r, { 0 }, NULL, "", json_array() };
+	struct run run = { o, r, { 0 }, NULL, "", json_array(), 0 };
 	char *store = home_default(HOME_REQUESTS, e);
 	int rc = -1;
 

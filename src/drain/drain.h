@@ -18,6 +18,9 @@
  *     record, and the ack after every record of the batch is on disk. A kill
  *     at any point leaves the row queued at the box, or acked with its record
  *     at home: the next pass writes what is missing and acks what is held.
+ *     A temp file a kill left behind is removed, once it is old enough
+ *     (base/fs.h, fs_temps_sweep), by a later pass: requests/ on the pass's
+ *     first lock, attachments/<seq>/ before the row's files are written.
  *   - a record already at home is never rewritten (mecha's progress on it —
  *     extracted, triaged, answered — is kept) and is acked again. "Already at
  *     home" means the same file name and the same created_at: a record of

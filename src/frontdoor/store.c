@@ -32,6 +32,7 @@ int store_open(struct store *s, const char *dir, enum store_mode mode, struct er
 	s->dirfd = -1;
 	s->warn = stderr;
 	s->told_strays = 0;
+	s->swept = 0;
 	s->on_read = NULL;
 	s->on_read_ctx = NULL;
 	if (mode == STORE_CREATE && fs_private_dir_tighten(dir, &was, e) != 0)
@@ -582,6 +583,13 @@ static int lock_store(struct store *s, struct err *e)
 	path = fs_join(s->dir, ".lock");
 	fd = lock_acquire(path, LOCK_EXCLUSIVE, e);
 	free(path);
+	if (fd >= 0 && !s->swept) {
+		struct err ignored;
+
+		/* Housekeeping: a sweep that cannot read the directory fails no write. */
+		fs_temps_sweep(s->dir, NULL, &ignored);
+		s->swept = 1;
+	}
 	return fd;
 }
 

@@ -9,7 +9,9 @@
  * Every change is a read-modify-write under flock on `<dir>/.lock`: the record
  * is re-read after the lock is taken, the caller's function checks the state
  * it expects and changes it, and the file is replaced atomically. The outbox
- * ids on disk are never lost by a rewrite.
+ * ids on disk are never lost by a rewrite. The first time an open store takes
+ * its lock it removes the temp files a killed writer left (base/fs.h,
+ * fs_temps_sweep): one readdir per open, not per write.
  *
  * Ownership: struct store owns its path and directory descriptor
  * (store_close). Records handed to callbacks are owned by the store and
@@ -30,6 +32,7 @@ struct store {
 	int dirfd; /* -1 when the directory does not exist (a read-only open) */
 	FILE *warn; /* where "skipping unreadable request" goes; stderr by default */
 	int told_strays; /* a listing told about names that are not records (once per open) */
+	int swept; /* a writer's leftover temp files were swept (once per open, under the lock) */
 	/*
 	 * A walk's progress, for a meter (NULL: none, the default): called with
 	 * the files read so far and the files the walk will read, from one thread

@@ -251,6 +251,42 @@ static void session_close(struct session *s)
 }
 
 /*
+ * The temp files a killed rewrite of the index (<box>.idx) or of blocks.json
+ * leaves beside the box are named from those two only: the box may live in a
+ * directory the user shares with other files, which a sweep must not touch.
+ */
+static void box_stems(const char *box, const char *stems[3])
+{
+	stems[0] = strrchr(box, '/') ? strrchr(box, '/') + 1 : box;
+	stems[1] = "blocks.json";
+	stems[2] = NULL;
+}
+
+/* Old ones removed (base/fs.h): one readdir per writer's session; a failure fails no post. */
+static void sweep_temps(const char *box)
+{
+	const char *stems[3];
+	char *dir = fs_dirname(box);
+	struct err ignored;
+
+	box_stems(box, stems);
+	fs_temps_sweep(dir, stems, &ignored);
+	free(dir);
+}
+
+int board_temps_left(const char *box, char ***names, size_t *n, struct err *e)
+{
+	const char *stems[3];
+	char *dir = fs_dirname(box);
+	int rc;
+
+	box_stems(box, stems);
+	rc = fs_temps_left(dir, stems, names, n, e);
+	free(dir);
+	return rc;
+}
+
+/*
  * A writer's session: <box>.lock exclusively (created), the box read-write,
  * the index file kept current. 0 when open; 1 when the box does not exist and
  * create is not set; -1 on failure.
@@ -272,6 +308,7 @@ static int session_open(struct board *b, struct session *s, int create, struct e
 	free(path);
 	if (s->lock < 0)
 		return -1;
+	sweep_temps(b->box);
 	s->fd = mailbox_open(b->box, create, &missing);
 	if (s->fd < 0) {
 		session_close(s);

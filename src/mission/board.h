@@ -132,6 +132,14 @@ int board_open_default(struct board *b, const char *box, const char *brain, unsi
 void board_free(struct board *b);
 
 /*
+ * A writer's session (every post) first removes the temp files a killed
+ * rewrite of <box>.idx or blocks.json left beside the box, once they are old
+ * enough (base/fs.h, fs_temps_sweep). This lists them without removing
+ * anything (mecha doctor): *names (fs_names_free) in the box's directory.
+ */
+int board_temps_left(const char *box, char ***names, size_t *n, struct err *e);
+
+/*
  * The CAS (pure): no head → seq 1 without prev_letter_id; a head → seq =
  * head seq + 1 and prev_letter_id = head id. Else a refusal "stale_head".
  */

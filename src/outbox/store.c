@@ -59,7 +59,16 @@ int outbox_store_lock(struct outbox_store *s, struct err *e)
 	if (s->lock_fd >= 0)
 		return err_set(e, ERR_INTERNAL, "the outbox lock is already held");
 	s->lock_fd = lock_acquire(s->lock_path, LOCK_EXCLUSIVE, e);
-	return s->lock_fd < 0 ? -1 : 0;
+	if (s->lock_fd < 0)
+		return -1;
+	if (!s->swept) {
+		struct err ignored;
+
+		/* Housekeeping: a sweep that cannot read the directory fails no write. */
+		fs_temps_sweep(s->dir, NULL, &ignored);
+		s->swept = 1;
+	}
+	return 0;
 }
 
 void outbox_store_unlock(struct outbox_store *s)

@@ -8,7 +8,9 @@
  * between. outbox_store_update does exactly that around a callback;
  * outbox_store_lock/read/write are there for a batch that must check every
  * item before changing any (reject). The lock is never held across a
- * delivery or an editor: release.c takes it twice, once on each side.
+ * delivery or an editor: release.c takes it twice, once on each side. The
+ * first lock of an open also removes the temp files a killed writer left
+ * (base/fs.h, fs_temps_sweep): one readdir per open, not per write.
  *
  * An unreadable item (not JSON, a wrong type, a symlink) never breaks a
  * listing: it is skipped with one warning line and left as it is.
@@ -48,6 +50,7 @@ struct outbox_store {
 	int lock_fd; /* -1 when not held */
 	int exists;  /* the directory was there (or was created) when opened */
 	enum outbox_mode mode;
+	int swept;   /* a killed writer's temp files were swept (the first lock of an open) */
 };
 
 struct outbox_list {

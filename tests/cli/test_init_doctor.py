@@ -126,7 +126,7 @@ def test_init_then_doctor_is_all_ok_against_the_loopback_servers(mecha, model_se
     configure_all(mecha, model_server, auth_sink.url, calendar)
     p, lines = doctor(mecha, env=SECRETS, check=0)
     assert all(line["status"] == "ok" for line in lines.values()), lines
-    assert set(lines) >= {"home", "config", "permissions", "stores", "provider", "mail",
+    assert set(lines) >= {"home", "config", "permissions", "stores", "temps", "provider", "mail",
                           "calendar", "outbox", "types", "mcp", "missions", "caches"}
     assert "2 events in 1 file" in lines["calendar"]["detail"]
     assert "mission_post" in lines["mcp"]["detail"]
@@ -215,6 +215,12 @@ def plant(fault, mecha, tmp_path, model_server, auth_sink):
         mecha.write_record(2, type_id="visit")
         (mecha.home / "requests" / ".types").write_text("meeting\n")
         (mecha.home / "requests" / ".types").chmod(0o600)
+    elif fault == "a leftover temp file":
+        mecha.write_record(1)
+        temp = mecha.home / "requests" / ".0000000001-meeting.json.Ab12Cd"
+        temp.write_bytes(b"{ half a rec")
+        temp.chmod(0o600)
+        os.utime(temp, (0, 0))
 
 
 # fault → (check, status, what its detail must say)
@@ -226,6 +232,7 @@ FAULTS = {
     "a missing calendar": ("calendar", "fail", "personal.ics, which does not exist"),
     "a forked mission chain": ("missions", "fail", "1 of 1 missions forked: msn_0123456789ab"),
     "a stale .types": ("caches", "warn", "does not list visit"),
+    "a leftover temp file": ("temps", "warn", "requests/.0000000001-meeting.json.Ab12Cd"),
 }
 
 

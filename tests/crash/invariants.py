@@ -15,7 +15,9 @@ a person reads); an empty list is a pass.
   (unless a person marked it sent); no Message-ID arrived twice;
 - bookings: a booked record's event is in the calendar; at most one
   invitation and one cancellation per booking (the ledger's at-most-once);
-- landing: a landed letter names a receipt the block store holds.
+- landing: a landed letter names a receipt the block store holds;
+- nothing left: a temp file a kill left in requests/, outbox/ or beside the
+  mission box is removed by a later writer of that store (temps_swept).
 """
 from tree import Bad
 
@@ -167,3 +169,20 @@ def landing(snap):
 def whole(snap, known_torn=()):
     """Every check of one snapshot."""
     return files(snap, known_torn) + exactly_once(snap) + bookings(snap) + landing(snap)
+
+
+def temps_swept(first_seen, snap, round_, cycle, calendar):
+    """A writer killed between its temp file and the rename leaves `.NAME.XXXXXX`; the
+    next writer of that store removes it once it is older than the threshold, which the
+    crash rounds set to 0 (MECHA_TEST_TEMP_AGE). Every store is written within one cycle
+    of the writers, so a temp still there two cycles after it was first seen was never
+    swept. first_seen ({path: round}) is kept across rounds. The calendar is the user's
+    directory, which mecha does not sweep: its temps are not counted."""
+    now = {t for t in snap.temps if not t.startswith(str(calendar) + "/")}
+    for t in list(first_seen):
+        if t not in now:
+            del first_seen[t]
+    for t in now:
+        first_seen.setdefault(t, round_)
+    return [f"the temp file {t}, there since round {r}, was not swept by two cycles of writers"
+            for t, r in sorted(first_seen.items()) if round_ - r >= cycle]

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 static char *tmpdir(void)
@@ -193,6 +195,100 @@ Test(fs, a_directory_is_not_read_as_a_file)
 	struct err e;
 
 	cr_assert_eq(fs_read(d, &data, &len, &e), -1);
+	free(d);
+}
+
+Test(fs, a_temp_name_is_a_dot_the_target_a_dot_and_mkstemps_six)
+{
+	static const char *const ours[] = { ".0000000001-meeting.json.Ab12Cd", "..types.zZ09yY",
+					    ".a.AAAAAA", ".a.b.c.000000", ".x y.json.qWeRtY" };
+	static const char *const not_ours[] = {
+		".notes.txt", ".x.json.Ab12C", ".x.json.Ab12CdE", "..Ab12Cd", ".x.json.Ab-2Cd",
+		"x.json.Ab12Cd", ".x.jsonAb12Cd", ".x.json.Ab12C\xc3\xa9", ".lock", "", ".",
+	};
+	const char *const box[] = { "inbox.jsonl", "blocks.json", NULL };
+
+	for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
+		cr_assert(fs_temp_name(ours[i], NULL), "%s", ours[i]);
+	for (size_t i = 0; i < sizeof not_ours / sizeof *not_ours; i++)
+		cr_assert(!fs_temp_name(not_ours[i], NULL), "%s", not_ours[i]);
+	cr_assert(fs_temp_name(".inbox.jsonl.idx.Ab12Cd", box));
+	cr_assert(fs_temp_name(".blocks.json.Ab12Cd", box));
+	cr_assert(!fs_temp_name(".notes.md.Ab12Cd", box));
+	cr_assert(!fs_temp_name(".inbox.jsonl", box));
+}
+
+Test(fs, the_names_mkstemp_really_makes_are_recognised)
+{
+	char *d = tmpdir();
+
+	for (int i = 0; i < 50; i++) {
+		char *t = xasprintf("%s/.x.json.XXXXXX", d);
+		int fd = mkstemp(t);
+		cr_assert_geq(fd, 0);
+		close(fd);
+		cr_assert(fs_temp_name(strrchr(t, '/') + 1, NULL), "%s", t);
+		unlink(t);
+		free(t);
+	}
+	free(d);
+}
+
+static void plant_aged(const char *dir, const char *name, long age)
+{
+	char *p = fs_join(dir, name);
+	struct timespec ts[2] = { { time(NULL) - age, 0 }, { time(NULL) - age, 0 } };
+	struct err e;
+
+	cr_assert_eq(fs_replace(p, "x", 1, &e), 0, "%s", e.msg);
+	cr_assert_eq(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+	free(p);
+}
+
+static int there(const char *dir, const char *name)
+{
+	char *p = fs_join(dir, name);
+	struct stat st;
+	int rc = lstat(p, &st) == 0;
+
+	free(p);
+	return rc;
+}
+
+Test(fs, only_old_temp_files_are_swept_and_listing_them_removes_nothing)
+{
+	char *d = tmpdir(), **names;
+	size_t n;
+	struct err e;
+
+	plant_aged(d, ".r.json.OLD000", FS_TEMP_AGE + 60);
+	plant_aged(d, ".r.json.YOUNG0", 30);
+	plant_aged(d, "r.json", FS_TEMP_AGE + 60);
+	cr_assert_eq(fs_temps_left(d, NULL, &names, &n, &e), 0, "%s", e.msg);
+	cr_assert_eq(n, 1);
+	cr_assert_str_eq(names[0], ".r.json.OLD000");
+	fs_names_free(names, n);
+	cr_assert(there(d, ".r.json.OLD000"));
+	cr_assert_eq(fs_temps_sweep(d, NULL, &e), 1, "%s", e.msg);
+	cr_assert(!there(d, ".r.json.OLD000"));
+	cr_assert(there(d, ".r.json.YOUNG0") && there(d, "r.json"));
+	free(d);
+}
+
+Test(fs, the_test_variable_sets_the_threshold_and_a_missing_dir_has_none)
+{
+	char *d = tmpdir(), *gone = fs_join(d, "nothing-here");
+	struct err e;
+
+	plant_aged(d, ".r.json.YOUNG0", 30);
+	setenv(FS_TEMP_AGE_ENV, "10", 1);
+	cr_assert_eq(fs_temp_age(), 10);
+	cr_assert_eq(fs_temps_sweep(d, NULL, &e), 1, "%s", e.msg);
+	setenv(FS_TEMP_AGE_ENV, "ten", 1);
+	cr_assert_eq(fs_temp_age(), FS_TEMP_AGE);
+	cr_assert_eq(fs_temps_sweep(gone, NULL, &e), 0, "%s", e.msg);
+	unsetenv(FS_TEMP_AGE_ENV);
+	free(gone);
 	free(d);
 }
 

@@ -289,7 +289,9 @@ static int busy_for(const struct config *cfg, const struct manifest_availability
 		struct calendar_interval *part;
 		size_t np;
 		if (calendar_busy_conf(cfg, t, hi - t > step ? t + step : hi, &part, &np, e) != 0) {
-			free(*v);
+			free(*v); /* the caller frees *v too: it must not see it again */
+			*v = NULL;
+			*n = 0;
 			return -1;
 		}
 		*v = xrealloc(*v, (*n + np + 1) * sizeof **v);

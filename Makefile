@@ -84,7 +84,7 @@ help:
 	@echo "make valgrind   a chosen few CLI tests with every mecha run under memcheck"
 	@echo "make crash      writers killed at random and named points (CRASH_ROUNDS=$(CRASH_ROUNDS)),"
 	@echo "                then the race rounds (make race, RACE_ROUNDS=$(RACE_ROUNDS)): nothing lost"
-	@echo "make lint       cppcheck and clang-tidy over src (.clang-tidy): any finding fails"
+	@echo "make lint       cppcheck and clang-tidy over src, fuzz and the tests: any finding fails"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "                (BENCH=mission, store or extract: only those figures)"

@@ -1,6 +1,6 @@
 #!/bin/sh
-# make lint: cppcheck and clang-tidy over the C files of src/ (fuzz/ and
-# tests/ are next: LINT_FILES runs them), with the configuration checked in beside this
+# make lint: cppcheck and clang-tidy over every C file we write (src/, fuzz/,
+# tests/unit/, tests/support/), with the configuration checked in beside this
 # script (.clang-tidy at the root; cppcheck's options below, its macro
 # definitions in scripts/cppcheck.cfg, its suppressions in
 # scripts/cppcheck-suppress.txt). Any finding of either fails the run.
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 flags=${LINT_CFLAGS:?LINT_CFLAGS: run me through make lint}
 out=${LINT_OUT:-build/lint}
 jobs=${LINT_JOBS:-2}
-files=${LINT_FILES:-$(find src -name '*.c' | sort)}
+files=${LINT_FILES:-$(find src fuzz tests/unit tests/support -name '*.c' | sort)}
 start=$(date +%s)
 rm -rf "$out" && mkdir -p "$out/tidy"
 

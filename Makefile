@@ -38,6 +38,8 @@ CHROMIUM ?= /usr/bin/chromium
 # The PostgreSQL server the box's tests start a throw-away cluster of (initdb,
 # pg_ctl), to run the box suite on a PostgreSQL ledger as well.
 DEB_PKGS += postgresql
+# make lint: the two static analysers (scripts/lint.sh).
+DEB_PKGS += cppcheck clang-tidy
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -75,7 +77,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz \
-        crash race
+        crash race lint
 
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
@@ -90,6 +92,7 @@ help:
 	@echo "make valgrind   a chosen few CLI tests with every mecha run under memcheck"
 	@echo "make crash      writers killed at random and named points (CRASH_ROUNDS=$(CRASH_ROUNDS)),"
 	@echo "                then the race rounds (make race, RACE_ROUNDS=$(RACE_ROUNDS)): nothing lost"
+	@echo "make lint       cppcheck and clang-tidy over src, fuzz and the tests: any finding fails"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "                (BENCH=mission, store or extract: only those figures)"
@@ -259,6 +262,15 @@ race: $(BUILD)/mecha $(BUILD)/tests/state_table
 	@$(call tmp_fresh,crash)
 	$(crash_env) $(PYTHON) tests/crash/race_rounds.py --rounds $(RACE_ROUNDS) $(RACE_ARGS)
 	@$(call tmp_empty,crash)
+
+# cppcheck and clang-tidy with the checked-in configuration (.clang-tidy,
+# scripts/cppcheck.cfg, scripts/cppcheck-suppress.txt); any finding fails.
+# clang-tidy sees the code with the flags it is compiled with (LINT_CFLAGS).
+LINT_CFLAGS = -std=c17 -D_GNU_SOURCE -Isrc -Itests/unit \
+	      $(or $(PKG_CFLAGS),$(shell pkg-config --cflags $(PKGS))) $(shell pkg-config --cflags criterion)
+lint: | $(BUILD)/.deps-ok
+	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null || $(MAKE) --no-print-directory deps
+	@LINT_OUT=$(BUILD)/lint LINT_CFLAGS='$(LINT_CFLAGS)' sh scripts/lint.sh
 
 # Every #include follows the arrows of docs/architecture.md (scripts/layers.sh).
 layers:

@@ -67,6 +67,7 @@ static void load(enum dl_library lib)
 	}
 	if (r->resolve(h, &why[lib]) != 0)
 		failed[lib] = -1; /* h stays open: its constructors ran, unloading gains nothing */
+	// cppcheck-suppress resourceLeak ; h stays open for the process's life, on purpose
 }
 
 #define DL_ONCE_(id, name, soname, package, why, resolve) \

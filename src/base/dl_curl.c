@@ -88,16 +88,16 @@ static enum arg_type option_arg(int option)
 #define FORWARD_ONE(rc, call, handle, option, ap)                                   \
 	switch (option_arg((int)(option))) {                                         \
 	case ARG_LONG:                                                               \
-		rc = call(handle, option, va_arg(ap, long));                         \
+		(rc) = (call)(handle, option, va_arg(ap, long));                     \
 		break;                                                               \
 	case ARG_FUNCTION: /* every function pointer has one representation here */ \
-		rc = call(handle, option, va_arg(ap, void (*)(void)));               \
+		(rc) = (call)(handle, option, va_arg(ap, void (*)(void)));           \
 		break;                                                               \
 	case ARG_OFF_T:                                                              \
-		rc = call(handle, option, va_arg(ap, curl_off_t));                   \
+		(rc) = (call)(handle, option, va_arg(ap, curl_off_t));               \
 		break;                                                               \
 	default:                                                                     \
-		rc = call(handle, option, va_arg(ap, void *));                       \
+		(rc) = (call)(handle, option, va_arg(ap, void *));                   \
 	}
 
 CURLcode curl_easy_setopt(CURL *h, CURLoption option, ...)

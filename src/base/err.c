@@ -44,7 +44,7 @@ __attribute__((format(printf, 3, 0))) static int vset(struct err *e, enum err_co
 	return -1;
 }
 
-int err_set(struct err *e, enum err_code code, const char *fmt, ...)
+int (err_set)(struct err *e, enum err_code code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,7 +54,7 @@ int err_set(struct err *e, enum err_code code, const char *fmt, ...)
 	return -1;
 }
 
-int err_errno(struct err *e, const char *fmt, ...)
+int (err_errno)(struct err *e, const char *fmt, ...)
 {
 	int saved = errno;
 	va_list ap;

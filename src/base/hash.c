@@ -60,6 +60,7 @@ int hash_random_hex(char *out, size_t nhex, struct err *e)
 		got += (size_t)n;
 	}
 	for (size_t i = 0; i < nhex; i++)
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): getrandom filled raw up to need */
 		out[i] = hexdigits[(raw[i / 2] >> ((i & 1) ? 0 : 4)) & 15];
 	out[nhex] = '\0';
 	return 0;

@@ -175,6 +175,7 @@ static void array_add(struct toml_value *a, struct toml_value *v)
 {
 	if (a->u.array.n == a->u.array.cap) {
 		a->u.array.cap = a->u.array.cap ? a->u.array.cap * 2 : 4;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		a->u.array.items = xrealloc(a->u.array.items, a->u.array.cap * sizeof *a->u.array.items);
 	}
 	a->u.array.items[a->u.array.n++] = v;
@@ -976,6 +977,7 @@ static int keyval(struct parser *ps, struct toml_value *into)
 	skip_ws(ps);
 	if (!(t = dotted_parents(ps, into, &k)))
 		goto out;
+	/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): a key has at least one part */
 	if (table_find(t, k.part[k.n - 1], k.len[k.n - 1])) {
 		refuse_key(ps, &k, k.n, "", " is set twice");
 		goto out;
@@ -1035,6 +1037,7 @@ static int table_header(struct parser *ps, const struct key *k)
 
 	if (!t)
 		return -1;
+	/* NOLINTNEXTLINE(clang-analyzer-core.CallAndMessage): a key has at least one part */
 	v = table_find(t, k->part[k->n - 1], k->len[k->n - 1]);
 	if (!v) {
 		v = value_new(TOML_TABLE, k->line);

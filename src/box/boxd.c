@@ -257,8 +257,8 @@ static void log_request(struct boxd *d, const struct req *r)
 	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip", r->ip, "method",
 		      r->method[0] ? r->method : "?", "path", r->route.log, "status", (int)r->status,
 		      "bytes", (json_int_t)r->bytes, "ms",
-		      (json_int_t)((t1.tv_sec - r->t0.tv_sec) * 1000 +
-				   (t1.tv_nsec - r->t0.tv_nsec) / 1000000));
+		      (json_int_t)(t1.tv_sec - r->t0.tv_sec) * 1000 +
+			      (t1.tv_nsec - r->t0.tv_nsec) / 1000000);
 	line = jsonio_compact(o);
 	pthread_mutex_lock(&d->log_lock);
 	fprintf(d->log, "%s\n", line);
@@ -455,6 +455,7 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	free(d.host_listen);
 out:
 	if (d.log && d.log != stderr)
+		/* NOLINTNEXTLINE(cert-err33-c): the access log is closed at exit; nothing is left to tell */
 		fclose(d.log);
 	if (ai)
 		freeaddrinfo(ai);

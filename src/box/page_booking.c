@@ -196,6 +196,7 @@ static long long date_param(const char *s, int *ok)
 	int y, mo, d, n = 0;
 
 	*ok = 0;
+	/* NOLINTNEXTLINE(cert-err34-c): widths %4d %2d cannot overflow; the range is checked after */
 	if (!s || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10 ||
 	    !isdigit((unsigned char)s[5]) || !isdigit((unsigned char)s[8]) || mo < 1 || mo > 12 ||
 	    d < 1 || d > mdays[mo - 1])

@@ -163,6 +163,7 @@ void route_parse(const char *uri, size_t len, struct route *r)
 		char path[ROUTE_LOG_MAX];
 		size_t at;
 		int n = snprintf(path, sizeof path, "/%c/%s/%s/%c/", *s.p[0], r->handle, r->type,
+				 /* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): token_route() is true only after split() filled s.p[0..3] */
 				 *s.p[3]);
 
 		redact(path, n > 0 && (size_t)n < sizeof path ? (size_t)n : 0, r->log,

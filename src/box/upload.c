@@ -155,6 +155,7 @@ static int measure(const struct multipart *mp, struct files *f)
 
 	memset(f, 0, sizeof *f);
 	f->v = xcalloc(mp->n + 1, sizeof *f->v);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	f->part = xcalloc(mp->n + 1, sizeof *f->part);
 	f->id = xcalloc(mp->n + 1, sizeof *f->id);
 	f->sha = xcalloc(mp->n + 1, sizeof *f->sha);

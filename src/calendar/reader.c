@@ -426,6 +426,7 @@ static int read_length(struct file *f, const struct event *ev, const struct when
 		return length_from_end(f, ev, end, start, len);
 	if (dur)
 		return length_from_duration(f, ev, dur, len);
+	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Branch): start is set when the parse before it succeeded */
 	len->days = start->t.is_date ? 1 : 0;
 	return 0;
 }
@@ -466,6 +467,7 @@ static int settle(struct file *f, struct event *ov, const struct length *inherit
 		return -1;
 	if (!len.written && inherit)
 		len = *inherit;
+	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): start is set when the parse before it succeeded */
 	ov->start = start.at;
 	ov->end = occurrence_end(&len, start.t, start.zone);
 	add(f->r, ov->start, ov->end);
@@ -483,6 +485,7 @@ static int read_rid(struct file *f, struct event *ev)
 	if (read_time(f, ev, p, "RECURRENCE-ID", icalproperty_get_recurrenceid(p), &w) != 0)
 		return -1;
 	ev->has_rid = 1;
+	/* NOLINTNEXTLINE(clang-analyzer-core.uninitialized.Assign): w is set when the parse before it succeeded */
 	ev->rid = w.at;
 	ev->future = range && icalparameter_get_range(range) == ICAL_RANGE_THISANDFUTURE;
 	return 0;
@@ -497,6 +500,7 @@ static int collect_overrides(struct file *f, struct series *s)
 			continue;
 		if (!ov->settled && settle(f, ov, s->has_len ? &s->len : NULL) != 0)
 			return -1;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		s->ov = xrealloc(s->ov, (s->nov + 1) * sizeof *s->ov);
 		s->ov[s->nov++] = ov;
 		if (ov->future && ov->busy && ov->start < ov->rid && ov->rid - ov->start > s->slack)

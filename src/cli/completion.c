@@ -71,9 +71,11 @@ static void opts_from_help(const char *help, struct opts *o)
 	for (const char *p = help; p && (p = strstr(p, "--"));) {
 		const char *q = p + 2;
 		int starts_word = p == help || !(opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z'));
+		// cppcheck-suppress nullPointerRedundantCheck ; q is p + 2, and p is not NULL inside the loop
 		while (opt_char(*q))
 			q++;
 		if (starts_word && q > p + 2 && q[-1] != '-')
+			// cppcheck-suppress nullPointerArithmeticRedundantCheck ; p is not NULL inside the loop
 			opts_add(o, p, (size_t)(q - p));
 		p = q;
 	}

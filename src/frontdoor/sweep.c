@@ -133,7 +133,9 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 	int has_event = b && b->uid[0] && (o == SWEEP_BOOKED || o == SWEEP_CANCELLED);
 	int own_slot = b && b->start;
 	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, booking_seq,
+				// cppcheck-suppress nullPointer ; b is tested in own_slot
 				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
+				// cppcheck-suppress nullPointer ; b is tested in has_event and own_slot
 				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
 			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };

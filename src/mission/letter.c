@@ -91,6 +91,7 @@ static void str_take(struct letter_str *s, struct buf *b)
 
 static void str_free(struct letter_str *s)
 {
+	/* NOLINTNEXTLINE(clang-analyzer-core.NullDereference): refs is NULL only while nrefs is 0 */
 	free(s->s);
 	s->s = NULL;
 	s->len = 0;

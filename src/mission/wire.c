@@ -330,8 +330,10 @@ int wire_i32(struct wire *w, int32_t *out)
 	if (magnitude(w, &v) != 0)
 		return -1;
 	/* serde_json reads "-0" as a float, which an integer field refuses. */
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): magnitude() set v or failed */
 	if (neg && v == 0)
 		return wire_fail(w, "-0 where a whole number is expected");
+	/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult): magnitude() set v or failed */
 	if ((!neg && v > INT32_MAX) || (neg && v > (uint64_t)INT32_MAX + 1))
 		return wire_fail(w, "a number out of the 32-bit range");
 	*out = neg ? (int32_t)(-(int64_t)v) : (int32_t)v;

@@ -51,8 +51,8 @@ static int bind_taint(struct outbox_item *it, struct err *e)
 	u = json_object_get(t, "untrusted");
 	if ((p && !json_is_boolean(p)) || (u && !json_is_boolean(u)))
 		return err_set(e, ERR_UNREADABLE, "taint.private and taint.untrusted must be booleans");
-	it->taint_private = p && json_is_true(p);
-	it->taint_untrusted = u && json_is_true(u);
+	it->taint_private = json_is_true(p); /* false when absent: NULL is not true */
+	it->taint_untrusted = json_is_true(u);
 	return 0;
 }
 

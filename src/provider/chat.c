@@ -67,7 +67,7 @@ json_t *chat_parse_object(const char *body, size_t len, const char *what, struct
 	json_t *v = json_loadb(body, len, JSON_ALLOW_NUL, &je);
 	char *why;
 
-	if (v && json_is_object(v))
+	if (json_is_object(v)) /* NULL when it did not parse */
 		return v;
 	json_decref(v);
 	why = v ? xasprintf("the body is not %s (not a JSON object)", what)

@@ -244,6 +244,7 @@ int http_multi_add(struct http_multi *m, struct http_exchange *x, struct err *e)
 				curl_multi_strerror(rc));
 	if (m->in_flight == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 8;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		m->live = xrealloc(m->live, m->cap * sizeof *m->live);
 	}
 	m->live[m->in_flight++] = x;

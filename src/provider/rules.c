@@ -291,6 +291,7 @@ static const char *const steering[] = {
 	"forget everything",
 	"stop following * instructions|guidelines|guidance|rules|prompt|programming",
 	"skip|bypass|circumvent|disable * checks|safeguards|filters|guardrails|approval|approvals",
+	/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one phrase split over two lines */
 	"your previous|prior|original|initial|earlier|system|usual instructions|prompt|programming|"
 	"guidelines|rules|directives|guardrails",
 	"your programming|guardrails",

@@ -80,8 +80,8 @@ static void b64_run(const char *s, size_t n, struct buf *out)
 static void hex_run(const char *s, size_t n, struct buf *out)
 {
 	for (size_t i = 0; i + 1 < n; i += 2)
-		buf_addc(out, (char)(hex_value((unsigned char)s[i]) << 4 |
-				     hex_value((unsigned char)s[i + 1])));
+		buf_addc(out, (char)((unsigned)hex_value((unsigned char)s[i]) << 4 |
+				     (unsigned)hex_value((unsigned char)s[i + 1])));
 }
 
 /* Every maximal run of characters `in` accepts, at least RUN_MIN long, decoded by `dec`. */

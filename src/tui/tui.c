@@ -303,6 +303,7 @@ static SCREEN *screen_open(struct err *e)
 	}
 	set_term(sp);
 	cup = tigetstr("cup");
+	/* NOLINTNEXTLINE(performance-no-int-to-ptr): (char *)-1 is how tigetstr says absent */
 	if (cup && cup != (char *)-1)
 		return sp;
 	endwin();

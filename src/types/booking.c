@@ -200,12 +200,12 @@ static int hhmm(const char *s)
 {
 	int h = 0, m = 0, nh = 0, nm = 0;
 
-	while (isdigit((unsigned char)s[nh]) && nh < 3)
+	while (nh < 3 && isdigit((unsigned char)s[nh]))
 		h = h * 10 + (s[nh++] - '0');
 	if (nh == 0 || nh > 2 || s[nh] != ':')
 		return -1;
 	s += nh + 1;
-	while (isdigit((unsigned char)s[nm]) && nm < 3)
+	while (nm < 3 && isdigit((unsigned char)s[nm]))
 		m = m * 10 + (s[nm++] - '0');
 	if (nm == 0 || nm > 2 || s[nm] || h > 23 || m > 59)
 		return -1;
@@ -234,6 +234,7 @@ static int real_date(const char *s)
 	static const int mdays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	int y, mo, dd, n = 0;
 
+	/* NOLINTNEXTLINE(cert-err34-c): widths %4d %2d cannot overflow; the range is checked after */
 	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &dd, &n) != 3 || s[n] || !isdigit((unsigned char)s[0]) ||
 	    strchr(s, '+') || strchr(s, ' ') || mo < 1 || mo > 12 || dd < 1)
 		return 0;

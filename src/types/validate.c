@@ -499,10 +499,12 @@ static int by_field_then_message(const void *a, const void *b)
 static json_t *sorted_errors(json_t *errors)
 {
 	size_t n = json_array_size(errors);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	json_t **v = xcalloc(n + 1, sizeof *v), *out = json_array();
 
 	for (size_t i = 0; i < n; i++)
 		v[i] = json_array_get(errors, i);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	qsort(v, n, sizeof *v, by_field_then_message);
 	for (size_t i = 0; i < n; i++)
 		json_array_append(out, v[i]);

@@ -73,6 +73,7 @@ Test(box_multipart, a_content_type_without_a_usable_boundary_is_refused)
 		"multipart/form-data; boundary=", "multipart/form-data; boundary=\"a b \"",
 		"multipart/form-data; boundary=a<b", "multipart/form-data; boundary=a; boundary=b",
 		"multipart/form-data; boundary=XyZ; level=1",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one header split over two lines */
 		"multipart/form-data; boundary="
 		"12345678901234567890123456789012345678901234567890123456789012345678901",
 	};
@@ -92,6 +93,7 @@ Test(box_multipart, what_no_browser_sends_is_refused)
 		"--XyZ\r\nContent-Disposition: attachment; name=a\r\n\r\nx\r\n--XyZ--",
 		"--XyZ\r\nContent-Disposition: form-data; filename=a\r\n\r\nx\r\n--XyZ--",
 		"--XyZ\r\nContent-Disposition: form-data; name=\"\"\r\n\r\nx\r\n--XyZ--",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one body split over two lines */
 		"--XyZ\r\nContent-Disposition: form-data; name=a; filename*=UTF-8''x\r\n\r\nx\r\n"
 		"--XyZ--",
 		"--XyZ\r\nContent-Disposition: form-data; name=a; name=b\r\n\r\nx\r\n--XyZ--",

@@ -45,7 +45,7 @@ static char *file_url(const char *text, char path[600])
 	f = fopen(path, "w");
 	cr_assert(f);
 	fputs(text, f);
-	fclose(f);
+	cr_assert_eq(fclose(f), 0, "the page was not written");
 	snprintf(url, 640, "file://%s", path);
 	return url;
 }

@@ -598,6 +598,7 @@ static double run_batch(int k, unsigned jobs, int n, struct tally *t)
 	cr_assert_not_null(t->b, "%s", e.msg);
 	one_prompt(&req);
 	for (int i = 0; i < n; i++)
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr): the batch's opaque tag is a number here */
 		cr_assert_eq(provider_batch_add(t->b, &req, (void *)(intptr_t)i, &e), 0);
 	provider_request_free(&req);
 	cr_assert_eq(provider_batch_pending(t->b), (size_t)n);
@@ -651,6 +652,7 @@ static void retry_done(void *ctx, void *tag, struct provider_response *resp, con
 		/* A second attempt, added from inside the run, naming what went wrong. */
 		provider_request_init(&req, 4096);
 		provider_request_user(&req, resp->text);
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr): the batch's opaque tag is a number here */
 		cr_assert_eq(provider_batch_add(t->b, &req, (void *)(intptr_t)1, &e2), 0);
 		provider_request_free(&req);
 		t->retried = 1;

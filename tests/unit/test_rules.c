@@ -273,6 +273,7 @@ Test(rules, the_topic_is_never_an_address_a_url_a_path_or_a_control_sequence)
 		"https://evil.example/steal?x=1 is the agenda",
 		"/etc/passwd please",
 		"\x1b]52;c;ZXZpbA==\x07 \x1b[2J clipboard",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma,misc-misleading-bidirectional): on purpose */
 		"caf\xc3\xa9 \xe2\x80\xae" "desrever \xff\xfe planning",
 		("antidisestablishmentarianism supercalifragilisticexpialidocious "
 		"pneumonoultramicroscopicsilicovolcanoconiosis floccinaucinihilipilification"),

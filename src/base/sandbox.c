@@ -492,6 +492,7 @@ static void probe_exec(const char *path)
 static void probe(void)
 {
 	const char *open_path = getenv("MECHA_TEST_OPEN"), *create = getenv("MECHA_TEST_CREATE");
+	const char *exec_path = getenv("MECHA_TEST_EXEC");
 	long port = env_number("MECHA_TEST_CONNECT");
 	char port_s[24];
 	int fd;
@@ -514,8 +515,8 @@ static void probe(void)
 		if (fd >= 0)
 			close(fd);
 	}
-	if (getenv("MECHA_TEST_EXEC") && *getenv("MECHA_TEST_EXEC"))
-		probe_exec(getenv("MECHA_TEST_EXEC"));
+	if (exec_path && *exec_path)
+		probe_exec(exec_path);
 	if (port > 0 && port < 65536) {
 		struct sockaddr_in to = { .sin_family = AF_INET,
 					  .sin_port = htons((uint16_t)port),
@@ -543,7 +544,7 @@ static void describe(const struct sandbox_policy *p, int abi)
 		p->network ? "open" : uses_ip(p) ? "closed but for some ports" : "closed");
 	for (size_t i = 0; i < p->nconnect + p->nbind; i++)
 		fprintf(stderr, "%s%s %u", i ? ", " : " (", i < p->nconnect ? "connect" : "bind",
-			i < p->nconnect ? p->connect_ports[i] : p->bind_ports[i - p->nconnect]);
+			(unsigned)(i < p->nconnect ? p->connect_ports[i] : p->bind_ports[i - p->nconnect]));
 	fprintf(stderr, "%s%s%s\n", p->nconnect + p->nbind ? ")" : "",
 		p->helpers ? "; runs your programs (all readable; $HOME and $TMPDIR writable)" : "",
 		p->server ? "; a server: " SERVER_DENIES : "");

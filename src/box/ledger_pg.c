@@ -154,7 +154,7 @@ static json_t *table(const PGresult *r, const char *const *names)
 
 	for (int i = 0; i < PQntuples(r); i++) {
 		json_t *o = json_object();
-		for (int c = 0; names[c] && c < PQnfields(r); c++)
+		for (int c = 0; c < PQnfields(r) && names[c]; c++)
 			json_object_set_new(o, names[c], cell(r, i, c));
 		json_array_append_new(all, o);
 	}

@@ -1044,7 +1044,7 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 /* The two tables differ only in their name and the driver they open with. */
 #define LEDGER_SQL_OPS(backend, opener) \
 	{ \
-		.name = backend, .open = opener, \
+		.name = (backend), .open = (opener), \
 		.close = sql_close, \
 		.user_add = sql_user_add, \
 		.user_get = sql_user_get, \

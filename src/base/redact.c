@@ -93,19 +93,32 @@ void redact_paths(struct buf *out, const char *msg, const char *const *homes, si
 	}
 }
 
-/* Appends s[0..n) to out with the value of every password=… parameter replaced. */
+/* For a parameter s[0..n) spelt password=… or sslpassword=… (the client key's): the
+ * length of its "…password=", else 0. */
+static size_t password_param(const char *s, size_t n)
+{
+	const char *eq = memchr(s, '=', n);
+	size_t k = eq ? (size_t)(eq - s) : 0;
+
+	return k >= 8 && strncmp(eq - 8, "password", 8) == 0 ? k + 1 : 0;
+}
+
+/* Appends s[0..n) to out with the value of every password parameter replaced. */
 static void hide_query_passwords(struct buf *out, const char *s, size_t n)
 {
 	size_t i = 0;
 
 	while (i < n) {
-		size_t start = i;
+		size_t start = i, key;
 		while (i < n && s[i] != '&')
 			i++;
-		if (i - start >= 9 && strncmp(s + start, "password=", 9) == 0)
-			buf_adds(out, "password=***");
-		else
+		key = password_param(s + start, i - start);
+		if (key) {
+			buf_add(out, s + start, key);
+			buf_adds(out, "***");
+		} else {
 			buf_add(out, s + start, i - start);
+		}
 		if (i < n)
 			buf_addc(out, s[i++]);
 	}

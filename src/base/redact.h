@@ -41,8 +41,9 @@ void redact_paths(struct buf *out, const char *msg, const char *const *homes, si
 /*
  * A connection URL fit for a message: the password in its user part
  * ("postgresql://ada:secret@db/box" → "postgresql://ada:***@db/box") and
- * any password=… query parameter replaced by "***". Everything else stays,
- * so the reader still sees which server and which database was meant.
+ * any password=… or sslpassword=… query parameter replaced by "***".
+ * Everything else stays, so the reader still sees which server and which
+ * database was meant.
  * Returns a new string (free it).
  */
 char *redact_url(const char *url);

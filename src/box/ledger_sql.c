@@ -40,11 +40,16 @@ static int run(struct ledger_db *s, const char *sql, int n, const char *const *v
 	return s->drv->query(s, sql, n, v, NULL, NULL, e);
 }
 
+/* A begin of several statements (PostgreSQL's BEGIN, then its lock) can fail after
+ * its BEGIN: that transaction is rolled back, or every later statement is refused. */
 static int begin(struct ledger_db *s, struct err *e)
 {
+	struct err ignored;
+
 	db_lock(s);
 	if (s->drv->exec(s, s->drv->begin, e) == 0)
 		return 0;
+	s->drv->exec(s, "ROLLBACK", &ignored);
 	db_unlock(s);
 	return -1;
 }

@@ -45,21 +45,39 @@ int typecache_has(const char *text, size_t len, const char *type_id)
 	return 0;
 }
 
+/* Into b: old's well-formed lines (a hostile cache is not copied forward), the newest
+ * TYPECACHE_MAX - 1 of them; the rest, the oldest, are dropped. Consumes old's text. */
+static void keep_recent(char *old, struct buf *b)
+{
+	struct buf all = BUF_INIT;
+	char *line, *save = NULL;
+	const char *p;
+	size_t n = 0, skip;
+
+	for (line = strtok_r(old, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (typecache_id_ok(line)) {
+			buf_printf(&all, "%s\n", line);
+			n++;
+		}
+	skip = n > TYPECACHE_MAX - 1 ? n - (TYPECACHE_MAX - 1) : 0;
+	for (p = buf_str(&all); skip; skip--)
+		p = strchr(p, '\n') + 1;
+	buf_adds(b, p);
+	buf_free(&all);
+}
+
 void typecache_note(const char *dir, const char *type_id)
 {
-	char *path = fs_join(dir, TYPECACHE_FILE), *old = NULL, *line, *save = NULL;
+	char *path = fs_join(dir, TYPECACHE_FILE), *old = NULL;
 	struct buf b = BUF_INIT;
 	struct err ignored;
-	size_t len = 0, n = 0;
+	size_t len = 0;
 
 	if (fs_read(path, &old, &len, &ignored) != 0)
 		old = NULL;
 	if (!old || !typecache_has(old, len, type_id)) {
-		/* Only well-formed lines survive a rewrite: a hostile cache is not copied forward. */
-		for (line = old ? strtok_r(old, "\n", &save) : NULL; line;
-		     line = strtok_r(NULL, "\n", &save))
-			if (typecache_id_ok(line) && n++ < TYPECACHE_MAX - 1)
-				buf_printf(&b, "%s\n", line);
+		if (old)
+			keep_recent(old, &b);
 		buf_printf(&b, "%s\n", type_id);
 		fs_replace(path, buf_str(&b), b.len, &ignored);
 	}

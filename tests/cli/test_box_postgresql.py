@@ -107,3 +107,39 @@ def test_without_libpq_a_postgresql_ledger_names_the_package(tmp_path):
                         "postgresql://127.0.0.1:1/box"], env={**os.environ, "MECHA_DL_MISSING": "pq"},
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     assert p.returncode == 1 and "libpq5" in p.stderr.decode()
+
+
+def test_a_write_that_could_not_take_its_turn_leaves_the_connection_fit_for_the_next(
+        tmp_path, database):
+    """Another session holds the writers' advisory lock past lock_timeout: that write
+    fails, and once the lock is free the same box writes again (its connection is not
+    left inside the half-begun transaction)."""
+    from pg_cluster import BIN as PG_BIN  # on the path once the cluster fixture ran
+
+    pg, url = database["pg"], database["db"]
+    pg.psql("postgres", f"ALTER DATABASE {url.rsplit('/', 1)[1]} SET lock_timeout = '300ms'")
+    box = Box(tmp_path, **database).start()
+    holder = subprocess.Popen(pg.as_user + [str(PG_BIN / "psql"), "-X", "-q",
+                                            "-d", url],
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        # ledger_pg.c's lock: every box writer waits on it
+        holder.stdin.write(b"BEGIN; SELECT pg_advisory_xact_lock(469853480033);\n")
+        holder.stdin.flush()
+        while box.sql("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' "
+                      "AND granted") != [(1,)]:
+            assert holder.poll() is None
+        status, _ = box.json("PUT", "/v1/types/consult", body=CONSULT.encode(), key="release")
+        assert status != 200
+        holder.stdin.write(b"COMMIT;\n")
+        holder.stdin.close()
+        holder.wait(60)
+        status, body = box.json("PUT", "/v1/types/consult", body=CONSULT.encode(),
+                                key="release")
+        assert status == 200, body
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+        box.stop()

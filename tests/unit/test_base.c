@@ -483,6 +483,8 @@ Test(redact, a_urls_password_is_hidden_and_the_rest_kept)
 		   "postgresql://h/box?sslmode=require&password=***&user=ada");
 	expect_url("postgresql://ada:p@ss@h/box", "postgresql://ada:***@h/box");
 	expect_url("postgresql://ada:p?w#@h/box?password=x", "postgresql://ada:***@h/box?password=***");
+	expect_url("postgresql://h/box?sslpassword=k3y&sslmode=require",
+		   "postgresql://h/box?sslpassword=***&sslmode=require");
 	expect_url("postgresql://ada@h:5432/box", "postgresql://ada@h:5432/box");
 	expect_url("postgresql://h/a:b@c", "postgresql://h/a:b@c");
 	expect_url("", "");

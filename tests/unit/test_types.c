@@ -962,3 +962,19 @@ Test(typecache, a_writer_adds_its_type_once_and_carries_no_hostile_line_forward)
 	cr_assert(!typecache_id_ok("a/b") && !typecache_id_ok("") && typecache_id_ok("A-z_9"));
 	free(fresh), free(same), free(cleaned);
 }
+
+Test(typecache, a_full_cache_drops_its_oldest_type_and_keeps_the_recent_ones)
+{
+	struct buf full = BUF_INIT;
+	char *after;
+
+	for (int i = 0; i < TYPECACHE_MAX; i++)
+		buf_printf(&full, "t%d\n", i);
+	after = cache_after(buf_str(&full), "newest");
+	cr_assert(!typecache_has(after, strlen(after), "t0"), "%s", after);
+	cr_assert(typecache_has(after, strlen(after), "t1"));
+	cr_assert(typecache_has(after, strlen(after), "t63"), "the previous newest is kept");
+	cr_assert(typecache_has(after, strlen(after), "newest"));
+	buf_free(&full);
+	free(after);
+}

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A path may begin after these (or at the start of the text). */
@@ -124,21 +125,30 @@ static void hide_query_passwords(struct buf *out, const char *s, size_t n)
 	}
 }
 
-char *redact_url(const char *url)
+/* The parts of url a password hides in: *colon (NULL when the user part has no
+ * password), *at the '@' ending it, and *query its '?' (NULL when none). */
+static void url_parts(const char *url, const char **colon, const char **at, const char **query)
 {
-	struct buf out = { 0 };
 	const char *scheme = strstr(url, "://");
 	const char *auth = scheme ? scheme + 3 : url;
 	size_t authlen = strcspn(auth, "/"); /* as libpq reads it: a '?' may be in a password */
-	const char *at = NULL, *colon, *rest, *query;
 
 	/* The last '@' of the authority: a password with a raw '@' is hidden whole. */
+	*at = NULL;
 	for (size_t i = 0; i < authlen; i++)
 		if (auth[i] == '@')
-			at = auth + i;
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+			*at = auth + i;
+	*colon = *at ? memchr(auth, ':', (size_t)(*at - auth)) : NULL;
+	*query = strchr(*at ? *at : auth, '?');
+}
+
+char *redact_url(const char *url)
+{
+	struct buf out = { 0 };
+	const char *at, *colon, *rest, *query;
+
+	url_parts(url, &colon, &at, &query);
 	rest = colon ? at : url;
-	query = strchr(at ? at : auth, '?');
 	if (colon) {
 		buf_add(&out, url, (size_t)(colon + 1 - url));
 		buf_adds(&out, "***");
@@ -151,4 +161,42 @@ char *redact_url(const char *url)
 		buf_adds(&out, query + qlen);
 	}
 	return buf_steal(&out);
+}
+
+/* text (which it frees) with every s[0..n) in it replaced by "***": a new string. */
+static char *hide_span(char *text, const char *s, size_t n)
+{
+	struct buf out = { 0 };
+	const char *p = text, *hit;
+
+	if (n == 0)
+		return text;
+	while ((hit = memmem(p, strlen(p), s, n))) {
+		buf_add(&out, p, (size_t)(hit - p));
+		buf_adds(&out, "***");
+		p = hit + n;
+	}
+	buf_adds(&out, p);
+	free(text);
+	return buf_steal(&out);
+}
+
+char *redact_url_in(const char *text, const char *url)
+{
+	char *out = xstrdup(text);
+	const char *at, *colon, *query, *p;
+
+	url_parts(url, &colon, &at, &query);
+	if (colon)
+		out = hide_span(out, colon + 1, (size_t)(at - colon - 1));
+	for (p = query ? query + 1 : NULL; p && *p; p += *p == '&') {
+		size_t len = strcspn(p, "&#"), key = password_param(p, len);
+
+		if (key)
+			out = hide_span(out, p + key, len - key);
+		p += len;
+		if (*p != '&')
+			break;
+	}
+	return out;
 }

@@ -48,4 +48,12 @@ void redact_paths(struct buf *out, const char *msg, const char *const *homes, si
  */
 char *redact_url(const char *url);
 
+/*
+ * text with every secret of url in it (the user part's password, the value of
+ * each …password= parameter) replaced by "***": for what a library says about
+ * a URL it could not read, which may quote the password ("invalid
+ * percent-encoded token: …"). Returns a new string (free it).
+ */
+char *redact_url_in(const char *text, const char *url);
+
 #endif

@@ -267,8 +267,14 @@ static int pg_connect(struct ledger_db *db, const char *where, struct err *e)
 	db->conn = PQconnectdbParams(keys, values, 1);
 	if (!db->conn)
 		return err_set(e, ERR_LEDGER, "%s: cannot connect: out of memory", db->name);
-	if (PQstatus(conn(db)) != CONNECTION_OK)
-		return fail(db, e, "cannot connect", PQerrorMessage(conn(db)));
+	if (PQstatus(conn(db)) != CONNECTION_OK) {
+		/* libpq may quote the part of the URL it could not read: the password too */
+		char *why = redact_url_in(PQerrorMessage(conn(db)), where);
+		int rc = fail(db, e, "cannot connect", why);
+
+		free(why);
+		return rc;
+	}
 	PQsetNoticeProcessor(conn(db), quiet, NULL);
 	return migrate(db, e);
 }

@@ -94,6 +94,15 @@ def test_an_unreachable_server_is_named_by_its_url_without_the_password(tmp_path
     assert "s3cret" not in err
 
 
+def test_a_password_libpq_cannot_read_is_not_quoted_back(tmp_path):
+    # libpq names the token it could not percent-decode: here, the password itself.
+    port = free_port()
+    err = refused(tmp_path, f"postgresql://ada:s3cret%zz@127.0.0.1:{port}/box")
+    assert "percent-encoded" in err and "s3cret" not in err
+    err = refused(tmp_path, f"postgresql://127.0.0.1:{port}/box?sslpassword=s3cret%zz", "config")
+    assert "percent-encoded" in err and "s3cret" not in err
+
+
 def test_a_database_that_does_not_exist_is_named_without_the_password(tmp_path, pg_cluster):
     url = pg_cluster.url("no_such_box", password="s3cret-pw")
     err = refused(tmp_path, url)

@@ -490,6 +490,25 @@ Test(redact, a_urls_password_is_hidden_and_the_rest_kept)
 	expect_url("", "");
 }
 
+static void expect_in(const char *text, const char *url, const char *want)
+{
+	char *got = redact_url_in(text, url);
+
+	cr_expect_str_eq(got, want, "%s in %s", text, url);
+	free(got);
+}
+
+Test(redact, what_a_library_says_of_a_url_keeps_none_of_its_secrets)
+{
+	expect_in("invalid percent-encoded token: \"pa%zz\"", "postgresql://ada:pa%zz@h/box",
+		  "invalid percent-encoded token: \"***\"");
+	expect_in("bad \"k%zzey\" and k%zzey again", "postgresql://h/box?sslpassword=k%zzey&a=b",
+		  "bad \"***\" and *** again");
+	expect_in("connection refused", "postgresql://ada:pw@h/box", "connection refused");
+	expect_in("ada@h", "postgresql://ada@h/box", "ada@h");
+	expect_in("", "postgresql://ada:pw@h/box", "");
+}
+
 Test(redact, any_other_path_keeps_only_its_last_component)
 {
 	expect_redacted("the calendar /srv/cal/work.ics does not exist",

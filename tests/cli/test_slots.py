@@ -4,7 +4,7 @@ tests/fixtures/slots/README.md; tests/unit/test_drain_slots.c pins every rule
 of the computation itself."""
 import json
 import shutil
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from conftest import ROOT, write_config
 

@@ -274,7 +274,9 @@ static int parse_from(const char *from, const char *zone_name, time_t *now, stru
 
 /*
  * The busy time that can touch a slot: [from - buffer, to + buffer), asked
- * in pieces the calendar takes (it answers at most a year at a time).
+ * in pieces the calendar takes (it answers at most a year at a time). *v is
+ * the caller's to free, on failure too: one owner, so a failure on a later
+ * piece cannot free it twice.
  */
 static int busy_for(const struct config *cfg, const struct manifest_availability *a, time_t now,
 		    struct calendar_interval **v, size_t *n, struct err *e)
@@ -290,12 +292,8 @@ static int busy_for(const struct config *cfg, const struct manifest_availability
 	for (time_t t = lo; t < hi; t += step) {
 		struct calendar_interval *part;
 		size_t np;
-		if (calendar_busy_conf(cfg, t, hi - t > step ? t + step : hi, &part, &np, e) != 0) {
-			free(*v); /* the caller frees *v too: it must not see it again */
-			*v = NULL;
-			*n = 0;
+		if (calendar_busy_conf(cfg, t, hi - t > step ? t + step : hi, &part, &np, e) != 0)
 			return -1;
-		}
 		*v = xrealloc(*v, (*n + np + 1) * sizeof **v);
 		if (np > 0)
 			memcpy(*v + *n, part, np * sizeof *part);

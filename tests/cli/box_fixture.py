@@ -16,11 +16,14 @@ import http.client
 import json
 import os
 import pathlib
-import socket
 import subprocess
+import sys
 import time
 
 from conftest import BIN, ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+from ports import free_port  # noqa: E402 (re-exported to the box tests)
 
 SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "tests" / "box_seed"))
 
@@ -43,12 +46,6 @@ class PgDatabases:
     def drop_all(self):
         for url in self.urls:
             self.cluster.drop(url)
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Box:

@@ -65,6 +65,13 @@ def push_slots(box, instrument, slots, generated_at=None):
     assert status == 200, body
 
 
+def offered(box, instrument="consult"):
+    """The slots the box's booking page offers a stranger now (a list never cached)."""
+    status, headers, body = visit(box, "GET", f"/s/ada/{instrument}/slots.json")
+    assert status == 200 and headers["cache-control"] == "no-store"
+    return json.loads(body)["slots"]
+
+
 def slot_value(s):
     """What the week page's radio button posts for a slot."""
     return f"{s['start']}|{s['duration_minutes']}"

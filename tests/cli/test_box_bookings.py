@@ -9,8 +9,8 @@ import threading
 import pytest
 
 from box_fixture import Box
-from box_visit import (NO_BOOKING, drain, hour, ledger, links, path_of, payloads, push_slots,
-                       put_type, slot, slot_value, visit)
+from box_visit import (NO_BOOKING, drain, hour, ledger, links, offered, path_of, payloads,
+                       push_slots, put_type, slot, slot_value, visit)
 
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
@@ -68,12 +68,6 @@ def hold(box, s, email="booker@example.net", topic="taxes", source=None):
     return visit(box, "POST", "/s/ada/consult",
                  fields={"_slot": slot_value(s), "email": email, "topic": topic},
                  source=source)
-
-
-def offered(box):
-    status, headers, body = visit(box, "GET", "/s/ada/consult/slots.json")
-    assert status == 200 and headers["cache-control"] == "no-store"
-    return json.loads(body)["slots"]
 
 
 def confirm(box):

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 import pytest
 
 from box_fixture import Box
-from box_visit import path_of, slot_value, utc, visit
+from box_visit import offered, path_of, slot_value, utc, visit
 from test_box_bookings import CONSULT as BOX_CONSULT
 from test_drain import connect, queued
 from test_sweep import calendar_part, configure, events, ics_time, one, unfold
@@ -49,12 +49,6 @@ def owner(mecha, box, smtp_sink):
     (mecha.home / "factory" / "types" / "consult.toml").write_text(CONSULT)
     mecha.calendar = configure(mecha, smtp_sink)
     return mecha
-
-
-def offered(box):
-    status, _, body = visit(box, "GET", "/s/ada/consult/slots.json")
-    assert status == 200
-    return json.loads(body)["slots"]
 
 
 def push(mecha):

@@ -4,6 +4,7 @@ tests/fixtures/slots/README.md; tests/unit/test_drain_slots.c pins every rule
 of the computation itself."""
 import json
 import shutil
+from datetime import datetime, timedelta
 
 from conftest import ROOT, write_config
 
@@ -117,6 +118,35 @@ def test_a_calendar_that_does_not_read_offers_nothing(mecha):
     p = mecha.run("slots", "show", "consult", "--from", NOW, "--json", check=1)
     out = json.loads(p.out)
     assert out["ok"] is False and "bad-dtstart.ics" in out["message"]
+
+
+def test_a_calendar_that_fails_only_on_the_later_window_offers_nothing(mecha, tmp_path):
+    """year.toml asks the calendar in two windows (its README says why). An
+    event every five minutes reaches the reader's limit of a million
+    occurrences inside the second window only: the first reads, the second
+    fails, and the failure is told once, with no slots (the busy list of the
+    first window was once freed twice here)."""
+    install(mecha, "year")
+    now = datetime.fromisoformat(NOW.replace("Z", "+00:00"))
+    first_end = now - timedelta(hours=1) + timedelta(days=366)
+    # The millionth occurrence after the first starts at now + 366 days: after
+    # the first window ends, an hour before the second does.
+    start = now + timedelta(days=366) - timedelta(minutes=5) * 1_000_000
+    ics = tmp_path / "every-five-minutes.ics"
+    ics.write_text("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//mecha tests//EN\r\n"
+                   "BEGIN:VEVENT\r\nUID:every-five-minutes\r\nDTSTAMP:20260101T000000Z\r\n"
+                   f"DTSTART:{start:%Y%m%dT%H%M%SZ}\r\nDURATION:PT1M\r\n"
+                   "RRULE:FREQ=MINUTELY;INTERVAL=5\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    calendar(mecha, ics)
+    stamp = "%Y-%m-%dT%H:%M:%SZ"
+    first = mecha.json("calendar", "free-busy", "--from", f"{now - timedelta(hours=1):{stamp}}",
+                       "--to", f"{first_end:{stamp}}", "--json")
+    assert len(first["busy"]) == 366 * 24 * 12, "the first window reads, every occurrence"
+    p = mecha.run("slots", "show", "year", "--from", NOW, "--json", check=1)
+    out = json.loads(p.out)
+    assert out["ok"] is False and out["error"] == "parse"
+    assert "every-five-minutes.ics" in out["message"] and "RRULE" in out["message"]
+    assert "slots" not in out
 
 
 def test_a_request_type_has_no_slots(mecha):

@@ -21,13 +21,18 @@ MANAGE = "https://gate.example.org/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1
 BOOKING = "3f2a9c1b0d4e5f60718293a4b5c6d7e8"
 
 
-def slot(days=10, hour=9, minutes=45):
-    """A slot in the future (the sweep leaves a past one alone), as RFC 3339 UTC."""
-    day = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=days)
-    start = datetime.datetime(day.year, day.month, day.day, hour, 0,
+def utc_slot(day, hour, minute=0, minutes=45):
+    """The slot from hour:minute UTC on day, as RFC 3339 UTC."""
+    start = datetime.datetime(day.year, day.month, day.day, hour, minute,
                               tzinfo=datetime.timezone.utc)
     end = start + datetime.timedelta(minutes=minutes)
     return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def slot(days=10, hour=9, minutes=45):
+    """A slot in the future (the sweep leaves a past one alone), as RFC 3339 UTC."""
+    day = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=days)
+    return utc_slot(day, hour, minutes=minutes)
 
 
 def ics_time(rfc3339):
@@ -291,13 +296,6 @@ def clocks_go_back():
         if day > today:
             return day
     raise AssertionError("no October ahead")
-
-
-def utc_slot(day, hour, minute=0, minutes=45):
-    start = datetime.datetime(day.year, day.month, day.day, hour, minute,
-                              tzinfo=datetime.timezone.utc)
-    end = start + datetime.timedelta(minutes=minutes)
-    return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def berlin(rfc3339):

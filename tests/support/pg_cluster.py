@@ -18,19 +18,14 @@ import os
 import pathlib
 import pwd
 import shutil
-import socket
 import stat
 import subprocess
+
+from ports import free_port
 
 BIN = pathlib.Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 PROGRAMS = ("initdb", "pg_ctl", "postgres", "psql", "pg_dump")
 USER = "nobody"
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def unreachable_ancestor(path, uid):

@@ -21,7 +21,6 @@ import email
 import email.policy
 import json
 import pathlib
-import socket
 import sys
 import threading
 import time
@@ -29,11 +28,7 @@ import warnings
 
 from aiosmtpd.controller import Controller
 
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from ports import free_port
 
 
 class _Handler:
@@ -76,7 +71,7 @@ class SmtpSink:
     def start(self):
         last = None
         for _ in range(20):  # another process may take the free port first
-            self.port = _free_port()
+            self.port = free_port()
             kw = {}
             if self.login:
                 # Login without TLS is what a loopback test server does on purpose.

@@ -12,6 +12,8 @@
  */
 #include <criterion/criterion.h>
 
+#include "manifest_fixture.h"
+
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/rfc3339.h"
@@ -30,12 +32,8 @@ static struct manifest *booking(const char *availability)
 			       "[[fields]]\nname = \"email\"\nlabel = \"Email\"\nkind = \"email\"\n"
 			       "required = true\n[verification]\nfield = \"email\"\n"
 			       "[availability]\n%s\n", availability);
-	struct manifest_issues is = { NULL, 0 };
-	struct manifest *m = manifest_parse(text, strlen(text), &is);
+	struct manifest *m = manifest_fixture_text(text);
 
-	cr_assert_not_null(m, "refused: %d: %s\n%s", is.n ? is.v[0].line : 0,
-			   is.n ? is.v[0].message : "", text);
-	manifest_issues_free(&is);
 	free(text);
 	return m;
 }

@@ -90,6 +90,18 @@ static int one(struct ledger_db *s, const char *sql, int n, const char *const *v
 	return *out != NULL;
 }
 
+/* one() as a read of its own: the connection held just for it. */
+static int read_one(struct ledger_db *s, const char *sql, int n, const char *const *v,
+		    const char *const *names, json_t **out, struct err *e)
+{
+	int rc;
+
+	db_lock(s);
+	rc = one(s, sql, n, v, names, out, e);
+	db_unlock(s);
+	return rc;
+}
+
 /* A single integer answer (0 when there is no row). */
 static int scalar(struct ledger_db *s, const char *sql, int n, const char *const *v,
 		  long long *out, struct err *e)
@@ -172,11 +184,9 @@ static int sql_user_get(struct ledger *l, const char *handle, const char *id,
 	json_t *row;
 	int rc;
 
-	db_lock(s);
-	rc = one(s, handle ? "SELECT id, handle, status, send_budget FROM users WHERE handle = ?1"
-			   : "SELECT id, handle, status, send_budget FROM users WHERE id = ?1",
-		 1, v, names, &row, e);
-	db_unlock(s);
+	rc = read_one(s, handle ? "SELECT id, handle, status, send_budget FROM users WHERE handle = ?1"
+				: "SELECT id, handle, status, send_budget FROM users WHERE id = ?1",
+		      1, v, names, &row, e);
 	if (rc != 1)
 		return rc;
 	memset(out, 0, sizeof *out);
@@ -212,10 +222,9 @@ static int sql_key_get(struct ledger *l, const char *id, struct ledger_key *out,
 	json_t *row;
 	int rc;
 
-	db_lock(s);
-	rc = one(s, "SELECT id, user_id, scope, hash, label, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END FROM keys "
-		    "WHERE id = ?1", 1, &id, names, &row, e);
-	db_unlock(s);
+	rc = read_one(s, "SELECT id, user_id, scope, hash, label, "
+			 "CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END FROM keys WHERE id = ?1",
+		      1, &id, names, &row, e);
 	if (rc != 1)
 		return rc;
 	memset(out, 0, sizeof *out);
@@ -282,13 +291,9 @@ static int sql_type_get(struct ledger *l, const char *user, const char *id, json
 					     NULL };
 	struct ledger_db *s = l->impl;
 	const char *v[] = { user, id };
-	int rc;
 
-	db_lock(s);
-	rc = one(s, "SELECT id, title, updated_at, manifest, schema FROM types "
-		    "WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
-	db_unlock(s);
-	return rc;
+	return read_one(s, "SELECT id, title, updated_at, manifest, schema FROM types "
+			"WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
 }
 
 static int sql_type_list(struct ledger *l, const char *user, json_t **out, struct err *e)
@@ -331,13 +336,9 @@ static int sql_slots_get(struct ledger *l, const char *user, const char *instrum
 					     "received_at", NULL };
 	struct ledger_db *s = l->impl;
 	const char *v[] = { user, instrument };
-	int rc;
 
-	db_lock(s);
-	rc = one(s, "SELECT generated_at, horizon_days, slots, received_at FROM slot_cache "
-		    "WHERE user_id = ?1 AND instrument_id = ?2", 2, v, names, row, e);
-	db_unlock(s);
-	return rc;
+	return read_one(s, "SELECT generated_at, horizon_days, slots, received_at FROM slot_cache "
+			"WHERE user_id = ?1 AND instrument_id = ?2", 2, v, names, row, e);
 }
 
 /* ---- the queue ------------------------------------------------------------------------- */
@@ -547,13 +548,9 @@ static int sql_attachment_get(struct ledger *l, const char *user, const char *id
 					     "content_type", NULL };
 	struct ledger_db *s = l->impl;
 	const char *v[] = { user, id };
-	int rc;
 
-	db_lock(s);
-	rc = one(s, "SELECT id, seq, field, filename, size, sha256, content_type FROM attachments "
-		    "WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
-	db_unlock(s);
-	return rc;
+	return read_one(s, "SELECT id, seq, field, filename, size, sha256, content_type FROM attachments "
+			"WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
 }
 
 static int sql_queue_counts(struct ledger *l, const char *user, const char *now,
@@ -930,13 +927,9 @@ static int sql_booking_get(struct ledger *l, const char *user, const char *instr
 	static const char *const names[] = { "id", "state", "slot_start", "slot_end", NULL };
 	struct ledger_db *s = l->impl;
 	const char *v[] = { user, instrument, manage_hash };
-	int rc;
 
-	db_lock(s);
-	rc = one(s, "SELECT id, state, slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
-		    "instrument_id = ?2 AND manage_hash = ?3", 3, v, names, row, e);
-	db_unlock(s);
-	return rc;
+	return read_one(s, "SELECT id, state, slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
+			"instrument_id = ?2 AND manage_hash = ?3", 3, v, names, row, e);
 }
 
 static int sql_booking_cancel(struct ledger *l, const char *manage_hash,

@@ -710,6 +710,34 @@ def test_racing_processes_leave_one_linear_chain_of_exactly_the_accepted_posts(m
     assert head["superseded_count"] == len(lines) - 1
 
 
+def kill_mid_stream(mecha, posters, hammer, stop):
+    """Runs hammer(k, poster) for every poster at once, SIGKILLs them all mid-stream,
+    then reads the box back: only its very last line may be torn, and the letters
+    that are whole form one linear chain. Returns them as (mission, letter id)."""
+    threads = [threading.Thread(target=hammer, args=(k, p)) for k, p in enumerate(posters)]
+    for t in threads:
+        t.start()
+    stop.wait(0.8)
+    for p in posters:
+        p.p.kill()
+    stop.set()
+    for t in threads:
+        t.join(timeout=30)
+    for p in posters:
+        p.p.wait(timeout=30)
+    lines = [x for x in box_bytes(mecha).split(b"\n") if x]
+    readable = []
+    for raw in lines:
+        try:
+            readable.append((json.loads(raw)["mission"], letter_id(raw)))
+        except ValueError:
+            assert raw is lines[-1], "only the very last line can be torn"
+    for i, (m, _) in enumerate(readable):
+        assert m["mission_seq"] == i + 1
+        assert m.get("prev_letter_id") == (readable[i - 1][1] if i else None)
+    return readable
+
+
 def test_posters_killed_mid_stream_leave_a_chain_the_next_post_extends(mecha):
     """SIGKILL lands wherever it lands: in a write, between the append and the
     index, while the lock is held. Nothing that was accepted is lost, no fork
@@ -732,27 +760,7 @@ def test_posters_killed_mid_stream_leave_a_chain_the_next_post_extends(mecha):
                 m = re.search(r"the head is seq (\d+) \(([0-9a-f]{12})\)", r["message"])
                 seq, prev = int(m.group(1)), m.group(2)
 
-    threads = [threading.Thread(target=hammer, args=(k, p)) for k, p in enumerate(posters)]
-    for t in threads:
-        t.start()
-    stop.wait(0.8)
-    for p in posters:
-        p.p.kill()
-    stop.set()
-    for t in threads:
-        t.join(timeout=30)
-    for p in posters:
-        p.p.wait(timeout=30)
-    lines = [x for x in box_bytes(mecha).split(b"\n") if x]
-    readable = []
-    for raw in lines:
-        try:
-            readable.append((json.loads(raw)["mission"], letter_id(raw)))
-        except ValueError:
-            assert raw is lines[-1], "only the very last line can be torn"
-    for i, (m, _) in enumerate(readable):
-        assert m["mission_seq"] == i + 1
-        assert m.get("prev_letter_id") == (readable[i - 1][1] if i else None)
+    readable = kill_mid_stream(mecha, posters, hammer, stop)
     head = mecha.json("mission", "heads", "--json")["missions"][0]
     assert head["head_letter_id"] == readable[-1][1]
     nxt = json.loads(post(mecha, letter(len(readable) + 1, "review", readable[-1][1])).out)
@@ -937,27 +945,7 @@ def test_mcp_servers_killed_mid_stream_leave_a_chain_a_long_running_server_exten
                 return  # killed under us
             seq, prev = (r["mission_seq"], r["letter_id"]) if "letter_id" in r else head_from(r)
 
-    threads = [threading.Thread(target=hammer, args=(k, p)) for k, p in enumerate(doomed)]
-    for t in threads:
-        t.start()
-    stop.wait(0.8)
-    for p in doomed:
-        p.p.kill()
-    stop.set()
-    for t in threads:
-        t.join(timeout=30)
-    for p in doomed:
-        p.p.wait(timeout=30)
-    lines = [x for x in box_bytes(mecha).split(b"\n") if x]
-    readable = []
-    for raw in lines:
-        try:
-            readable.append((json.loads(raw)["mission"], letter_id(raw)))
-        except ValueError:
-            assert raw is lines[-1], "only the very last line can be torn"
-    for i, (m, _) in enumerate(readable):
-        assert m["mission_seq"] == i + 1
-        assert m.get("prev_letter_id") == (readable[i - 1][1] if i else None)
+    readable = kill_mid_stream(mecha, doomed, hammer, stop)
     head_seq, head_id = len(readable), readable[-1][1]
     try:
         r = survivor.send(letter(3, "review", r2["letter_id"], runner_id="survivor"))

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from box_fixture import Box
+from conftest import ROOT
 from box_visit import (CHECK_EMAIL, EXPIRED, NO_FORM, drain, ledger, links, path_of, payloads,
                        put_type, visit)
 
@@ -64,25 +65,7 @@ kind = "text"
 max_length = 10
 """
 
-BOOKING = """id = "consult"
-version = 1
-title = "Book a consultation"
-kind = "booking"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
-[verification]
-field = "email"
-
-[availability]
-timezone = "UTC"
-durations = [30]
-windows = [{ day = "mon", start = "09:00", end = "17:00" }]
-"""
+BOOKING = (ROOT / "tests" / "fixtures" / "box" / "consult.toml").read_text()
 
 GOOD = {"email": "stranger@example.net", "purpose": "a chat", "topics": ["ai", "law"]}
 

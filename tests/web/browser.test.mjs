@@ -6,7 +6,7 @@
 // build/screenshots/{js,nojs}/ (SCREENSHOTS names another place).
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,25 +64,7 @@ heading = "Thank you, {requester_name}"
 body = "Your request about {purpose} is in the queue."
 `;
 
-const CONSULT = `id = "consult"
-version = 1
-title = "Book a consultation"
-kind = "booking"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
-[verification]
-field = "email"
-
-[availability]
-timezone = "UTC"
-durations = [30]
-windows = [{ day = "mon", start = "09:00", end = "17:00" }]
-`;
+const CONSULT = readFileSync(join(ROOT, "tests", "fixtures", "box", "consult.toml"), "utf8");
 
 const skip = haveChromium() ? false
   : `${CHROMIUM} is absent: install Debian's chromium (make deps) to run the browser tests`;

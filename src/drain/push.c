@@ -64,7 +64,7 @@ static int remember(const struct slots *s, struct err *e)
 	manifest_free(m);
 	if (rc != 0)
 		err_prefix(e, "the box took the slots, but home could not keep what it offered "
-			   "(the sweep books only those; push again):");
+			   "(the sweep books only those; push again)");
 	return rc;
 }
 

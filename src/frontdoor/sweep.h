@@ -44,7 +44,7 @@
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *
- * Test hook (compiled into every build, and harmless): when the environment
+ * Test hook (compiled only into test builds, base/killpoint.h): when the environment
  * variable MECHA_TEST_KILL_AT names one of these points, the sweep sends
  * itself SIGKILL there, so a test can kill it at each side effect:
  *     event             the event's intent is recorded, the event not written

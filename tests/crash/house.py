@@ -25,8 +25,8 @@ import types
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "mecha"))
-STATE_TABLE = os.environ.get("MECHA_STATE_TABLE", str(ROOT / "build" / "tests" / "state_table"))
+BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha"))
+STATE_TABLE = os.environ.get("MECHA_STATE_TABLE", str(ROOT / "build" / "test" / "tests" / "state_table"))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 sys.path.insert(0, str(ROOT / "tests" / "support"))

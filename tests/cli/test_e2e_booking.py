@@ -193,6 +193,9 @@ def test_slots_push_keeps_what_it_offered_and_the_sweep_books_only_that(owner, b
     mecha = owner
     assert mecha.json("types", "push", "consult", "--json")["id"] == "consult"
     t0 = datetime.now(timezone.utc).replace(microsecond=0)
+    mecha.json("slots", "push", "consult", "--from", utc(t0), "--dry-run", "--json")
+    assert not (mecha.home / "factory" / "offered" / "consult.json").exists(), \
+        "a dry run kept what it did not push"
     out = mecha.json("slots", "push", "consult", "--from", utc(t0), "--json")
     doc = kept(mecha)
     assert doc["type"] == "consult" and doc["pushed_at"] == utc(t0)

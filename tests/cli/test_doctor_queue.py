@@ -226,3 +226,18 @@ def test_the_digest_mail_without_digest_to_is_refused_and_sends_nothing(mecha, s
 def test_digest_to_must_be_an_address(mecha):
     write_config(mecha, '[notify]\ndigest_to = "not an address"\n')
     assert "digest_to" in mecha.run("frontdoor", "list", check=1).err
+
+
+# -- frontdoor list marks them ----------------------------------------------------------
+def test_frontdoor_list_marks_the_requests_the_doctor_warns_of(home):
+    arrived(home, 1, "awaiting_me", NOW - 72 * H)
+    arrived(home, 2, "awaiting_me", NOW - 72 * H - S)
+    arrived(home, 3, "extracted", NOW - 100 * H)
+    arrived(home, 4, "needs_info", NOW - 500 * H)
+    rows = home.json("frontdoor", "list", "--json", env=at())
+    assert [(r["seq"], r["stale"]) for r in rows] == [(1, None), (2, 72), (3, 100), (4, None)]
+    lines = home.run("frontdoor", "list", env=at(), check=0).out.splitlines()
+    assert ["stale" in ln for ln in lines] == [False, True, True, False]
+    assert lines[2].endswith("stale (4d 4h)")
+    warned = {x["item"]["seq"] for x in queue(home) if x["status"] == "warn"}
+    assert warned == {2, 3}

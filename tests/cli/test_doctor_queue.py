@@ -241,3 +241,46 @@ def test_frontdoor_list_marks_the_requests_the_doctor_warns_of(home):
     assert lines[2].endswith("stale (4d 4h)")
     warned = {x["item"]["seq"] for x in queue(home) if x["status"] == "warn"}
     assert warned == {2, 3}
+
+
+# -- the documented timer ---------------------------------------------------------------
+def test_the_digest_units_execstart_mails_the_digest(mecha, smtp_sink):
+    import configparser
+    import shlex
+    import subprocess
+
+    from conftest import BIN, ROOT
+    parser = configparser.ConfigParser(interpolation=None, strict=True)
+    parser.optionxform = str
+    parser.read_string((ROOT / "docs" / "mecha-digest.service").read_text())
+    argv = shlex.split(parser["Service"]["ExecStart"])
+    assert argv[0] == "/usr/local/bin/mecha" and parser["Service"]["Type"] == "oneshot"
+    timer = configparser.ConfigParser(interpolation=None, strict=True)
+    timer.optionxform = str
+    timer.read_string((ROOT / "docs" / "mecha-digest.timer").read_text())
+    assert timer["Timer"]["OnCalendar"] and timer["Install"]["WantedBy"] == "timers.target"
+    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
+                        '[notify]\ndigest_to = "owner@example.org"\n')
+    arrived(mecha, 1, "extraction_failed", NOW - H)
+    p = subprocess.run([BIN, *argv[1:]], env={**mecha.env, **at()}, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 0, p.stderr.decode()
+    [msg] = smtp_sink.messages()
+    assert msg["To"] == "owner@example.org" and "request 1 (meeting)" in msg.get_content()
+
+
+def test_systemd_accepts_the_digest_units(tmp_path):
+    import shutil
+    import subprocess
+
+    from conftest import BIN, ROOT
+    analyze = shutil.which("systemd-analyze")
+    if not analyze:
+        pytest.skip("systemd-analyze is not installed")
+    service = (ROOT / "docs" / "mecha-digest.service").read_text()
+    (tmp_path / "mecha-digest.service").write_text(service.replace("/usr/local/bin/mecha", BIN))
+    shutil.copy(ROOT / "docs" / "mecha-digest.timer", tmp_path / "mecha-digest.timer")
+    p = subprocess.run([analyze, "verify", "--man=no", "./mecha-digest.service",
+                        "./mecha-digest.timer"], cwd=tmp_path, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    assert p.returncode == 0, p.stdout.decode()

@@ -243,7 +243,7 @@ static void on_booking(const struct sweep_line *l, void *ctx)
 static void say_bookings(struct doctor *d, struct store *s)
 {
 	struct sweep_report rep = { on_booking, d, NULL };
-	struct sweep_counts n;
+	struct sweep_counts n = { 0 };
 	struct err e;
 
 	err_clear(&e);

@@ -669,12 +669,16 @@ static void cancel_all(struct sweep *sw)
 
 /* ---- reminders ---------------------------------------------------------------------- */
 
-/* Booked (the record says so, or this sweep booked it) and named by no cancellation. */
+/*
+ * Booked — the record says so, or this sweep just booked it (the ledger says
+ * so of a record read as bookable) — and named by no cancellation. A booking a
+ * person closed is closed: it gets no reminder.
+ */
 static int remindable(const struct sweep *sw, const struct todo *t)
 {
 	if (t->cancel || !t->valid || !t->booking_id ||
 	    (strcmp(t->state, STATE_BOOKED) != 0 &&
-	     !sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED)) ||
+	     !(bookable(t) && sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))) ||
 	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED))
 		return 0;
 	for (size_t i = 0; i < sw->n; i++)

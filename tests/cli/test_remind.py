@@ -315,3 +315,12 @@ def test_a_booking_whose_type_is_gone_is_reminded_at_24h_and_1h(mecha, smtp_sink
     for t in (START - 24 * H, START - H):
         sweep_at(mecha, t)
     assert reminders(smtp_sink) == [mid(1440), mid(60)]
+
+
+def test_a_booking_a_person_closed_gets_no_reminder(mecha, smtp_sink):
+    configure(mecha, smtp_sink)
+    booking_type(mecha)
+    seed(mecha)
+    mecha.run("frontdoor", "close", "1", "--reason", "I called them instead", check=0)
+    sweep_at(mecha, START - H)
+    assert reminders(smtp_sink) == []

@@ -5,6 +5,7 @@
 #include "frontdoor/sweep.h"
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/killpoint.h"
@@ -13,6 +14,7 @@
 #include "calendar/calendar.h"
 #include "config/config.h"
 #include "frontdoor/record.h"
+#include "frontdoor/remind.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/sweep_ledger.h"
@@ -52,6 +54,7 @@ struct todo {
 	char type_id[RECORD_TYPE_ID_MAX + 1];
 	char state[32];
 	time_t start, end; /* the slot the record names, when it reads (for the report) */
+	time_t made;       /* the record's created_at: when the booking was made (reminders) */
 };
 
 struct sweep {
@@ -125,6 +128,8 @@ static int gather_one(struct record *r, void *ctx, struct err *e)
 	snprintf(t->state, sizeof t->state, "%s", record_state(r));
 	if (!sweep_slot(r, &t->start, &t->end))
 		t->start = t->end = 0;
+	if (rfc3339_parse(record_created_at(r), &t->made) != 0)
+		t->made = 0;
 	return VERDICT_NEXT;
 }
 
@@ -139,9 +144,10 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 				// cppcheck-suppress nullPointer ; b is tested in own_slot
 				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
 				// cppcheck-suppress nullPointer ; b is tested in has_event and own_slot
-				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg, sw->reason };
+				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg, sw->reason, NULL };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
-			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };
+			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed,
+			    &sw->counts->reminded };
 
 	sw->reason = NULL;
 	(*count[o])++;
@@ -547,7 +553,7 @@ static int decide(struct sweep *sw, const struct todo *t, struct booking *b, str
 		say(sw, SWEEP_LEFT, t, NULL, -1, e->msg);
 		return 1;
 	}
-	if (b->end <= time(NULL)) {
+	if (b->end <= clock_now()) {
 		say(sw, SWEEP_LEFT, t, b, -1, "the slot is over: an invitation to it would come too "
 		    "late; nothing was booked");
 		return 1;
@@ -680,6 +686,63 @@ static void cancel_all(struct sweep *sw)
 	}
 }
 
+/* ---- reminders ---------------------------------------------------------------------- */
+
+/*
+ * Booked — the record says so, or this sweep just booked it (the ledger says
+ * so of a record read as bookable) — and named by no cancellation. A booking a
+ * person closed is closed: it gets no reminder.
+ */
+static int remindable(const struct sweep *sw, const struct todo *t)
+{
+	if (t->cancel || !t->valid || !t->booking_id ||
+	    (strcmp(t->state, STATE_BOOKED) != 0 &&
+	     !(bookable(t) && sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))) ||
+	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED))
+		return 0;
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->todo[i].cancel && sw->todo[i].booking_id &&
+		    strcmp(sw->todo[i].booking_id, t->booking_id) == 0)
+			return 0;
+	return 1;
+}
+
+static void remind_say(struct sweep *sw, const struct todo *t, enum sweep_outcome o,
+		       const struct remind_result *res, const char *msg)
+{
+	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, -1, res->start, res->end,
+				NULL, res->attendee, msg, NULL,
+				res->tier[0] ? res->tier : NULL };
+
+	if (o == SWEEP_REMINDED)
+		sw->counts->reminded++;
+	else
+		sw->counts->failed++;
+	if (sw->rep && sw->rep->line)
+		sw->rep->line(&l, sw->rep->ctx);
+}
+
+static void remind_all(struct sweep *sw)
+{
+	struct remind_run run = { sw->cfg, &sw->ledger, sw->dry, clock_now() };
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *t = &sw->todo[i];
+		struct remind_target target = { t->seq, t->booking_id, t->type_id, t->made };
+		struct remind_result res;
+		struct err e;
+		int rc;
+
+		if (!remindable(sw, t))
+			continue;
+		rc = remind_booking(&run, &target, &res, &e);
+		if (rc > 0)
+			remind_say(sw, t, SWEEP_REMINDED, &res, res.warning);
+		else if (rc < 0)
+			remind_say(sw, t, SWEEP_FAILED, &res, e.msg);
+	}
+}
+
 static void todo_free(struct sweep *sw)
 {
 	for (size_t i = 0; i < sw->n; i++)
@@ -718,6 +781,7 @@ int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
 			rep->start(to_settle(&sw), rep->ctx);
 		cancel_all(&sw);
 		book_all(&sw);
+		remind_all(&sw);
 		rc = 0;
 	}
 	sweep_ledger_close(&sw.ledger);

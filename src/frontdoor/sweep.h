@@ -44,6 +44,10 @@
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *
+ * Then reminders (remind.h): each booked booking that no cancellation names
+ * gets the tier of its type's [policy] reminders that is due, once; the
+ * report says REMINDED (or, in a dry run, that it is due).
+ *
  * Test hook (compiled only into test builds, base/killpoint.h): when the environment
  * variable MECHA_TEST_KILL_AT names one of these points, the sweep sends
  * itself SIGKILL there, so a test can kill it at each side effect:
@@ -58,6 +62,8 @@
  *     cancel-mail       before the CANCEL's intent is recorded
  *     cancel-mail-sent  the CANCEL went out, not yet recorded
  *     closed            before the cancellation itself is closed
+ *     remind            before a reminder's intent is recorded (remind.h)
+ *     remind-sent       the reminder went out, not yet recorded as done
  *
  * Ownership: the report's strings are borrowed for the length of the
  * callback; the record passed to sweep_claims is borrowed.
@@ -84,6 +90,7 @@ enum sweep_outcome {
 	SWEEP_CLOSED,    /* a booking whose cancellation came first: closed, nothing booked */
 	SWEEP_LEFT,      /* a record the sweep cannot settle (message says why); a person looks */
 	SWEEP_FAILED,    /* a step failed (message says why); the next sweep carries on */
+	SWEEP_REMINDED,  /* a booked booking's reminder went out (remind.h); `tier` says which */
 };
 
 struct sweep_line {
@@ -97,6 +104,7 @@ struct sweep_line {
 	const char *attendee;
 	const char *message;    /* why (LEFT, FAILED), or a warning; NULL */
 	const char *reason;     /* LEFT by the offer check: its reason's name (sweep_offer.h); NULL */
+	const char *tier;       /* REMINDED, or a reminder that FAILED: "24h"; else NULL */
 };
 
 /*
@@ -113,7 +121,7 @@ struct sweep_report {
 };
 
 struct sweep_counts {
-	size_t booked, conflicts, cancelled, closed, left, failed;
+	size_t booked, conflicts, cancelled, closed, left, failed, reminded;
 };
 
 enum {

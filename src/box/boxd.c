@@ -118,6 +118,20 @@ static enum MHD_Result text(struct MHD_Connection *c, struct req *r, unsigned st
 	return send_reply(c, r, &out);
 }
 
+/* A refusal by route: under /v1 as JSON, as every API answer is; elsewhere as text. */
+static enum MHD_Result refuse(struct MHD_Connection *c, struct req *r, unsigned status,
+			      const char *msg)
+{
+	struct api_reply out;
+
+	if (!r->route.api)
+		return text(c, r, status, msg);
+	memset(&out, 0, sizeof out);
+	out.fd = -1;
+	api_error(&out, status, status == 404 ? "no such endpoint" : msg);
+	return send_reply(c, r, &out);
+}
+
 /* ---- the gates before a handler -------------------------------------------------------- */
 
 static void client_address(struct MHD_Connection *c, char *out, size_t size)
@@ -173,13 +187,13 @@ static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char
 	if (!limit_take(d->limit, r->ip, time(NULL)))
 		return text(c, r, 429, "too many requests");
 	if (r->route.kind == ROUTE_NONE)
-		return text(c, r, 404, "not found");
+		return refuse(c, r, 404, "not found");
 	if (!method_allowed(&r->route, method))
-		return text(c, r, 405, "method not allowed");
+		return refuse(c, r, 405, "method not allowed");
 	r->cap = (size_t)(r->route.kind == ROUTE_FORM_UPLOAD ? d->conf->limits.upload_bytes
 							      : d->conf->limits.body_bytes);
 	if (len && strtoull(len, NULL, 10) > r->cap)
-		return text(c, r, 413, "payload too large");
+		return refuse(c, r, 413, "payload too large");
 	return MHD_YES;
 }
 
@@ -189,7 +203,7 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 	struct api_reply out;
 
 	if (r->too_big)
-		return text(c, r, 413, "payload too large");
+		return refuse(c, r, 413, "payload too large");
 	r->call.route = &r->route;
 	r->call.method = r->method;
 	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");

@@ -288,6 +288,14 @@ static void hold(struct visit *v, struct api_reply *out)
 	struct err e;
 	int found = raw ? chosen(v, raw, &s) : 0;
 
+	if (!raw && why == urlform_too_many) { /* more than any form takes: 413, cheaply */
+		errors = page_too_much_errors(URLFORM_KEYS_MAX);
+		week(v, NULL, errors, PAGE_WEEK_PLAIN, out);
+		if (out->status == 200)
+			out->status = 413;
+		json_decref(errors);
+		return;
+	}
 	if (found <= 0) { /* a time the cache does not offer now is a prober's, not a race */
 		json_decref(raw);
 		return found < 0 ? visit_unavailable(out, v, 500) : visit_not_found(out, VISIT_BOOKING);
@@ -387,6 +395,8 @@ static void manage(struct visit *v, int post, struct api_reply *out)
 	long long seq;
 	int rc = 0;
 
+	if (post && urlform_count(v->call->body, v->call->len) > URLFORM_KEYS_MAX)
+		return visit_html(out, 413, page_too_much(&v->page, URLFORM_KEYS_MAX));
 	if (!booking_of(v, hash, &row, out))
 		return;
 	state = page_manage_state(v->m, jsonio_str(row, "state"), jsonio_str(row, "slot_start"),

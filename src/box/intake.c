@@ -66,7 +66,11 @@ static void submit(struct visit *v, struct api_reply *out)
 	       *errors = NULL;
 	struct err e;
 
-	if (!raw) {
+	if (!raw && why == urlform_too_many) { /* more than any form takes: 413, cheaply */
+		errors = page_too_much_errors(URLFORM_KEYS_MAX);
+		form(v, NULL, errors, out);
+		out->status = 413;
+	} else if (!raw) {
 		errors = json_pack("[{s:s,s:s+}]", "field", "_", "message",
 				   "the answers could not be read: ", why);
 		form(v, NULL, errors, out);

@@ -63,8 +63,8 @@ struct boxd {
 struct sock {
 	struct deadline_conn *due;
 	char ip[64];
-	struct timespec t0;
-	int logged; /* its cut was logged with its request */
+	struct timespec t0; /* when its current request's headers became due (a cut's "ms") */
+	int logged;         /* its cut was logged with its request */
 };
 
 struct req {
@@ -342,7 +342,7 @@ static void log_request(struct boxd *d, const struct req *r)
 
 	if (cut != DEADLINE_NONE) { /* 408: what the client never finished sending */
 		r->sock->logged = 1;
-		log_line(d, r->sock->ip, r->method, r->route.log, 408, 0, &r->t0,
+		log_line(d, r->sock->ip, r->method, r->route.log, 408, 0, &r->sock->t0,
 			 deadline_phase_name(cut));
 	} else if (r->started) {
 		log_line(d, r->ip, r->method, r->route.log, r->status, r->bytes, &r->t0, NULL);
@@ -358,9 +358,11 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (!r)
 		return;
 	log_request(d, r);
-	if (r->sock && !r->sock->logged) /* kept alive: the next request's headers are due */
+	if (r->sock && !r->sock->logged) { /* kept alive: the next request's headers are due */
+		clock_gettime(CLOCK_MONOTONIC, &r->sock->t0);
 		deadline_set(d->deadline, r->sock->due, DEADLINE_HEADERS,
 			     d->conf->limits.header_timeout_s * 1000);
+	}
 	buf_free(&r->body);
 	free(r->uri);
 	free(r);

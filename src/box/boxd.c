@@ -358,10 +358,13 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (!r)
 		return;
 	log_request(d, r);
-	if (r->sock && !r->sock->logged) { /* kept alive: the next request's headers are due */
+	if (r->sock && !r->sock->logged) {
+		/* Kept alive, the next request's headers are due too — after the idle
+		 * timeout's worth of waiting, so that a connection merely left open is
+		 * closed by that timeout, and only one trickling bytes meets this. */
 		clock_gettime(CLOCK_MONOTONIC, &r->sock->t0);
 		deadline_set(d->deadline, r->sock->due, DEADLINE_HEADERS,
-			     d->conf->limits.header_timeout_s * 1000);
+			     (d->conf->limits.timeout_s + d->conf->limits.header_timeout_s) * 1000);
 	}
 	buf_free(&r->body);
 	free(r->uri);

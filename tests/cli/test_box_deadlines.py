@@ -151,3 +151,36 @@ def test_one_address_holds_at_most_its_share_and_each_is_cut_at_the_bound(tmp_pa
         assert b.request("GET", "/v1/health")[0] == 200
     finally:
         b.stop()
+
+
+def test_kept_alive_an_idle_connection_meets_the_idle_timeout_and_a_trickle_the_deadline(tmp_path):
+    b = Box(tmp_path, header_timeout_s=2, timeout_s=2).start()
+    try:
+        answered = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % b.port
+        idle = socket.create_connection(("127.0.0.1", b.port))
+        idle.sendall(answered)
+        idle.settimeout(10)
+        assert idle.recv(4096).startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        while not closed(idle) and time.monotonic() - t0 < 10:
+            time.sleep(0.05)
+        assert 1.5 < time.monotonic() - t0 < 3.5, "closed by the idle timeout"
+        idle.close()
+        assert cuts(b, "headers") == [], "an idle connection is not a cut"
+        # The second request on a kept-alive connection, trickled: cut at 2 + 2 s.
+        s = socket.create_connection(("127.0.0.1", b.port))
+        s.sendall(answered)
+        s.settimeout(10)
+        assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        t0 = time.monotonic()
+        for ch in request_head(b, "GET", "/v1/health") + b"X-Slow: " + b"a" * 600:
+            if closed(s):
+                break
+            s.send(bytes([ch]))
+            time.sleep(0.05)
+        assert 3.6 < time.monotonic() - t0 < 6, time.monotonic() - t0
+        s.close()
+        [line] = cuts(b, "headers")
+        assert line["status"] == 408
+    finally:
+        b.stop()

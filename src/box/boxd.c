@@ -240,6 +240,8 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 	struct boxd *d = r->d;
 	struct api_reply out;
 
+	if (r->sock) /* the body is in: from here on the time is the box's, not the client's */
+		deadline_set(d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	if (r->too_big)
 		return refuse(c, r, 413, "payload too large");
 	r->call.route = &r->route;
@@ -257,8 +259,6 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 	}
 	if (out.park) {
 		r->call.resumed = 1;
-		if (r->sock) /* parked by the box, not by the client: no due time while it waits */
-			deadline_set(d->deadline, r->sock->due, DEADLINE_NONE, 0);
 		MHD_suspend_connection(c);
 		waiters_add(d->waiters, c, r->call.user, r->call.since, r->call.deadline);
 		return MHD_YES;

@@ -377,11 +377,12 @@ static void slots_put(struct api_ctx *ctx, const struct api_call *call, struct a
 /* ---- the queue -------------------------------------------------------------------------- */
 
 /* 0, or -1 when the query is not since/wait numbers, -2 when it holds more pairs than the cap. */
-static int queue_query(const struct api_call *call, long long *since, long long *wait)
+static int queue_query(const struct api_call *call, size_t keys, long long *since,
+		       long long *wait)
 {
 	const char *why = NULL;
-	json_t *q = urlform_decode(call->route->query ? call->route->query : "",
-				   call->route->query_len, &why);
+	json_t *q = urlform_decode_at_most(call->route->query ? call->route->query : "",
+					   call->route->query_len, keys, &why);
 	int rc = q && urlform_int(q, "since", -9223372036854775807LL, 9223372036854775807LL, 0,
 				  since) == 0 &&
 			 urlform_int(q, "wait", 0, 9223372036854775807LL, 0, wait) == 0
@@ -414,7 +415,7 @@ static void queue_get(struct api_ctx *ctx, struct api_call *call, struct api_rep
 	if (!call->resumed) {
 		if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 			return;
-		switch (queue_query(call, &call->since, &wait)) {
+		switch (queue_query(call, (size_t)ctx->conf->limits.form_keys, &call->since, &wait)) {
 		case -2:
 			return api_error(out, 413, "query: more pairs than the box takes");
 		case -1:
@@ -437,7 +438,8 @@ static void queue_get(struct api_ctx *ctx, struct api_call *call, struct api_rep
 	queue_answer(records, call->since, out);
 }
 
-static int ack_seqs(const struct api_call *call, long long **seqs, size_t *n, char **why)
+static int ack_seqs(const struct api_call *call, size_t keys, long long **seqs, size_t *n,
+		    char **why)
 {
 	json_error_t jerr;
 	json_t *o = json_loadb(call->body, call->len, JSON_REJECT_DUPLICATES, &jerr), *a, *x;
@@ -455,8 +457,8 @@ static int ack_seqs(const struct api_call *call, long long **seqs, size_t *n, ch
 		json_decref(o);
 		return -1;
 	}
-	if (json_array_size(a) > URLFORM_KEYS_MAX) { /* the same cap as a form's answers */
-		*why = xasprintf("body: more than %d seqs in one ack", URLFORM_KEYS_MAX);
+	if (json_array_size(a) > keys) { /* the same cap as a form's answers: 413 */
+		*why = xasprintf("body: more than %zu seqs in one ack", keys);
 		json_decref(o);
 		return -2;
 	}
@@ -486,7 +488,7 @@ static void queue_ack(struct api_ctx *ctx, const struct api_call *call, struct a
 
 	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 		return;
-	if ((rc = ack_seqs(call, &seqs, &n, &why)) != 0) {
+	if ((rc = ack_seqs(call, (size_t)ctx->conf->limits.form_keys, &seqs, &n, &why)) != 0) {
 		api_error(out, rc == -2 ? 413 : 400, why);
 	} else if (ctx->ledger->ops->queue_ack(ctx->ledger, user.id, seqs, n, &deleted, &blobs,
 					       &e) != 0) {

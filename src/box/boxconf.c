@@ -51,6 +51,7 @@ static const struct key keys[] = {
 	{ "limits", "header_timeout_s", L(header_timeout_s) },
 	{ "limits", "body_timeout_s", L(body_timeout_s) },
 	{ "limits", "body_bytes_per_s", L(body_bytes_per_s) },
+	{ "limits", "form_keys", L(form_keys) },
 };
 
 void boxconf_defaults(struct boxconf *c)
@@ -59,7 +60,8 @@ void boxconf_defaults(struct boxconf *c)
 	c->listen = xstrdup("127.0.0.1:8080");
 	c->access_log = xstrdup("-");
 	c->limits = (struct boxconf_limits){ 120, 2000000, 40LL << 20, 1024, 32, 30, 4, 100,
-					     64LL << 20, 1LL << 30, 20, 20, 8192 };
+					     64LL << 20, 1LL << 30, 20, 20, 8192,
+					     16384 /* URLFORM_KEYS_MAX */ };
 }
 
 static int bad(struct err *e, const char *file, int line, const char *fmt, ...)

@@ -82,11 +82,16 @@ size_t urlform_count(const char *s, size_t len)
 
 json_t *urlform_decode(const char *s, size_t len, const char **why)
 {
+	return urlform_decode_at_most(s, len, URLFORM_KEYS_MAX, why);
+}
+
+json_t *urlform_decode_at_most(const char *s, size_t len, size_t max, const char **why)
+{
 	json_t *form = json_object();
 	struct buf k = BUF_INIT, v = BUF_INIT;
 	size_t at = 0;
 
-	if (urlform_count(s, len) > URLFORM_KEYS_MAX) {
+	if (urlform_count(s, len) > max) {
 		*why = urlform_too_many;
 		json_decref(form);
 		return NULL;

@@ -23,9 +23,10 @@
 #include <stddef.h>
 
 /*
- * The most pairs a body or query may hold (a repeated key counts each time):
- * far more than any form's fields and choices, few enough that a refused
- * submission stays cheap. docs/box.md states it; past it, the page is 413.
+ * The most pairs a body or query may hold by default (a repeated key counts
+ * each time): far more than any form's fields and choices, few enough that a
+ * refused submission stays cheap. box.toml's [limits] form_keys sets it for
+ * the bodies strangers send (docs/box.md); past it, the page is 413.
  */
 #define URLFORM_KEYS_MAX 16384
 
@@ -34,6 +35,8 @@ extern const char urlform_too_many[];
 
 /* {"key": "value" | ["v1", "v2", …]}; NULL when the bytes are malformed or too many. */
 json_t *urlform_decode(const char *s, size_t len, const char **why);
+/* The same with at most max pairs (urlform_too_many past them). */
+json_t *urlform_decode_at_most(const char *s, size_t len, size_t max, const char **why);
 
 /* How many pairs s[0..len) holds (empty ones between `&`s not counted), without decoding. */
 size_t urlform_count(const char *s, size_t len);

@@ -139,3 +139,20 @@ def test_big_refused_posts_at_once_do_not_stall_everyone_else(tmp_path):
         assert visit(b, "GET", "/f/ada/meeting")[0] == 200
     finally:
         b.stop()
+
+
+def test_the_key_cap_is_box_tomls_form_keys(tmp_path):
+    b = Box(tmp_path, form_keys=10).start()
+    try:
+        put_type(b, MEETING)
+        known = [("email", "a%40example.net"), ("purpose", "hello")]
+        assert post(b, "/f/ada/meeting", pairs(10, known))[0] == 400
+        status, _, page = post(b, "/f/ada/meeting", pairs(11, known))
+        assert status == 413 and "at most 10)" in page
+        assert b.json("POST", "/v1/queue/ack", body={"seqs": list(range(11))}, key="drain") == \
+            (413, {"error": "body: more than 10 seqs in one ack"})
+        assert b.json("GET", "/v1/queue?" + "&".join(["since=0"] + ["x=1"] * 10),
+                      key="drain") == (413, {"error": "query: more pairs than the box takes"})
+        assert b.json("GET", "/v1/queue?since=0", key="drain")[0] == 200
+    finally:
+        b.stop()

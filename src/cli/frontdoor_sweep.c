@@ -13,16 +13,23 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
+#include "drain/offered.h"
 #include "frontdoor/sweep.h"
+#include "frontdoor/sweep_offer.h"
 
 #include <stdio.h>
 
 const char frontdoor_sweep_help[] =
 	"usage: mecha frontdoor sweep [--dry-run] [-v] [--json]\n\n"
-	"Settles confirmed bookings and their cancellations, with no model involved. A\n"
-	"booking whose slot is still free in the calendar gets its event (attendee: the\n"
+	"Settles confirmed bookings and their cancellations, with no model involved. Only\n"
+	"a booking of a kind = \"booking\" type this home has, for a slot that fits its\n"
+	"[availability] and that `mecha slots push` offered, is booked; any other is left\n"
+	"for you (not_a_booking_type, not_offered). A booking whose slot is still free in\n"
+	"the calendar (buffer included) gets its event (attendee: the\n"
 	"request's reply_to), its invitation (mailed through [mail], with the manage link)\n"
-	"and moves to booked with the event's UID as its note. A busy slot prints CONFLICT\n"
+	"and moves to booked with the event's UID as its note. A manage link that is not\n"
+	"one of your gate's is left out, and the line says so (bad_manage_url). A busy\n"
+	"slot prints CONFLICT\n"
 	"and books nothing: the request waits for you. A cancellation removes the event,\n"
 	"mails its cancellation, and closes itself and its booking (\"cancelled by the\n"
 	"requester\"). Cancellations go first. requests/bookings.jsonl records every step,\n"
@@ -35,7 +42,7 @@ const char frontdoor_sweep_help[] =
 	"  -v, --verbose   also a line for each record settled\n"
 	"  --json          one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
 	"                  failed}, each a list of {seq, booking_id, start, end, uid,\n"
-	"                  attendee, booking_seq, message}\n\n"
+	"                  attendee, booking_seq, message, reason}\n\n"
 	"Exit status: 0 everything was settled; 1 a step failed (the next sweep carries on);\n"
 	"3 a booking was left for you (CONFLICT, or one the sweep cannot read) — a dry run\n"
 	"exits 0 for those, since saying so was all it was asked.\n";
@@ -119,6 +126,25 @@ static int quiet(const struct sweep_line *l)
 	       (!l->message && (l->outcome == SWEEP_BOOKED || l->outcome == SWEEP_CANCELLED));
 }
 
+/* The sweep's judge (sweep_offer.h) is what home kept of its pushes (drain/offered.h). */
+static int judge(void *ctx, const char *type_id, time_t start, time_t end, const char *link,
+		 struct sweep_offer *out, struct err *e)
+{
+	static const enum sweep_offer_verdict verdict[] = {
+		[OFFERED_YES] = SWEEP_OFFER_YES, [OFFERED_WITHDRAWN] = SWEEP_OFFER_WITHDRAWN,
+		[OFFERED_NO] = SWEEP_OFFER_NO, [OFFERED_NOT_BOOKING] = SWEEP_OFFER_NOT_BOOKING };
+	struct offered_answer a;
+
+	if (offered_check(ctx, type_id, start, end, link, &a, e) != 0)
+		return -1;
+	out->verdict = verdict[a.verdict];
+	out->buffer_minutes = a.buffer_minutes;
+	out->link_ok = a.link_ok;
+	snprintf(out->why, sizeof out->why, "%s", a.why);
+	snprintf(out->link_why, sizeof out->link_why, "%s", a.link_why);
+	return 0;
+}
+
 static void on_start(size_t total, void *ctx)
 {
 	progress_total(&((struct tally *)ctx)->meter, total);
@@ -140,12 +166,12 @@ static void on_line(const struct sweep_line *l, void *ctx)
 	progress_step(&t->meter);
 	json_array_append_new(
 		json_object_get(summary, outcome_key[l->outcome]),
-		json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)l->seq,
+		json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)l->seq,
 			  "booking_id", str_or_null(l->booking_id), "start", time_or_null(l->start),
 			  "end", time_or_null(l->end), "uid", str_or_null(l->uid), "attendee",
 			  str_or_null(l->attendee), "booking_seq",
 			  l->booking_seq >= 0 ? json_integer(l->booking_seq) : json_null(), "message",
-			  str_or_null(l->message)));
+			  str_or_null(l->message), "reason", str_or_null(l->reason)));
 }
 
 static json_t *summary_new(int dry_run)
@@ -197,7 +223,9 @@ int frontdoor_sweep_verb(int argc, char **argv)
 		{ "verbose", 'v', CLI_FLAG, &t.verbose, 0, 0, 0 },
 		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
 	};
-	struct sweep_report rep = { on_line, &t, on_start };
+	struct offered_judge j = OFFERED_JUDGE_INIT;
+	struct sweep_offers offers = { judge, &j };
+	struct sweep_report rep = { on_line, &t, on_start, &offers };
 	struct sweep_counts n;
 	struct cli_args a;
 	struct err e;
@@ -210,6 +238,7 @@ int frontdoor_sweep_verb(int argc, char **argv)
 	progress_begin(&t.meter, dry_run ? "sweep (dry run)" : "sweep");
 	rc = sweep_home(dry_run ? SWEEP_DRY_RUN : 0, &rep, &n, &e);
 	progress_end(&t.meter);
+	offered_judge_free(&j);
 	if (rc != 0) {
 		json_decref(t.summary);
 		return cli_fail_json(&e, json);

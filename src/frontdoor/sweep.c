@@ -16,6 +16,7 @@
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/sweep_ledger.h"
+#include "frontdoor/sweep_offer.h"
 #include "outbox/invite.h"
 #include "outbox/mail.h"
 #include "types/catalog.h"
@@ -62,6 +63,7 @@ struct sweep {
 	struct sweep_counts *counts;
 	struct todo *todo;
 	size_t n;
+	const char *reason; /* the next line's reason (sweep_offer.h), then NULL again */
 };
 
 /* A booking's slot and people: from the ledger once decided, else from its record. */
@@ -71,6 +73,7 @@ struct booking {
 	char *attendee, *summary, *link; /* owned; link may be NULL */
 	char *zone;                      /* owned: the zone the mail tells the time in; NULL: UTC */
 	const char *warning;
+	char note[512]; /* what the offer check said (sweep_offer.h) */
 };
 
 static void booking_free(struct booking *b)
@@ -136,10 +139,11 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 				// cppcheck-suppress nullPointer ; b is tested in own_slot
 				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
 				// cppcheck-suppress nullPointer ; b is tested in has_event and own_slot
-				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg };
+				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg, sw->reason };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
 			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };
 
+	sw->reason = NULL;
 	(*count[o])++;
 	if (sw->rep && sw->rep->line)
 		sw->rep->line(&l, sw->rep->ctx);
@@ -238,7 +242,8 @@ static int booking_from_values(const struct config *cfg, const struct record *r,
 	if (slot_of(v, b, e) != 0)
 		return -1;
 	if (json_object_get(v, "_manage_url") && (!link || !link_ok(link)))
-		return err_set(e, ERR_PARSE, "_manage_url is not a web address");
+		return err_set(e, ERR_PARSE, SWEEP_BAD_MANAGE_URL ": _manage_url is not a web "
+			       "address");
 	if (!to || !*to)
 		return err_set(e, ERR_NO_REPLY_TO, "the booking has no reply_to to invite");
 	if (!(b->attendee = mail_address_spec(to, "reply_to", e)))
@@ -533,9 +538,12 @@ static void cancel_one(struct sweep *sw, const struct todo *t)
 /* A slot not yet decided: is it free, and can an invitation go out at all? */
 static int decide(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
-	int free_slot;
+	int free_slot, step;
+	time_t buffer = 0;
 
 	if (booking_from_record(sw, t, b, e) != 0) {
+		if (strncmp(e->msg, SWEEP_BAD_MANAGE_URL ":", strlen(SWEEP_BAD_MANAGE_URL) + 1) == 0)
+			sw->reason = SWEEP_BAD_MANAGE_URL;
 		say(sw, SWEEP_LEFT, t, NULL, -1, e->msg);
 		return 1;
 	}
@@ -544,9 +552,20 @@ static int decide(struct sweep *sw, const struct todo *t, struct booking *b, str
 		    "late; nothing was booked");
 		return 1;
 	}
+	/* Only a slot home offered, of a booking type home has (sweep_offer.h). */
+	step = sweep_offer_check(sw->rep ? sw->rep->offers : NULL, sw->cfg, t->type_id, b->start,
+				 b->end, &b->link, &buffer, &sw->reason, b->note, e);
+	if (step < 0)
+		return -1;
+	if (step != SWEEP_OFFER_BOOK) {
+		say(sw, step == SWEEP_OFFER_LEFT ? SWEEP_LEFT : SWEEP_CONFLICT, t, b, -1, b->note);
+		return 1;
+	}
+	if (b->note[0])
+		b->warning = b->note;
 	if (!sw->dry && !mail_configured(sw->cfg, e))
 		return -1;
-	free_slot = calendar_is_free_conf(sw->cfg, b->start, b->end, e);
+	free_slot = calendar_is_free_conf(sw->cfg, b->start - buffer, b->end + buffer, e);
 	if (free_slot < 0)
 		return -1;
 	if (!free_slot) {
@@ -680,7 +699,8 @@ static int gather(struct sweep *sw, struct err *e)
 int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
 	      const struct sweep_report *rep, struct sweep_counts *counts, struct err *e)
 {
-	struct sweep sw = { s, cfg, { 0 }, (flags & SWEEP_DRY_RUN) != 0, rep, counts, NULL, 0 };
+	struct sweep sw = { s, cfg, { 0 }, (flags & SWEEP_DRY_RUN) != 0, rep, counts, NULL, 0,
+			    NULL };
 	int rc = -1;
 
 	memset(counts, 0, sizeof *counts);

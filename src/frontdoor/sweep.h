@@ -5,8 +5,12 @@
  *
  * A booking is a valid record whose values hold `_booking_id`, `_slot_start`
  * and `_slot_end` (and, from the box, `_duration_minutes` and `_manage_url`)
- * and no `_cancelled: true`. The sweep asks the calendar about the slot
- * again; a busy slot is a CONFLICT, left for a person with nothing booked.
+ * and no `_cancelled: true`. The sweep first checks that the record's type
+ * is a booking type home has and that its slot is one home offered
+ * (sweep_offer.h; anything else is left for a person, not_a_booking_type or
+ * not_offered), then asks the calendar about the slot again, widened by the
+ * type's buffer; a busy slot is a CONFLICT, left for a person with nothing
+ * booked.
  * A free one gets its event (summary "<the type's title> (booked by
  * <address>)", attendee = reply_to, organizer = [mail] from, the manage link
  * in its description), its invitation (an iTIP
@@ -40,7 +44,7 @@
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *
- * Test hook (compiled into every build, and harmless): when the environment
+ * Test hook (compiled only into test builds, base/killpoint.h): when the environment
  * variable MECHA_TEST_KILL_AT names one of these points, the sweep sends
  * itself SIGKILL there, so a test can kill it at each side effect:
  *     event             the event's intent is recorded, the event not written
@@ -68,6 +72,7 @@ struct config;
 struct err;
 struct record;
 struct store;
+struct sweep_offers;
 
 #define SWEEP_CANCEL_REASON "cancelled by the requester"
 #define SWEEP_KILL_ENV "MECHA_TEST_KILL_AT"
@@ -91,6 +96,7 @@ struct sweep_line {
 	const char *uid;        /* the event, when there is one */
 	const char *attendee;
 	const char *message;    /* why (LEFT, FAILED), or a warning; NULL */
+	const char *reason;     /* LEFT by the offer check: its reason's name (sweep_offer.h); NULL */
 };
 
 /*
@@ -102,6 +108,8 @@ struct sweep_report {
 	void (*line)(const struct sweep_line *l, void *ctx);
 	void *ctx;
 	void (*start)(size_t total, void *ctx);
+	/* What tells an offered slot (sweep_offer.h); NULL: none is, every booking is left. */
+	const struct sweep_offers *offers;
 };
 
 struct sweep_counts {

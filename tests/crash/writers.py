@@ -271,6 +271,7 @@ class Sweep(Writer):
         bid = f"crash{k:06d}"
         start, end = self.slot(k)
         s = house.counter.next_seq()
+        house.offer(start, end)
         house.write_record(s, type_id="booking", values={
             "purpose": "a chat", "_slot_start": start, "_slot_end": end,
             "_duration_minutes": 45, "_booking_id": bid,

@@ -15,7 +15,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include <jansson.h>
 #include <stddef.h>

@@ -7,7 +7,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "frontdoor/brief.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include <stdint.h>
 #include <stdlib.h>

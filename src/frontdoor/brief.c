@@ -5,7 +5,7 @@
 #include "frontdoor/brief.h"
 
 #include "base/text.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "frontdoor/sweep.h"
 
 #include <ctype.h>

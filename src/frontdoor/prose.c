@@ -6,7 +6,7 @@
 
 #include "base/err.h"
 #include "base/text.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 

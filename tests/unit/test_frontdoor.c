@@ -16,9 +16,9 @@
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "outbox/release.h"
 #include "provider/provider.h"
 

@@ -1,7 +1,7 @@
 /*
  * record — strict reading of the keys we know, lossless keeping of the rest.
  */
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -4,10 +4,10 @@
  * close move "any" request: a closed one is not closed again, so the reason
  * it was closed for is never overwritten (issue 12).
  */
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include "base/err.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include <jansson.h>
 #include <string.h>

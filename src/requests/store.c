@@ -1,7 +1,7 @@
 /*
  * store — names first, then one record at a time.
  */
-#include "frontdoor/store.h"
+#include "requests/store.h"
 
 #include "base/buf.h"
 #include "base/err.h"

@@ -41,6 +41,7 @@
 
 struct err;
 struct manifest;
+struct record;
 
 #define INTAKE_TYPE_MAX 64
 /* The most bytes one attachment may declare: the most a file field takes. */
@@ -101,7 +102,14 @@ void intake_verdict_free(struct intake_verdict *v);
 json_t *intake_attachment(const struct intake_file *f, const char *digest_hex,
 			  const char *content_type, const char *path);
 
-/* The record, drained now (drained_at: RFC 3339). attachments is stolen (NULL: none). */
+/*
+ * The record, drained now (drained_at: RFC 3339), made by the request store's
+ * one constructor (requests/record.h record_new: state drained, the spec's
+ * key order). attachments is stolen (NULL: none); out is the caller's
+ * (record_free). intake_record is the same as its JSON object (NEW).
+ */
+void intake_record_new(const struct intake_row *r, const struct intake_verdict *v,
+		       const char *drained_at, json_t *attachments, struct record *out);
 json_t *intake_record(const struct intake_row *r, const struct intake_verdict *v,
 		      const char *drained_at, json_t *attachments);
 

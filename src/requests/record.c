@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "requests/state.h"
 #include "types/typecache.h"
 
 #include <assert.h>
@@ -178,6 +179,26 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 	out->seq = json_integer_value(json_object_get(doc, "seq"));
 	snprintf(out->type_id, sizeof out->type_id, "%s", jsonio_str(doc, "type_id"));
 	return 0;
+}
+
+void record_new(const struct record_draft *d, struct record *out)
+{
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "seq", (json_int_t)d->seq, "type_id",
+			      d->type_id, "state", STATE_DRAINED, "created_at", d->created_at,
+			      "drained_at", d->drained_at, "valid", d->valid);
+
+	if (d->invalid_reason)
+		json_object_set_new(o, "invalid_reason", json_string(d->invalid_reason));
+	json_object_set(o, "values", d->values);
+	json_object_set(o, "free_text", d->free_text);
+	if (d->reply_to)
+		json_object_set_new(o, "reply_to", json_string(d->reply_to));
+	if (json_array_size(d->attachments) > 0)
+		json_object_set(o, "attachments", d->attachments);
+	memset(out, 0, sizeof *out);
+	out->doc = o;
+	out->seq = d->seq;
+	snprintf(out->type_id, sizeof out->type_id, "%s", d->type_id);
 }
 
 void record_free(struct record *r)

@@ -61,6 +61,27 @@ void record_free(struct record *r);
 #define RECORD_FILE_NAME_MAX 96
 void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_NAME_MAX]);
 
+/*
+ * A new record as the drain brings one home: state drained, the known keys in
+ * the order of spec/frontdoor.md §2 when serialized. values, free_text and
+ * attachments are borrowed (copied by reference); invalid_reason, reply_to
+ * and attachments may be NULL. The strings are copied. The grammar
+ * (record_check, grammar.h) is the caller's to apply: store_create does.
+ */
+struct record_draft {
+	long long seq;
+	const char *type_id;
+	const char *created_at;
+	const char *drained_at;
+	int valid;
+	const char *invalid_reason;
+	json_t *values;
+	json_t *free_text;
+	const char *reply_to;
+	json_t *attachments;
+};
+void record_new(const struct record_draft *d, struct record *out);
+
 /* The canonical pretty JSON of the record (malloc'd, no trailing newline). */
 char *record_serialize(const struct record *r);
 

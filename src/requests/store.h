@@ -125,6 +125,25 @@ int store_update(struct store *s, long long seq,
 int store_put(struct store *s, struct record *r, struct err *e);
 
 /*
+ * Whether the store holds this request already, without the lock (a hint the
+ * drain takes before it fetches a row's files; store_create asks again under
+ * the lock): 1 when seq's record is the same request (same type, same
+ * created_at), 0 when no record has seq, -1 with ERR_SEQ_TAKEN when another
+ * request holds seq, ERR_UNREADABLE when its file does not read (then it is
+ * neither rewritten nor taken as this one).
+ */
+int store_holds(struct store *s, long long seq, const char *type_id, const char *created_at,
+		struct err *e);
+
+/*
+ * Creates r's file under the lock, never over anything: the one way a record
+ * comes into the store (the drain's). r must pass record_check; it is written
+ * in the canonical order (record_serialize). 1 created, 0 held (store_holds
+ * said 1), -1 with e (store_holds' refusals, or I/O).
+ */
+int store_create(struct store *s, const struct record *r, struct err *e);
+
+/*
  * For `mecha doctor`: the type ids of record files that <dir>/.types (the
  * hint a lookup by seq tries first) does not list, each once; *has_cache
  * says whether there is a .types at all. Reads names only and writes nothing.

@@ -14,6 +14,7 @@
 #include "config/home.h"
 #include "drain/gate.h"
 #include "drain/intake.h"
+#include "requests/grammar.h"
 #include "requests/record.h"
 #include "requests/store.h"
 #include "types/catalog.h"
@@ -227,7 +228,7 @@ static int manifest_of(const struct intake_row *in, struct manifest **m, char **
 }
 
 /* Created by the request store under its lock, never over anything: 1 written, 0 held, -1. */
-static int create(struct run *run, const struct record *rec, struct err *e)
+static int create(struct run *run, struct record *rec, struct err *e)
 {
 	if (run->st.dirfd < 0) { /* the first record: the store comes to be, 0700 */
 		store_close(&run->st);
@@ -254,7 +255,7 @@ static void written(struct run *run, const struct intake_row *in,
 }
 
 /* The record of a judged row, its files fetched: 1 written, 0 held, -1 with e. */
-static int record(struct run *run, const struct intake_row *in, const struct intake_verdict *v,
+static int record(struct run *run, const struct intake_row *in, struct intake_verdict *v,
 		  struct err *e)
 {
 	json_t *files = attachments(run, in, e);
@@ -264,6 +265,11 @@ static int record(struct run *run, const struct intake_row *in, const struct int
 	if (!files)
 		return -1;
 	intake_record_new(in, v, run->drained_at, files, &rec);
+	grammar_seal(&rec); /* the home's rule for what may reach a brief (requests/grammar.h) */
+	if (v->valid && !record_valid(&rec)) {
+		v->valid = 0;
+		v->invalid_reason = xstrdup(grammar_refused(&rec));
+	}
 	rc = run->o->dry_run ? record_check(rec.doc, e) == 0 : create(run, &rec, e);
 	record_free(&rec);
 	return rc;

@@ -174,8 +174,8 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 		json_decref(doc);
 		return -1;
 	}
+	memset(out, 0, sizeof *out);
 	out->doc = doc;
-	out->manifest_prose = NULL;
 	out->seq = json_integer_value(json_object_get(doc, "seq"));
 	snprintf(out->type_id, sizeof out->type_id, "%s", jsonio_str(doc, "type_id"));
 	return 0;
@@ -209,6 +209,11 @@ void record_free(struct record *r)
 	r->doc = NULL;
 	json_decref(r->manifest_prose);
 	r->manifest_prose = NULL;
+	free(r->refused);
+	r->refused = NULL;
+	json_decref(r->typed);
+	r->typed = NULL;
+	r->checked = 0;
 }
 
 void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_NAME_MAX])

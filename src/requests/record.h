@@ -36,6 +36,14 @@ struct record {
 	 * to the file: free_text is the drain's, this is home's reading of it.
 	 */
 	json_t *manifest_prose;
+	/*
+	 * The grammar's verdict (grammar.h), never written to the file: checked
+	 * once grammar_apply ran, refused the reason it refused (malloc'd; NULL
+	 * when it passed), typed the typed fields that passed (NEW reference).
+	 */
+	int checked;
+	char *refused;
+	json_t *typed;
 };
 
 /* One prose field: borrowed pointers into the record. text may hold NUL bytes. */

@@ -2,6 +2,7 @@
  * store — names first, then one record at a time.
  */
 #include "requests/store.h"
+#include "requests/grammar.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -685,7 +686,7 @@ int store_holds(struct store *s, long long seq, const char *type_id, const char 
 	return same_request(s, seq, name, created_at, e);
 }
 
-int store_create(struct store *s, const struct record *r, struct err *e)
+int store_create(struct store *s, struct record *r, struct err *e)
 {
 	char name[RECORD_FILE_NAME_MAX];
 	char *path, *text;
@@ -693,6 +694,8 @@ int store_create(struct store *s, const struct record *r, struct err *e)
 
 	if (record_check(r->doc, e) != 0)
 		return -1;
+	if (!grammar_checked(r))
+		grammar_seal(r); /* the rule every record meets when it is made */
 	lock = lock_store(s, e);
 	if (lock < 0)
 		return -1;

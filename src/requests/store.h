@@ -137,11 +137,13 @@ int store_holds(struct store *s, long long seq, const char *type_id, const char 
 
 /*
  * Creates r's file under the lock, never over anything: the one way a record
- * comes into the store (the drain's). r must pass record_check; it is written
- * in the canonical order (record_serialize). 1 created, 0 held (store_holds
+ * comes into the store (the drain's). r must pass record_check; the grammar
+ * (grammar.h, grammar_seal) is applied when the caller has not, so a record
+ * that breaks it is written valid: false with the reason; it is written in the
+ * canonical order (record_serialize). 1 created, 0 held (store_holds
  * said 1), -1 with e (store_holds' refusals, or I/O).
  */
-int store_create(struct store *s, const struct record *r, struct err *e);
+int store_create(struct store *s, struct record *r, struct err *e);
 
 /*
  * For `mecha doctor`: the type ids of record files that <dir>/.types (the

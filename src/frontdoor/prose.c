@@ -76,7 +76,7 @@ void prose_follow_manifest(struct record *r, FILE *warn)
 
 	if (catalog_load(r->type_id, &m, NULL, &e) != 0) {
 		if (e.code != ERR_NOT_FOUND)
-			say(warn, r, NULL, e.msg, "; free_text alone says what is prose");
+			say(warn, r, NULL, e.msg, "; no brief is built of it");
 		grammar_apply(r, NULL, e.code == ERR_NOT_FOUND ? "it is not installed" : e.msg);
 		return;
 	}

@@ -24,50 +24,100 @@ const enum state_mover state_movers[] = {
 };
 const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
 
-static int is(const char *a, const char *b)
+/* The bits of the masks, in state_all's order. */
+#define B_DRAINED (1u << 0)
+#define B_EXTRACTED (1u << 1)
+#define B_FAILED (1u << 2)
+#define B_TRIAGED (1u << 3)
+#define B_AWAITING (1u << 4)
+#define B_NEEDS_INFO (1u << 5)
+#define B_ANSWERED (1u << 6)
+#define B_BOOKED (1u << 7)
+#define B_CLOSED (1u << 8)
+#define B_ANY 0x1ffu
+/* issue 12: a closed request is not closed again, so it keeps its first reason */
+#define B_OPEN (B_ANY & ~B_CLOSED)
+
+/*
+ * The table. A booking the sweep booked is finished: its event is in the
+ * calendar and nothing waits on the owner (issue 21: the CLI and the review
+ * screen had it two ways).
+ */
+const struct state_row state_table[] = {
+	{ STATE_DRAINED, 0, { { 0, 0 } }, 0 },
+	{ STATE_EXTRACTED,
+	  STATE_WAITING | STATE_COUNTED,
+	  { { MOVER_EXTRACT, B_DRAINED },
+	    { MOVER_EXTRACT_RETRY, B_FAILED },
+	    { MOVER_EXTRACT_FORCE, B_EXTRACTED | B_TRIAGED },
+	    { MOVER_TRIAGE, B_EXTRACTED },
+	    { MOVER_RECONCILE, B_AWAITING } },
+	  5 },
+	{ STATE_EXTRACTION_FAILED,
+	  STATE_WAITING | STATE_COUNTED | STATE_FAILED,
+	  { { MOVER_EXTRACT, B_DRAINED },
+	    { MOVER_EXTRACT_RETRY, B_FAILED },
+	    { MOVER_EXTRACT_FORCE, B_EXTRACTED | B_TRIAGED } },
+	  3 },
+	{ STATE_TRIAGED, 0, { { MOVER_TRIAGE, B_EXTRACTED } }, 1 },
+	{ STATE_AWAITING_ME,
+	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
+	  { { MOVER_TRIAGE, B_EXTRACTED }, { MOVER_DRAFT, B_EXTRACTED } },
+	  2 },
+	{ STATE_NEEDS_INFO,
+	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
+	  { { MOVER_NEEDS_INFO, B_OPEN } },
+	  1 },
+	{ STATE_ANSWERED, STATE_FINISHED | STATE_DIMMED, { { MOVER_RECONCILE, B_AWAITING } }, 1 },
+	{ STATE_BOOKED,
+	  STATE_FINISHED | STATE_DIMMED,
+	  { { MOVER_SWEEP, B_DRAINED | B_EXTRACTED } },
+	  1 },
+	{ STATE_CLOSED,
+	  STATE_FINISHED | STATE_DIMMED,
+	  { { MOVER_CLOSE, B_OPEN }, { MOVER_SWEEP, B_OPEN } },
+	  2 },
+};
+const size_t state_nrows = sizeof state_table / sizeof state_table[0];
+
+_Static_assert(sizeof state_table / sizeof state_table[0] == sizeof state_all / sizeof state_all[0] - 1,
+	       "one row per state");
+
+const struct state_row *state_row(const char *s)
 {
-	return strcmp(a, b) == 0;
+	for (size_t i = 0; s && i < state_nrows; i++)
+		if (strcmp(s, state_table[i].name) == 0)
+			return &state_table[i];
+	return NULL;
+}
+
+unsigned state_bit(const char *s)
+{
+	const struct state_row *row = state_row(s);
+
+	return row ? 1u << (size_t)(row - state_table) : 0;
+}
+
+int state_has(const char *s, unsigned flags)
+{
+	const struct state_row *row = state_row(s);
+
+	return row && (row->flags & flags) == flags;
 }
 
 int state_known(const char *s)
 {
-	for (size_t i = 0; s && state_all[i]; i++)
-		if (is(s, state_all[i]))
-			return 1;
-	return 0;
-}
-
-static int extracted_or_failed(const char *to)
-{
-	return is(to, STATE_EXTRACTED) || is(to, STATE_EXTRACTION_FAILED);
+	return state_row(s) != NULL;
 }
 
 int state_allows(const char *from, const char *to, enum state_mover by)
 {
-	if (!state_known(from) || !state_known(to))
-		return 0;
-	switch (by) {
-	case MOVER_EXTRACT:
-		return is(from, STATE_DRAINED) && extracted_or_failed(to);
-	case MOVER_EXTRACT_RETRY:
-		return is(from, STATE_EXTRACTION_FAILED) && extracted_or_failed(to);
-	case MOVER_EXTRACT_FORCE:
-		return (is(from, STATE_EXTRACTED) || is(from, STATE_TRIAGED)) && extracted_or_failed(to);
-	case MOVER_TRIAGE:
-		return is(from, STATE_EXTRACTED) &&
-		       (is(to, STATE_AWAITING_ME) || is(to, STATE_TRIAGED) || is(to, STATE_EXTRACTED));
-	case MOVER_DRAFT:
-		return is(from, STATE_EXTRACTED) && is(to, STATE_AWAITING_ME);
-	case MOVER_RECONCILE:
-		return is(from, STATE_AWAITING_ME) && (is(to, STATE_ANSWERED) || is(to, STATE_EXTRACTED));
-	case MOVER_NEEDS_INFO:
-		return !is(from, STATE_CLOSED) && is(to, STATE_NEEDS_INFO);
-	case MOVER_CLOSE: /* issue 12: a closed request keeps its first reason */
-		return !is(from, STATE_CLOSED) && is(to, STATE_CLOSED);
-	case MOVER_SWEEP:
-		return ((is(from, STATE_DRAINED) || is(from, STATE_EXTRACTED)) && is(to, STATE_BOOKED)) ||
-		       (!is(from, STATE_CLOSED) && is(to, STATE_CLOSED));
-	}
+	const struct state_row *row = state_row(to);
+	unsigned bit = state_bit(from);
+
+	for (size_t i = 0; row && bit && i < row->nways; i++)
+		if (row->ways[i].by == by && (row->ways[i].from & bit))
+			return 1;
 	return 0;
 }
 

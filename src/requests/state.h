@@ -4,10 +4,13 @@
  *
  * A request's file is the truth about it, so its states are named here once:
  * a typo'd string would otherwise become a state nothing lists and nothing
- * advances. The transition table of spec/frontdoor.md §3 lives in one
- * function (state_allows), and state_move is the only function that writes a
- * record's state: it asks the table first and refuses anything the table does
- * not allow, so no verb can forget to ask. A state this build does not know is
+ * advances. The transition table of spec/frontdoor.md §3 is data: one row per
+ * state (state_table) with the ways into it (which mover, from where) and
+ * the attributes every front end shows it by (waiting on the owner,
+ * finished, dimmed, counted on the review screen). state_allows walks the
+ * rows, and state_move is the only function that writes a record's state: it
+ * asks the table first and refuses anything the table does not allow, so no
+ * verb can forget to ask. A state this build does not know is
  * shown as it is and advanced by nothing.
  *
  * Calling sequence (inside a store_update callback, under the store lock):
@@ -53,6 +56,47 @@ enum state_mover {
 	MOVER_SWEEP,         /* a booking: drained | extracted → booked; a cancellation
 	                        closes itself and its booking: any but closed → closed */
 };
+
+/*
+ * What a front end needs to know of a state, so none compares a state's name
+ * with a string: the CLI's colours, the review screen's lists and counts and
+ * MCP all read these rows.
+ */
+enum state_flag {
+	STATE_WAITING = 1 << 0,  /* waiting on the owner: the review screen's "waiting" list */
+	STATE_FINISHED = 1 << 1, /* nothing more happens to it unless a person reopens it */
+	STATE_DIMMED = 1 << 2,   /* shown dimmed (finished, out of the way) */
+	STATE_COUNTED = 1 << 3,  /* counted by name on the review screen's status line */
+	STATE_FAILED = 1 << 4,   /* shown as a warning: something went wrong with it */
+	STATE_NOTICE = 1 << 5,   /* shown as a notice: the owner's move */
+};
+
+/* One way into a state: the mover, and the states (a mask of state_bit) it may come from. */
+struct state_way {
+	enum state_mover by;
+	unsigned from;
+};
+
+#define STATE_WAYS_MAX 5
+
+/* One row of the table: a state, its attributes, and every way into it. */
+struct state_row {
+	const char *name;
+	unsigned flags; /* enum state_flag */
+	struct state_way ways[STATE_WAYS_MAX];
+	size_t nways;
+};
+
+/* The table, in lifecycle order; state_nrows rows. */
+extern const struct state_row state_table[];
+extern const size_t state_nrows;
+
+/* The row of state s, or NULL when this build does not know it. */
+const struct state_row *state_row(const char *s);
+/* 1 when s is a known state with every flag in flags (0 for an unknown state). */
+int state_has(const char *s, unsigned flags);
+/* The bit of state s in a state_way's mask (0 when unknown). */
+unsigned state_bit(const char *s);
 
 /* 1 when s is one of the nine states above. */
 int state_known(const char *s);

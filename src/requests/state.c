@@ -44,7 +44,7 @@ const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
  * screen had it two ways).
  */
 const struct state_row state_table[] = {
-	{ STATE_DRAINED, 0, { { 0, 0 } }, 0 },
+	{ STATE_DRAINED, STATE_INVALID_WAITS, { { 0, 0 } }, 0 },
 	{ STATE_EXTRACTED,
 	  STATE_WAITING | STATE_COUNTED,
 	  { { MOVER_EXTRACT, B_DRAINED },
@@ -70,7 +70,7 @@ const struct state_row state_table[] = {
 	  1 },
 	{ STATE_ANSWERED, STATE_FINISHED | STATE_DIMMED, { { MOVER_RECONCILE, B_AWAITING } }, 1 },
 	{ STATE_BOOKED,
-	  STATE_FINISHED | STATE_DIMMED,
+	  STATE_FINISHED | STATE_DIMMED | STATE_SHOWS_SLOT,
 	  { { MOVER_SWEEP, B_DRAINED | B_EXTRACTED } },
 	  1 },
 	{ STATE_CLOSED,

@@ -69,6 +69,8 @@ enum state_flag {
 	STATE_COUNTED = 1 << 3,  /* counted by name on the review screen's status line */
 	STATE_FAILED = 1 << 4,   /* shown as a warning: something went wrong with it */
 	STATE_NOTICE = 1 << 5,   /* shown as a notice: the owner's move */
+	STATE_INVALID_WAITS = 1 << 6, /* an invalid record in it waits on the owner (drained) */
+	STATE_SHOWS_SLOT = 1 << 7,    /* listed by its slot rather than its topic (booked) */
 };
 
 /* One way into a state: the mover, and the states (a mask of state_bit) it may come from. */

@@ -363,6 +363,7 @@ def test_without_its_type_the_invitation_names_the_type_id_and_the_owners_zone(
                         f'[calendar]\npath = "{cal}"\ntimezone = "America/New_York"\n')
     start, end = utc_slot(clocks_go_back() + datetime.timedelta(days=14), 15)  # 10:00 EST
     booking(mecha, when=(start, end))
+    (mecha.home / "factory" / "types" / "meeting.toml").unlink()  # the type is not installed
     sweep(mecha)
     [msg] = smtp_sink.messages()
     assert msg["Subject"].startswith("Invitation: meeting (booked by ada@example.org) \u2014 ")
@@ -481,10 +482,10 @@ def test_bookings_and_cancellations_never_reach_next_or_triage(mecha, model_serv
     booking(mecha, 1, state="extracted", extraction=extraction)
     cancellation(mecha, 2)
     mecha.write_record(3, state="extracted", extraction=extraction,
-                       values={"purpose": "x", "_source": "machinery"})
+                       values={"purpose": "collaboration", "_source": "machinery"})
     briefs = mecha.json("frontdoor", "next")
     assert [b["seq"] for b in briefs] == [3]
-    assert briefs[0]["fields"] == {"purpose": "x"}, "a `_` key crossed the boundary"
+    assert briefs[0]["fields"] == {"purpose": "collaboration"}, "a `_` key crossed the boundary"
     p = mecha.run("frontdoor", "triage", "--seq", "1", check=3)
     assert "sweep" in p.err
     mecha.write_record(3, state="closed")  # nothing else to triage

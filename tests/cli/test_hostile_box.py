@@ -9,6 +9,7 @@ import json
 import os
 import random
 import string
+import sys
 
 import pytest
 
@@ -60,8 +61,10 @@ def attachment(aid, field, data, filename=None, content_type=None):
 def lab(**over):
     p = {"statement": prose(), "requester_name": prose(), "position": "phd",
          "requester_email": f"{canary(12)}@example.org", "data_policy": "on",
-         "cv": {"filename": prose(), "size": len(PDF), "sha256": sha(PDF)},
-         "writing_sample": {"filename": prose(), "size": len(PNG), "sha256": sha(PNG)}}
+         "cv": {"filename": prose(), "size": len(PDF), "sha256": sha(PDF),
+                "content_type": "application/pdf"},
+         "writing_sample": {"filename": prose(), "size": len(PNG), "sha256": sha(PNG),
+                            "content_type": "image/png"}}
     p.update(over)
     return p
 
@@ -129,6 +132,7 @@ def leaked(text):
 
 @pytest.fixture
 def lying_box():
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
     from lying_box import LyingBox
     rows, files = hostile_rows()
     box = LyingBox(rows, files).start()
@@ -152,7 +156,7 @@ def mcp_next(mecha):
 def test_a_lying_box_gets_no_chosen_text_into_a_brief_beyond_the_listed_channels(
         mecha, lying_box):
     connect(mecha, lying_box)
-    p = mecha.run("drain", "--json", check=0)
+    p = mecha.run("drain", "--json")  # exits 3: rows were left at the box
     report = json.loads(p.out)
     assert report["written"] >= 10, p.out + p.err
     mecha.run("frontdoor", "extract", check=0)

@@ -407,8 +407,3 @@ void intake_file_stems_free(char **stems, size_t n)
 		free(stems[i]);
 	free(stems);
 }
-
-char *intake_record_name(const struct intake_row *r)
-{
-	return xasprintf("%010lld-%s.json", r->seq, r->type);
-}

@@ -21,7 +21,9 @@
  * measurements (size, digest) no attachment of the row carries makes the
  * record invalid — a box cannot swap the bytes under a validated value.
  *
- * The record is written in the order of spec/box.md §4 and frontdoor.md §2
+ * The record (made by requests/record.h, named and created by
+ * requests/store.h: the drain spells neither a file name nor a state) is
+ * written in the order of spec/box.md §4 and frontdoor.md §2
  * — seq, type_id, state, created_at, drained_at, valid, invalid_reason?,
  * values, free_text, reply_to?, attachments (when there are any) — and
  * every object inside `values` with its keys sorted, as the reference's
@@ -128,8 +130,5 @@ const char *intake_sniff(const void *bytes, size_t len, const char **content_typ
  */
 char **intake_file_stems(const struct intake_row *r);
 void intake_file_stems_free(char **stems, size_t n);
-
-/* The record's file name: "%010lld-<type>.json" (RECORD_FILE_NAME_MAX fits it). */
-char *intake_record_name(const struct intake_row *r);
 
 #endif

@@ -105,10 +105,12 @@ class Mecha:
     def install_type(self, type_id="meeting"):
         """Installs tests/fixtures/types/<type_id>.toml as the home's manifest of it."""
         d = self.home / "factory" / "types"
-        d.mkdir(parents=True, exist_ok=True)
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(d.parent, 0o700)  # the factory is private, as `mecha init` makes it
         dst = d / f"{type_id}.toml"
         if not dst.exists():
             shutil.copy(TYPE_FIXTURES / f"{type_id}.toml", dst)
+            os.chmod(dst, 0o600)
         return dst
 
     def write_record(self, seq=1, type_id="meeting", raw=None, manifest=True, **fields):

@@ -112,7 +112,7 @@ static void status_line(const struct app *a)
 			n += (size_t)snprintf(line + n, sizeof line - n, " %s %zu",
 					      state_table[k].name, per[k]);
 	if (invalid && n < sizeof line)
-		n += (size_t)snprintf(line + n, sizeof line - n, " invalid %zu", invalid);
+		snprintf(line + n, sizeof line - n, " invalid %zu", invalid);
 	move(0, 0);
 	attron(A_REVERSE);
 	cell(line, COLS, A_REVERSE);

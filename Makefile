@@ -72,7 +72,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
-LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types doctor drain
+LIB_DIRS := base config calendar requests frontdoor outbox mission provider mcp types doctor drain
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 REVIEW_ONLY := src/cli/review.c src/cli/review_main.c
 BIN_SRC  := $(filter-out $(REVIEW_ONLY),$(wildcard src/cli/*.c))

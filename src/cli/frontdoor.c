@@ -107,12 +107,12 @@ static void mark_stale(json_t *row, const struct record *r, const struct list_ct
 
 const char *frontdoor_state_color(const char *state)
 {
-	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+	/* The state table's attributes (requests/state.h), as the review screen reads them. */
+	if (state_has(state, STATE_NOTICE))
 		return paint(YELLOW);
-	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+	if (state_has(state, STATE_FAILED))
 		return paint(RED);
-	if (strcmp(state, STATE_CLOSED) == 0 || strcmp(state, STATE_ANSWERED) == 0 ||
-	    strcmp(state, STATE_BOOKED) == 0)
+	if (state_has(state, STATE_DIMMED))
 		return paint(DIM);
 	return "";
 }

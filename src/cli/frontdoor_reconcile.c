@@ -64,7 +64,7 @@ static void on_move(const struct reconcile_move *m, void *ctx)
 {
 	struct tally *t = ctx;
 
-	if (strcmp(m->to, STATE_ANSWERED) == 0)
+	if (state_has(m->to, STATE_FINISHED)) /* answered: the other way is back to extracted */
 		t->answered++;
 	else
 		t->returned++;

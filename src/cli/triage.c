@@ -14,7 +14,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 #include "frontdoor/triage.h"
 
 #include <stdio.h>

@@ -15,7 +15,7 @@
 #include "config/config.h"
 #include "frontdoor/draft.h"
 #include "frontdoor/next.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
 

@@ -9,9 +9,9 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "base/verdict.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "outbox/release.h"
 #include "outbox/store.h"
 

@@ -43,7 +43,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 
 struct config;
 struct outbox_list;

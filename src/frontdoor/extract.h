@@ -30,7 +30,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 struct err;
 struct record;

@@ -356,8 +356,7 @@ void actions_extract(struct app *a)
 
 	if (o.seq < 0)
 		return;
-	if (strcmp(record_state(r), STATE_EXTRACTED) == 0 ||
-	    strcmp(record_state(r), STATE_TRIAGED) == 0) {
+	if (state_allows(record_state(r), STATE_EXTRACTED, MOVER_EXTRACT_FORCE)) {
 		char *q = xasprintf("Request %lld is %s already. Extract it again, replacing its "
 				    "extraction? y extracts, n or Esc leaves it.", o.seq,
 				    record_state(r));

@@ -27,9 +27,9 @@
 
 static enum lines_style state_style(const char *state)
 {
-	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+	if (state_has(state, STATE_FAILED))
 		return LINES_WARN;
-	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+	if (state_has(state, STATE_NOTICE))
 		return LINES_NOTICE;
 	return LINES_HEADING;
 }

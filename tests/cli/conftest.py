@@ -19,6 +19,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha"))
+TYPE_FIXTURES = ROOT / "tests" / "fixtures" / "types"
 
 
 # -- one temporary directory for the whole session, removed at the end ------------
@@ -101,9 +102,24 @@ class Mecha:
     def requests(self) -> pathlib.Path:
         return self.home / "requests"
 
-    def write_record(self, seq=1, type_id="meeting", raw=None, **fields):
-        """Writes a request record as the drain would; returns its path."""
+    def install_type(self, type_id="meeting"):
+        """Installs tests/fixtures/types/<type_id>.toml as the home's manifest of it."""
+        d = self.home / "factory" / "types"
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(d.parent, 0o700)  # the factory is private, as `mecha init` makes it
+        dst = d / f"{type_id}.toml"
+        if not dst.exists():
+            shutil.copy(TYPE_FIXTURES / f"{type_id}.toml", dst)
+            os.chmod(dst, 0o600)
+        return dst
+
+    def write_record(self, seq=1, type_id="meeting", raw=None, manifest=True, **fields):
+        """Writes a request record as the drain would; returns its path. A meeting's
+        home gets the meeting manifest (a brief is built only against the home's
+        own manifest of the type: src/requests/grammar.h) unless manifest=False."""
         self.requests.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if manifest and type_id == "meeting":
+            self.install_type("meeting")
         rec = {
             "seq": seq,
             "type_id": type_id,

@@ -209,14 +209,16 @@ def test_a_type_missing_at_home_makes_the_record_invalid_not_lost(mecha, box):
 def test_machinery_alone_is_valid_and_a_bookings_machinery_is_put_back(mecha, box):
     connect(mecha, box, "book")
     cancel = box.queue({"_booking_id": "b1", "_cancelled": True,
-                        "_slot_start": "2026-10-23T14:00:00Z"}, type_id="book")
+                        "_slot_start": "2026-10-23T14:00:00Z",
+                        "_slot_end": "2026-10-23T14:30:00Z"}, type_id="book")
     book = box.queue({"_slot_start": "2026-10-23T14:00:00Z", "_booking_id": "b2",
                       "requester_name": "Grace", "requester_email": "grace@example.org",
                       "topic": "compilers", "_duration_minutes": 30}, type_id="book")
     drain(mecha)
     rec = mecha.read_record(cancel, "book")
     assert rec["valid"] is True and rec["values"] == {
-        "_booking_id": "b1", "_cancelled": True, "_slot_start": "2026-10-23T14:00:00Z"}
+        "_booking_id": "b1", "_cancelled": True, "_slot_start": "2026-10-23T14:00:00Z",
+        "_slot_end": "2026-10-23T14:30:00Z"}
     rec = mecha.read_record(book, "book")
     assert rec["valid"] is True, rec.get("invalid_reason")
     assert rec["values"] == {"_booking_id": "b2", "_duration_minutes": 30,

@@ -1,11 +1,12 @@
 /*
  * record — strict reading of the keys we know, lossless keeping of the rest.
  */
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "requests/state.h"
 #include "types/typecache.h"
 
 #include <assert.h>
@@ -173,11 +174,31 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 		json_decref(doc);
 		return -1;
 	}
+	memset(out, 0, sizeof *out);
 	out->doc = doc;
-	out->manifest_prose = NULL;
 	out->seq = json_integer_value(json_object_get(doc, "seq"));
 	snprintf(out->type_id, sizeof out->type_id, "%s", jsonio_str(doc, "type_id"));
 	return 0;
+}
+
+void record_new(const struct record_draft *d, struct record *out)
+{
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "seq", (json_int_t)d->seq, "type_id",
+			      d->type_id, "state", STATE_DRAINED, "created_at", d->created_at,
+			      "drained_at", d->drained_at, "valid", d->valid);
+
+	if (d->invalid_reason)
+		json_object_set_new(o, "invalid_reason", json_string(d->invalid_reason));
+	json_object_set(o, "values", d->values);
+	json_object_set(o, "free_text", d->free_text);
+	if (d->reply_to)
+		json_object_set_new(o, "reply_to", json_string(d->reply_to));
+	if (json_array_size(d->attachments) > 0)
+		json_object_set(o, "attachments", d->attachments);
+	memset(out, 0, sizeof *out);
+	out->doc = o;
+	out->seq = d->seq;
+	snprintf(out->type_id, sizeof out->type_id, "%s", d->type_id);
 }
 
 void record_free(struct record *r)
@@ -188,6 +209,11 @@ void record_free(struct record *r)
 	r->doc = NULL;
 	json_decref(r->manifest_prose);
 	r->manifest_prose = NULL;
+	free(r->refused);
+	r->refused = NULL;
+	json_decref(r->typed);
+	r->typed = NULL;
+	r->checked = 0;
 }
 
 void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_NAME_MAX])

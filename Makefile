@@ -291,7 +291,7 @@ check: all layers dlsyms unit cli mcp-test
 # writes every page for the starter manifests so that tests/cli (Python's
 # parser) and tests/web (html-validate) can check the HTML. When box joins
 # LIB_DIRS, drop $(BOX_PAGE_OBJ) from these two links.
-BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c))
+BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c src/box/slotrule.c))
 
 $(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)

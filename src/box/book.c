@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "box/route.h"
+#include "box/slotrule.h"
 #include "box/urlform.h"
 #include "box/visit.h"
 #include "types/manifest.h"
@@ -31,7 +32,8 @@ static void cache_free(struct cache *c)
 	free(c->generated_at);
 }
 
-static int cache_load(const struct visit *v, struct cache *c)
+/* The cache, and with blocking set what blocks it now (else c->blocked stays NULL). */
+static int cache_load(const struct visit *v, struct cache *c, int blocking)
 {
 	struct ledger *l = v->ctx->ledger;
 	json_t *row = NULL;
@@ -48,56 +50,12 @@ static int cache_load(const struct visit *v, struct cache *c)
 		c->slots = json_array();
 	}
 	json_decref(row);
-	if (found < 0 || l->ops->booking_blocking(l, v->user.id, v->m->id, v->now_s, &c->blocked,
-						  &e) != 0) {
+	if (found < 0 || (blocking && l->ops->booking_blocking(l, v->user.id, v->m->id, v->now_s,
+							       &c->blocked, &e) != 0)) {
 		cache_free(c);
 		return -1;
 	}
 	return 0;
-}
-
-static int time_of(const json_t *o, const char *key, time_t *out)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s && rfc3339_parse(s, out) == 0 ? 0 : -1;
-}
-
-/* 1 when an entry of blocked overlaps [start, end); one that does not parse blocks all. */
-static int blocked_at(const json_t *blocked, time_t start, time_t end)
-{
-	const json_t *b;
-	time_t bs, be;
-	size_t i;
-
-	json_array_foreach(blocked, i, b)
-		if (time_of(b, "start", &bs) != 0 || time_of(b, "end", &be) != 0 ||
-		    (bs < end && start < be))
-			return 1;
-	return 0;
-}
-
-/* A cached slot, well formed and starting after now. */
-struct slot {
-	time_t start, end;
-	long long minutes;
-};
-
-static int future_slot(const json_t *s, time_t now, struct slot *out)
-{
-	const json_t *mins = json_object_get(s, "duration_minutes");
-
-	if (time_of(s, "start", &out->start) != 0 || time_of(s, "end", &out->end) != 0 ||
-	    !json_is_integer(mins) || json_integer_value(mins) <= 0 || out->end <= out->start)
-		return 0;
-	out->minutes = json_integer_value(mins);
-	return out->start > now;
-}
-
-/* A slot the week offers: in the future and not blocked now. */
-static int open_slot(const json_t *s, const struct cache *c, time_t now, struct slot *out)
-{
-	return future_slot(s, now, out) && !blocked_at(c->blocked, out->start, out->end);
 }
 
 /* ---- the week ------------------------------------------------------------------------------ */
@@ -116,7 +74,7 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 	struct cache c;
 	struct page_week w;
 
-	if (cache_load(v, &c) != 0) {
+	if (cache_load(v, &c, 1) != 0) {
 		json_decref(q);
 		return visit_unavailable(out, v, 500);
 	}
@@ -130,21 +88,23 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 static void slots_json(struct visit *v, struct api_reply *out)
 {
 	json_t *open = json_array(), *s;
+	struct slotrule_slot *v_open;
 	struct cache c;
-	struct slot one;
-	size_t i;
+	size_t n;
 
-	if (cache_load(v, &c) != 0) {
+	if (cache_load(v, &c, 1) != 0) {
 		json_decref(open);
 		return visit_unavailable(out, v, 500);
 	}
-	json_array_foreach(c.slots, i, s)
-		if (open_slot(s, &c, v->now, &one))
-			json_array_append_new(open, json_pack("{s:O,s:O,s:I}", "start",
-							      json_object_get(s, "start"), "end",
-							      json_object_get(s, "end"),
-							      "duration_minutes",
-							      (json_int_t)one.minutes));
+	n = slotrule_open(c.slots, c.blocked, v->now, &v_open);
+	for (size_t i = 0; i < n; i++) { /* in start order */
+		s = json_array_get(c.slots, v_open[i].index);
+		json_array_append_new(open, json_pack("{s:O,s:O,s:I}", "start",
+						      json_object_get(s, "start"), "end",
+						      json_object_get(s, "end"), "duration_minutes",
+						      (json_int_t)v_open[i].minutes));
+	}
+	free(v_open);
 	s = json_pack("{s:o}", "slots", open);
 	out->status = 200;
 	out->type = "application/json";
@@ -176,15 +136,15 @@ static long long minutes_of(const char *s)
  * now: 1, 0 not, -1 failure. Whether it is still free is not asked here: the
  * hold's INSERT decides that, and a lost race is answered as one.
  */
-static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
+static int chosen(const struct visit *v, const json_t *raw, struct slotrule_slot *out)
 {
 	const char *s = json_string_value(json_object_get(raw, "_slot")), *bar;
+	struct slotrule_slot *open;
 	long long minutes;
 	char *start_text;
 	struct cache c;
-	const json_t *x;
 	time_t start;
-	size_t i;
+	size_t n;
 	int ok, found = 0;
 
 	if (!s || !(bar = strchr(s, '|')) || (minutes = minutes_of(bar + 1)) < 0)
@@ -194,12 +154,15 @@ static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
 	free(start_text);
 	if (!ok)
 		return 0;
-	if (cache_load(v, &c) != 0)
+	if (cache_load(v, &c, 0) != 0)
 		return -1;
-	json_array_foreach(c.slots, i, x)
-		if (!found && future_slot(x, v->now, out) && out->start == start &&
-		    out->minutes == minutes)
+	n = slotrule_open(c.slots, NULL, v->now, &open); /* nothing blocked: the INSERT decides */
+	for (size_t i = 0; i < n && !found; i++)
+		if (open[i].start == start && open[i].minutes == minutes) {
+			*out = open[i];
 			found = 1;
+		}
+	free(open);
 	cache_free(&c);
 	return found;
 }
@@ -250,7 +213,8 @@ static void hold_answer(struct visit *v, int rc, const json_t *raw, const char *
 	}
 }
 
-static void take(struct visit *v, const json_t *raw, const json_t *values, const struct slot *s,
+static void take(struct visit *v, const json_t *raw, const json_t *values,
+		 const struct slotrule_slot *s,
 		 struct api_reply *out)
 {
 	const char *address = validate_reply_to(v->m, values);
@@ -284,7 +248,7 @@ static void hold(struct visit *v, struct api_reply *out)
 	const char *why;
 	json_t *raw = urlform_decode(v->call->body, v->call->len, &why), *fields, *record = NULL,
 	       *errors = NULL;
-	struct slot s;
+	struct slotrule_slot s;
 	struct err e;
 	int found = raw ? chosen(v, raw, &s) : 0;
 

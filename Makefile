@@ -40,6 +40,8 @@ CHROMIUM ?= /usr/bin/chromium
 DEB_PKGS += postgresql
 # make lint: the two static analysers (scripts/lint.sh).
 DEB_PKGS += cppcheck clang-tidy
+# make bench: the one load generator the box's rows are driven by (bench/box.py).
+DEB_PKGS += wrk
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \

@@ -137,7 +137,7 @@ static void offered(struct week *wk, const struct page_week *w)
 	struct slotrule_slot *open;
 	struct page_local l;
 
-	wk->n = slotrule_open(w->slots, w->blocked, w->now, &open);
+	wk->n = slotrule_open(w->slots, w->nslots, w->blocked, w->now, &open);
 	wk->v = xcalloc(wk->n + 1, sizeof *wk->v);
 	for (size_t i = 0; i < wk->n; i++) {
 		wk->v[i] = (struct slot){ open[i].start, open[i].end, open[i].minutes, 0 };

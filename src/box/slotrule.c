@@ -85,28 +85,31 @@ static int well_formed(const json_t *s, struct slotrule_slot *out)
 	return 1;
 }
 
-size_t slotrule_open(const json_t *slots, const json_t *blocked, time_t now,
-		     struct slotrule_slot **out)
+size_t slotrule_parse(const json_t *slots, struct slotrule_slot **out)
 {
 	size_t total = json_is_array(slots) ? json_array_size(slots) : 0, n = 0, i;
-	struct span *spans;
-	long nspans = blocked_spans(blocked, &spans);
 	const json_t *s;
 
 	*out = xcalloc(total + 1, sizeof **out);
-	if (nspans < 0) { /* a row we cannot read blocks everything */
-		free(spans);
-		return 0;
-	}
-	json_array_foreach(slots, i, s) {
-		struct slotrule_slot *one = &(*out)[n];
-		if (well_formed(s, one) && one->start > now &&
-		    !overlaps(spans, (size_t)nspans, one->start, one->end)) {
-			one->index = i;
-			n++;
-		}
-	}
-	free(spans);
+	json_array_foreach(slots, i, s)
+		if (well_formed(s, &(*out)[n]))
+			(*out)[n++].index = i;
 	qsort(*out, n, sizeof **out, slot_by_start);
 	return n;
+}
+
+size_t slotrule_open(const struct slotrule_slot *all, size_t n, const json_t *blocked, time_t now,
+		     struct slotrule_slot **out)
+{
+	struct span *spans;
+	long nspans = blocked_spans(blocked, &spans);
+	size_t k = 0;
+
+	*out = xcalloc(n + 1, sizeof **out);
+	for (size_t i = 0; nspans >= 0 && i < n; i++) /* a row we cannot read blocks everything */
+		if (all[i].start > now &&
+		    !overlaps(spans, (size_t)nspans, all[i].start, all[i].end))
+			(*out)[k++] = all[i];
+	free(spans);
+	return k;
 }

@@ -9,11 +9,14 @@
  * parse blocks every slot: a corrupt ledger row is a bug to surface, not free
  * time. A cached entry that does not parse is left out.
  *
- * Cost: the blocked entries are parsed and sorted once, then each slot asks
- * one binary search over their running latest end: O((slots + blocked) log),
- * never slots × blocked.
+ * Cost: the cache is parsed once (slotrule_parse; book.c keeps the result per
+ * push), the blocked entries are parsed and sorted once a call, then each
+ * slot asks one binary search over their running latest end:
+ * O((slots + blocked) log), never slots × blocked.
  *
- * Ownership: slots and blocked are borrowed; *out is a new malloc'd array the
+ * Threads: no state; any number of calls at once.
+ *
+ * Ownership: json arguments are borrowed; *out is a new malloc'd array the
  * caller frees (never NULL on return, even when empty).
  */
 #ifndef MECHA_BOX_SLOTRULE_H
@@ -30,11 +33,17 @@ struct slotrule_slot {
 };
 
 /*
- * The open slots of slots ([{start, end, duration_minutes}], NULL or not an
- * array: none) given blocked ([{start, end}], NULL: nothing blocks) at now,
- * in start order (then shorter first). Returns how many; *out holds them.
+ * The well-formed slots of a cache ([{start, end, duration_minutes}]; NULL or
+ * not an array: none) in start order (then shorter first, then cache order).
+ * Returns how many; *out holds them.
  */
-size_t slotrule_open(const json_t *slots, const json_t *blocked, time_t now,
+size_t slotrule_parse(const json_t *slots, struct slotrule_slot **out);
+
+/*
+ * Of n parsed slots (slotrule_parse's order), those open at now given blocked
+ * ([{start, end}]; NULL: nothing blocks), in the same order. Returns how many.
+ */
+size_t slotrule_open(const struct slotrule_slot *all, size_t n, const json_t *blocked, time_t now,
 		     struct slotrule_slot **out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "box/html.h"
 #include "box/page.h"
 #include "box/page_parts.h"
+#include "box/slotrule.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
@@ -619,13 +620,16 @@ static char *week_page(const struct manifest *m, const char *slots, const char *
 		       struct page_week *w)
 {
 	json_t *s = slots ? json(slots) : NULL, *b = blocked ? json(blocked) : NULL;
+	struct slotrule_slot *parsed;
 	char *html;
 
-	w->slots = s;
+	w->nslots = slotrule_parse(s, &parsed);
+	w->slots = parsed;
 	w->blocked = b;
 	if (!w->now)
 		w->now = NOW;
 	html = page_booking_week(&book_ctx, m, w);
+	free(parsed);
 	json_decref(s);
 	json_decref(b);
 	return html;
@@ -1110,7 +1114,6 @@ Test(assets, a_page_links_the_assets_under_its_prefix_and_none_without_one)
 /* ---- the open-slot rule (box/slotrule.h) -------------------------------------------------- */
 
 #include "base/rfc3339.h"
-#include "box/slotrule.h"
 
 /* The rule as written in words: each slot against each blocked entry. */
 static int plainly_open(const json_t *slot, const json_t *blocked, time_t now)
@@ -1150,7 +1153,7 @@ Test(slotrule, the_sweep_agrees_with_every_slot_against_every_hold)
 	for (int round = 0; round < 200; round++) {
 		json_t *slots = json_array(), *blocked = json_array();
 		int nslots = rand_r(&seed) % 60, nblocked = rand_r(&seed) % 40;
-		struct slotrule_slot *open;
+		struct slotrule_slot *all, *open;
 		size_t n, want = 0;
 
 		for (int i = 0; i < nslots; i++) {
@@ -1163,7 +1166,9 @@ Test(slotrule, the_sweep_agrees_with_every_slot_against_every_hold)
 			json_array_append_new(blocked,
 					      span_json(start, start + 60 * (1 + rand_r(&seed) % 240), 0));
 		}
-		n = slotrule_open(slots, blocked, NOW, &open);
+		n = slotrule_parse(slots, &all);
+		n = slotrule_open(all, n, blocked, NOW, &open);
+		free(all);
 		for (size_t i = 0; i < json_array_size(slots); i++)
 			want += (size_t)plainly_open(json_array_get(slots, i), blocked, NOW);
 		cr_assert_eq(n, want, "round %d: %zu open, the plain rule says %zu", round, n, want);
@@ -1180,15 +1185,18 @@ Test(slotrule, the_sweep_agrees_with_every_slot_against_every_hold)
 Test(slotrule, a_blocked_entry_that_does_not_parse_leaves_nothing_open_and_no_cache_is_none)
 {
 	json_t *slots = json(march), *bad = json("[{\"start\": \"2026-03-03T18:00:00Z\"}]");
-	struct slotrule_slot *open;
+	struct slotrule_slot *all, *open;
+	size_t n = slotrule_parse(slots, &all);
 
-	cr_assert_eq(slotrule_open(slots, bad, NOW, &open), 0);
+	cr_assert_eq(n, 7);
+	cr_assert_eq(slotrule_open(all, n, bad, NOW, &open), 0);
 	free(open);
-	cr_assert_eq(slotrule_open(slots, NULL, NOW, &open), 6); /* Feb 27's is past */
+	cr_assert_eq(slotrule_open(all, n, NULL, NOW, &open), 6); /* Feb 27's is past */
 	free(open);
-	cr_assert_eq(slotrule_open(NULL, NULL, NOW, &open), 0);
-	cr_assert_not_null(open);
-	free(open);
+	free(all);
+	cr_assert_eq(slotrule_parse(NULL, &all), 0);
+	cr_assert_not_null(all);
+	free(all);
 	json_decref(slots);
 	json_decref(bad);
 }

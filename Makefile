@@ -8,8 +8,9 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
 
-# Linked: jansson (every verb) and libcrypto (SHA-256 for the mission board's ids).
-LINK_PKGS := jansson libcrypto
+# Linked: jansson (every verb). libcrypto (SHA-256) is loaded on first use like
+# the libraries below, so `mecha --version` maps nothing but libc and jansson.
+LINK_PKGS := jansson
 # Compiled against but never linked: loaded on first use (src/base/dl.h), so a
 # verb that never calls a model, sends mail, reads the calendar or opens the
 # review screen never pays for mapping them. A library here needs a row in
@@ -17,7 +18,7 @@ LINK_PKGS := jansson libcrypto
 # shims. (ncursesw gets its row with the review screen's first call.)
 # The box (build/mecha-box) loads libmicrohttpd, SQLite, libpq and libargon2 the
 # same way, so its local verbs and --version map none of them.
-DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq
+DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq libcrypto
 # The review screen is its own program (mecha-review, which `mecha review`
 # runs), so only it maps ncurses.
 TUI_PKGS  := ncursesw

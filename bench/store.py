@@ -84,7 +84,7 @@ def figures(b):
     t = b.medians({"true": (["/bin/true"], None), "cat": (["cat", one], None),
                    "show": ([m, "frontdoor", "show", str(N // 2)], None),
                    "version": ([m, "--version"], None)}, ROUNDS, env)
-    b.row("mecha --version / /bin/true", t["version"], "s", t["true"], 2.5,
+    b.row("mecha --version / /bin/true", t["version"], "s", t["true"], 1.5,
           note=f"median of {ROUNDS}")
     b.row(f"frontdoor show (1 of {N:,}) / cat of its file", t["show"], "s", t["cat"], 3,
           note=f"median of {ROUNDS}; requests/.types present")

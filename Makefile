@@ -19,8 +19,9 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
 
-# Linked: jansson (every verb) and libcrypto (SHA-256 for the mission board's ids).
-LINK_PKGS := jansson libcrypto
+# Linked: jansson (every verb). libcrypto (SHA-256) is loaded on first use like
+# the libraries below, so `mecha --version` maps nothing but libc and jansson.
+LINK_PKGS := jansson
 # Compiled against but never linked: loaded on first use (src/base/dl.h), so a
 # verb that never calls a model, sends mail, reads the calendar or opens the
 # review screen never pays for mapping them. A library here needs a row in
@@ -28,7 +29,7 @@ LINK_PKGS := jansson libcrypto
 # shims. (ncursesw gets its row with the review screen's first call.)
 # The box (build/mecha-box) loads libmicrohttpd, SQLite, libpq and libargon2 the
 # same way, so its local verbs and --version map none of them.
-DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq
+DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq libcrypto
 # The review screen is its own program (mecha-review, which `mecha review`
 # runs), so only it maps ncurses.
 TUI_PKGS  := ncursesw
@@ -51,6 +52,8 @@ CHROMIUM ?= /usr/bin/chromium
 DEB_PKGS += postgresql
 # make lint: the two static analysers (scripts/lint.sh).
 DEB_PKGS += cppcheck clang-tidy
+# make bench: the one load generator the box's rows are driven by (bench/box.py).
+DEB_PKGS += wrk
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -330,7 +333,7 @@ check: all layers dlsyms unit cli mcp-test
 # writes every page for the starter manifests so that tests/cli (Python's
 # parser) and tests/web (html-validate) can check the HTML. When box joins
 # LIB_DIRS, drop $(BOX_PAGE_OBJ) from these two links.
-BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c))
+BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c src/box/slotrule.c))
 
 $(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)

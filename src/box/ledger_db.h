@@ -29,7 +29,7 @@ struct err;
 struct ledger_db;
 
 /* Bumped with every migration, in both drivers at once; a ledger above it is refused. */
-#define LEDGER_SCHEMA_VERSION 2
+#define LEDGER_SCHEMA_VERSION 3
 
 struct ledger_driver {
 	const char *name; /* "sqlite", "postgresql" */
@@ -46,16 +46,30 @@ struct ledger_driver {
 	/* Called with the lock held before any work: a dropped connection is made again
 	 * (NULL when the driver cannot lose one). Never inside a transaction. */
 	void (*revive)(struct ledger_db *db);
-	/* What starts a writing transaction, so that writers take turns. */
+	/* What starts a writing transaction. */
 	const char *begin;
+	/* 1: each thread of the process gets a connection of its own (ledger_sql.c's
+	 * sessions), so that one request waiting on a row lock of the database keeps no
+	 * other request of the process waiting; 0: one connection for all (SQLite: one
+	 * writer at a time in any case). */
+	int per_thread;
 };
+
+struct ledger_sessions;
 
 struct ledger_db {
 	const struct ledger_driver *drv;
 	pthread_mutex_t lock; /* one statement or one transaction at a time */
 	char *name;           /* the file, or the URL with its password hidden */
 	long long changes;    /* rows the last statement inserted, changed or deleted */
+	/* 1 when the last statement failed because the database refused the transaction
+	 * for a conflict with another (PostgreSQL: a deadlock, a serialization failure):
+	 * the transaction may be run again from its start. */
+	int conflict;
 	void *conn;           /* the driver's connection */
+	/* The first connection's: the other threads' connections (NULL when the driver
+	 * is not per_thread). Owned by ledger_sql.c. */
+	struct ledger_sessions *sessions;
 };
 
 extern const struct ledger_driver ledger_sqlite_driver;

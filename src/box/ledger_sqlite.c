@@ -79,6 +79,28 @@ static const char schema_v2[] =
 	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
 	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
+/* v3: the budgets as counter rows, counted by the submission's own upsert
+ * (ON CONFLICT … DO UPDATE … RETURNING) instead of a COUNT(*) of every send:
+ * send_counts has one row per (owner, day, address) and one per (owner, day)
+ * under the address '*', carried over from `sends`, which is no longer
+ * written (it stays, empty after a sweep, so that v1's script is kept as
+ * is). holders: one row per stranger (address or client address) whose lock
+ * makes that stranger's holds take turns; PostgreSQL needs it, SQLite's
+ * BEGIN IMMEDIATE gives it anyway. */
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS send_counts ("
+	" user_id TEXT NOT NULL, day TEXT NOT NULL, recipient_hash TEXT NOT NULL,"
+	" n INTEGER NOT NULL, PRIMARY KEY (user_id, day, recipient_hash));"
+	"INSERT OR IGNORE INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, recipient_hash, COUNT(*) FROM sends GROUP BY user_id, day,"
+	" recipient_hash;"
+	"INSERT OR IGNORE INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, '*', COUNT(*) FROM sends GROUP BY user_id, day;"
+	"CREATE TABLE IF NOT EXISTS holders ("
+	" user_id TEXT NOT NULL, holder TEXT NOT NULL, day TEXT NOT NULL, holds INTEGER NOT NULL,"
+	" PRIMARY KEY (user_id, holder));"
+	"CREATE INDEX IF NOT EXISTS bookings_by_client ON bookings (user_id, state, ip_hash);";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -173,6 +195,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
 	if (lite_exec(db, schema_v1, e) != 0 || (version < 2 && lite_exec(db, schema_v2, e) != 0) ||
+	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -342,6 +342,7 @@ demo: all
 
 bench: all
 	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))
+	@/usr/bin/python3 -B bench/box_holds.py $(abspath $(BUILD)/mecha)  # holds/s at 1 and 3 boxes
 
 fuzz:
 	@sh fuzz/run.sh

@@ -25,11 +25,12 @@
 #include <jansson.h>
 #include <pthread.h>
 
+struct buf;
 struct err;
 struct ledger_db;
 
 /* Bumped with every migration, in both drivers at once; a ledger above it is refused. */
-#define LEDGER_SCHEMA_VERSION 3
+#define LEDGER_SCHEMA_VERSION 4
 
 struct ledger_driver {
 	const char *name; /* "sqlite", "postgresql" */
@@ -41,6 +42,14 @@ struct ledger_driver {
 	 * (one per column; integer columns as integers, NULL as null). Sets db->changes. */
 	int (*query)(struct ledger_db *db, const char *sql, int n, const char *const *v,
 		     const char *const *names, json_t **out, struct err *e);
+	/* A statement of n text parameters plus, as ?(n+1), len bytes bound as bytes
+	 * (SQLite BLOB, PostgreSQL bytea, sent in binary). Sets db->changes. */
+	int (*put_bytes)(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			 const void *bytes, size_t len, struct err *e);
+	/* The first column of the first row of a statement of n text parameters, its
+	 * bytes appended to out: 1, 0 when there is no row, -1. */
+	int (*get_bytes)(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			 struct buf *out, struct err *e);
 	/* Statements without parameters (BEGIN, COMMIT, a schema). */
 	int (*exec)(struct ledger_db *db, const char *sql, struct err *e);
 	/* Called with the lock held before any work: a dropped connection is made again

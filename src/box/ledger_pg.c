@@ -134,6 +134,13 @@ static const char schema_v3[] =
 	" (user_id WITH =, instrument_id WITH =, ledger_span(slot_start, slot_end) WITH &&)"
 	" WHERE (state IN ('held', 'confirmed'));";
 
+/* v4, as ledger_sqlite.c's: the bytes of uploaded files, in parts (bytea). */
+static const char schema_v4[] =
+	"CREATE TABLE IF NOT EXISTS attachment_parts ("
+	" id TEXT NOT NULL, n BIGINT NOT NULL, bytes BYTEA NOT NULL, PRIMARY KEY (id, n));"
+	/* PDFs and images are compressed already: TOAST keeps them out of line, as they are */
+	"ALTER TABLE attachment_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -244,6 +251,72 @@ static int pg_query(struct ledger_db *db, const char *sql, int n, const char *co
 	return rc;
 }
 
+enum { OID_BYTEA = 17 };
+
+/* n text parameters and one of bytes; result columns in binary when binary is 1. */
+static PGresult *with_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			    const void *bytes, size_t len, int binary)
+{
+	Oid types[17];
+	const char *values[17];
+	int lengths[17] = { 0 }, formats[17] = { 0 };
+	char *text = dollars(sql);
+	PGresult *r;
+
+	for (int i = 0; i < n; i++) {
+		types[i] = OID_TEXT;
+		values[i] = v[i];
+	}
+	if (bytes) {
+		types[n] = OID_BYTEA;
+		values[n] = bytes;
+		lengths[n] = (int)len;
+		formats[n] = 1;
+	}
+	r = PQexecParams(conn(db), text, n + (bytes != NULL), types, values, lengths, formats,
+			 binary);
+	free(text);
+	db->conflict = conflicted(r);
+	return r;
+}
+
+static int pg_put_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			const void *bytes, size_t len, struct err *e)
+{
+	PGresult *r;
+	int rc = 0;
+
+	if (n > 16 || len > (size_t)1 << 30)
+		return err_set(e, ERR_INTERNAL, "a ledger statement with %d parameters", n);
+	r = with_bytes(db, sql, n, v, bytes ? bytes : "", len, 0);
+	if (!r || failed(r))
+		rc = fail(db, e, "writing", r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
+	else
+		db->changes = strtoll(PQcmdTuples(r), NULL, 10);
+	PQclear(r);
+	return rc;
+}
+
+static int pg_get_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			struct buf *out, struct err *e)
+{
+	PGresult *r;
+	int rc;
+
+	if (n > 16)
+		return err_set(e, ERR_INTERNAL, "a ledger statement with %d parameters", n);
+	r = with_bytes(db, sql, n, v, NULL, 0, 1);
+	if (!r || failed(r)) {
+		rc = fail(db, e, "reading", r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
+	} else {
+		rc = PQntuples(r) > 0 && PQnfields(r) > 0 && !PQgetisnull(r, 0, 0);
+		if (rc)
+			buf_add(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
+	}
+	PQclear(r);
+	return rc;
+}
+
 static int pg_exec(struct ledger_db *db, const char *sql, struct err *e)
 {
 	PGresult *r = PQexec(conn(db), sql);
@@ -288,6 +361,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 		 LEDGER_SCHEMA_VERSION);
 	if (pg_exec(db, schema_v1, e) != 0 || (version < 2 && pg_exec(db, schema_v2, e) != 0) ||
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
+	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;
@@ -355,6 +429,8 @@ const struct ledger_driver ledger_pg_driver = {
 	.connect = pg_connect,
 	.disconnect = pg_disconnect,
 	.query = pg_query,
+	.put_bytes = pg_put_bytes,
+	.get_bytes = pg_get_bytes,
 	.exec = pg_exec,
 	.revive = pg_revive,
 	.begin = "BEGIN",

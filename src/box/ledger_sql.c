@@ -458,6 +458,29 @@ static int sql_slots_get(struct ledger *l, const char *user, const char *instrum
 
 /* ---- the queue ------------------------------------------------------------------------- */
 
+/* Inside a transaction: one part of the attachment id's bytes. */
+static int put_part(struct ledger_db *s, const char *id, long long n, const char *p, size_t len,
+		    struct err *e)
+{
+	char ns[24];
+	const char *v[] = { id, ns };
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	return s->drv->put_bytes(s, "INSERT INTO attachment_parts (id, n, bytes) VALUES "
+				    "(?1, CAST(?2 AS INTEGER), ?3)", 2, v, p, len, e);
+}
+
+/* Inside a transaction: len bytes as the parts of the attachment id. */
+static int put_parts(struct ledger_db *s, const char *id, const char *p, size_t len,
+		     struct err *e)
+{
+	for (size_t off = 0, n = 0; off < len; off += LEDGER_PART, n++)
+		if (put_part(s, id, (long long)n, p + off,
+			     len - off < LEDGER_PART ? len - off : LEDGER_PART, e) != 0)
+			return -1;
+	return 0;
+}
+
 static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 			  const struct ledger_attachment *a, const char *now, struct err *e)
 {
@@ -467,9 +490,11 @@ static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 
 	snprintf(seqs, sizeof seqs, "%lld", seq);
 	snprintf(size, sizeof size, "%lld", a->size);
-	return run(s, "INSERT INTO attachments (id, user_id, seq, field, filename, content_type, "
-		      "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
-		      "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e);
+	if (run(s, "INSERT INTO attachments (id, user_id, seq, field, filename, content_type, "
+		   "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
+		   "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e) != 0)
+		return -1;
+	return a->data ? put_parts(s, a->id, a->data, (size_t)a->size, e) : 0;
 }
 
 /* Inside a transaction: q as a queued row with its attachment rows. */
@@ -636,7 +661,9 @@ static int ack_one(struct ledger_db *s, const char *user, long long seq, long lo
 	json_array_foreach(ids, i, x)
 		json_array_append(blobs, json_object_get(x, "id"));
 	json_decref(ids);
-	if (run(s, "DELETE FROM attachments WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER)", 2, v,
+	if (run(s, "DELETE FROM attachment_parts WHERE id IN (SELECT id FROM attachments WHERE "
+		   "user_id = ?1 AND seq = CAST(?2 AS INTEGER))", 2, v, e) != 0 ||
+	    run(s, "DELETE FROM attachments WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER)", 2, v,
 		e) != 0 ||
 	    run(s, "DELETE FROM queue WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER) AND "
 		   "state = 'queued'", 2, v, e) != 0)
@@ -673,12 +700,13 @@ static int sql_attachment_get(struct ledger *l, const char *user, const char *id
 			       struct err *e)
 {
 	static const char *const names[] = { "id", "seq", "field", "filename", "size", "sha256",
-					     "content_type", NULL };
+					     "content_type", "parts", NULL };
 	struct ledger_db *s = session(l);
 	const char *v[] = { user, id };
 
-	return read_one(s, "SELECT id, seq, field, filename, size, sha256, content_type FROM attachments "
-			"WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
+	return read_one(s, "SELECT id, seq, field, filename, size, sha256, content_type, (SELECT "
+			"COUNT(*) FROM attachment_parts p WHERE p.id = attachments.id) FROM "
+			"attachments WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
 }
 
 static int sql_queue_counts(struct ledger *l, const char *user, const char *now,
@@ -1142,6 +1170,9 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 	static const char *const names[] = { "user_id", "id", NULL };
 	char *sel = xasprintf("SELECT a.user_id, a.id FROM attachments a JOIN queue q ON "
 			      "q.seq = a.seq AND q.user_id = a.user_id WHERE %s", cond);
+	char *delp = xasprintf("DELETE FROM attachment_parts WHERE id IN (SELECT a.id FROM "
+			       "attachments a JOIN queue q ON q.seq = a.seq AND q.user_id = a.user_id "
+			       "WHERE %s)", cond);
 	char *dela = xasprintf("DELETE FROM attachments WHERE EXISTS (SELECT 1 FROM queue q WHERE "
 			       "q.seq = attachments.seq AND q.user_id = attachments.user_id AND %s)",
 			       cond);
@@ -1152,6 +1183,8 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 	if (rc == 0)
 		json_array_extend(blobs, ids);
 	if (rc == 0)
+		rc = run(s, delp, 1, &now, e);
+	if (rc == 0)
 		rc = run(s, dela, 1, &now, e);
 	if (rc == 0)
 		rc = run(s, delq, 1, &now, e);
@@ -1159,6 +1192,7 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 		*count = s->changes;
 	json_decref(ids);
 	free(sel);
+	free(delp);
 	free(dela);
 	free(delq);
 	return rc;
@@ -1194,8 +1228,12 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 		r->budget_rows += s->changes;
 		rc = run(s, "DELETE FROM holders WHERE day < ?1", 1, &budget_before, e);
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		r->budget_rows += s->changes;
+	if (rc == 0) /* bytes no row names (none should be: they leave together) */
+		rc = run(s, "DELETE FROM attachment_parts WHERE NOT EXISTS (SELECT 1 FROM "
+			    "attachments a WHERE a.id = attachment_parts.id)", 0, NULL, e);
+	if (rc == 0) {
 		rc = scalar(s, "SELECT COUNT(*) FROM queue WHERE state = 'queued' AND retain_until "
 			       "IS NOT NULL AND retain_until < ?1", 1, &now, &r->overdue_queued, e);
 	}
@@ -1225,6 +1263,82 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 		json_object_set_new(*ids, json_string_value(json_object_get(x, "k")), json_true());
 	json_decref(list);
 	return 0;
+}
+
+/* ---- attachments' bytes ------------------------------------------------------------------ */
+
+static int sql_attachment_read(struct ledger *l, const char *id, long long n, struct buf *out,
+			       struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char ns[24];
+	const char *v[] = { id, ns };
+	int rc;
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	db_lock(s);
+	rc = s->drv->get_bytes(s, "SELECT bytes FROM attachment_parts WHERE id = ?1 AND "
+				  "n = CAST(?2 AS INTEGER)", 2, v, out, e);
+	db_unlock(s);
+	return rc;
+}
+
+/* Inside a transaction: source read into parts until it ends. */
+static int fill_parts(struct ledger_db *s, const char *id,
+		      int (*source)(void *, char *, size_t, size_t *, struct err *), void *arg,
+		      struct err *e)
+{
+	char *part = xmalloc(LEDGER_PART);
+	size_t got = 0;
+	int rc = 0;
+
+	for (long long n = 0; rc == 0; n++) {
+		size_t have = 0;
+		/* a part is filled whole (a source may answer short) before it is stored */
+		while (rc == 0 && have < LEDGER_PART &&
+		       (rc = source(arg, part + have, LEDGER_PART - have, &got, e)) == 0 && got)
+			have += got;
+		if (rc == 0 && have)
+			rc = put_part(s, id, n, part, have, e);
+		if (have < LEDGER_PART)
+			break;
+	}
+	free(part);
+	return rc;
+}
+
+static int sql_attachment_fill(struct ledger *l, const char *id,
+			       int (*source)(void *, char *, size_t, size_t *, struct err *),
+			       void *arg, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	long long rows;
+	int rc;
+
+	if (begin(s, e) != 0)
+		return -1;
+	rc = scalar(s, "SELECT COUNT(*) FROM attachments WHERE id = ?1", 1, &id, &rows, e);
+	if (rc == 0 && rows)
+		rc = run(s, "DELETE FROM attachment_parts WHERE id = ?1", 1, &id, e);
+	if (rc == 0 && rows)
+		rc = fill_parts(s, id, source, arg, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return rows > 0;
+}
+
+static int sql_attachment_unstored(struct ledger *l, json_t **out, struct err *e)
+{
+	static const char *const names[] = { "user_id", "id", NULL };
+	struct ledger_db *s = session(l);
+	int rc;
+
+	db_lock(s);
+	rc = rows(s, "SELECT user_id, id FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM "
+		     "attachment_parts p WHERE p.id = a.id) ORDER BY created_at, id", 0, NULL, names,
+		  out, e);
+	db_unlock(s);
+	return rc;
 }
 
 /* The two tables differ only in their name and the driver they open with. */
@@ -1261,6 +1375,9 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 		.booking_confirm = sql_booking_confirm, \
 		.booking_get = sql_booking_get, \
 		.booking_cancel = sql_booking_cancel, \
+		.attachment_read = sql_attachment_read, \
+		.attachment_fill = sql_attachment_fill, \
+		.attachment_unstored = sql_attachment_unstored, \
 	}
 
 const struct ledger_ops ledger_sqlite_ops = LEDGER_SQL_OPS("sqlite", sqlite_open);

@@ -101,6 +101,14 @@ static const char schema_v3[] =
 	" PRIMARY KEY (user_id, holder));"
 	"CREATE INDEX IF NOT EXISTS bookings_by_client ON bookings (user_id, state, ip_hash);";
 
+/* v4: the bytes of uploaded files live in the ledger, in parts of LEDGER_PART bytes
+ * (ledger.h), written in the transaction that stores their attachment row and deleted
+ * with it; files a box of v3 wrote in its data directory are moved in on its next
+ * serve or sweep (blobs.h). */
+static const char schema_v4[] =
+	"CREATE TABLE IF NOT EXISTS attachment_parts ("
+	" id TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (id, n));";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -164,6 +172,42 @@ static int lite_query(struct ledger_db *db, const char *sql, int n, const char *
 	return fail(db, e, out ? "reading" : "writing");
 }
 
+static int lite_put_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			  const void *bytes, size_t len, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(conn(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	bind_texts(st, n, v);
+	sqlite3_bind_blob64(st, n + 1, bytes, len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	db->changes = sqlite3_changes(conn(db));
+	return rc == SQLITE_DONE ? 0 : fail(db, e, "writing");
+}
+
+static int lite_get_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			  struct buf *out, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(conn(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	bind_texts(st, n, v);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const void *p = sqlite3_column_blob(st, 0);
+		buf_add(out, p ? p : "", (size_t)sqlite3_column_bytes(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc == SQLITE_ROW;
+	return fail(db, e, "reading");
+}
+
 static int lite_exec(struct ledger_db *db, const char *sql, struct err *e)
 {
 	char *msg = NULL;
@@ -196,6 +240,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
 	if (lite_exec(db, schema_v1, e) != 0 || (version < 2 && lite_exec(db, schema_v2, e) != 0) ||
 	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
+	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);
@@ -237,6 +282,8 @@ const struct ledger_driver ledger_sqlite_driver = {
 	.connect = lite_connect,
 	.disconnect = lite_disconnect,
 	.query = lite_query,
+	.put_bytes = lite_put_bytes,
+	.get_bytes = lite_get_bytes,
 	.exec = lite_exec,
 	.revive = NULL,
 	.begin = "BEGIN IMMEDIATE",

@@ -38,6 +38,9 @@ CHROMIUM ?= /usr/bin/chromium
 # The PostgreSQL server the box's tests start a throw-away cluster of (initdb,
 # pg_ctl), to run the box suite on a PostgreSQL ledger as well.
 DEB_PKGS += postgresql
+# The load balancer the multi-box test (tests/cli/test_box_multi.py) puts in front
+# of three boxes on one PostgreSQL database, on loopback.
+DEB_PKGS += haproxy
 # make lint: the two static analysers (scripts/lint.sh).
 DEB_PKGS += cppcheck clang-tidy
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests

@@ -270,8 +270,12 @@ def test_a_tampered_attachment_is_not_written_nor_acked_and_the_next_drain_takes
     report, p = drain(mecha, check=1)
     assert report["written"] == 0 and report["acknowledged"] == 0
     [skip] = report["skipped"]
-    assert skip["seq"] == seq and skip["error"] == "attachment"
-    assert "attachment `cv`" in skip["message"] and "left at the box" in p.err
+    # Bytes the ledger lacks are never sent short: the box cuts the answer (the drain
+    # sees the transfer fail); bytes that are not the file fail their digest.
+    assert skip["seq"] == seq and skip["error"] == ("gate" if tamper == "shorter"
+                                                     else "attachment")
+    assert ("attachment `cv`" in skip["message"] or tamper == "shorter") and \
+        "left at the box" in p.err
     assert record_files(mecha) == []
     assert not (mecha.requests / "attachments" / f"{seq:010d}" / "cv.pdf").exists()
     assert [r["seq"] for r in queued(box)] == [seq], "the box still holds it"

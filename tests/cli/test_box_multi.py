@@ -50,12 +50,14 @@ pytestmark = pytest.mark.skipif(not os.access(HAPROXY, os.X_OK),
 
 class Proxy:
     """HAProxy in the foreground, round robin over the boxes (so that one stranger's
-    steps land on different boxes), its own free port on 127.0.0.1."""
+    steps land on different boxes), its own free port on 127.0.0.1; a box that does
+    not answer is passed over (redispatch), as a dead one is in production."""
 
     def __init__(self, tmp_path, port, boxes):
         self.port = port
         cfg = tmp_path / "haproxy.cfg"
-        servers = "\n".join(f"    server b{i} 127.0.0.1:{b.port}" for i, b in enumerate(boxes))
+        servers = "\n".join(f"    server b{i} 127.0.0.1:{b.port} check inter 200ms fall 1 rise 1"
+                            for i, b in enumerate(boxes))
         cfg.write_text(f"""global
     maxconn 512
 defaults
@@ -63,6 +65,8 @@ defaults
     timeout connect 5s
     timeout client 60s
     timeout server 60s
+    retries 3
+    option redispatch 1
 frontend box
     bind 127.0.0.1:{port}
     default_backend boxes

@@ -137,7 +137,6 @@ static int disk_ok(const struct visit *v)
 /* The files measured: one attachment per part that carries something, ids minted. */
 struct files {
 	struct ledger_attachment *v;
-	const struct multipart_part **part;
 	char (*id)[VISIT_TOKEN_LEN + 1];
 	char (*sha)[HASH_SHA256_HEX_LEN + 8];
 	size_t n;
@@ -146,7 +145,6 @@ struct files {
 static void files_free(struct files *f)
 {
 	free(f->v);
-	free(f->part);
 	free(f->id);
 	free(f->sha);
 }
@@ -157,8 +155,6 @@ static int measure(const struct multipart *mp, struct files *f)
 
 	memset(f, 0, sizeof *f);
 	f->v = xcalloc(mp->n + 1, sizeof *f->v);
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	f->part = xcalloc(mp->n + 1, sizeof *f->part);
 	f->id = xcalloc(mp->n + 1, sizeof *f->id);
 	f->sha = xcalloc(mp->n + 1, sizeof *f->sha);
 	for (size_t i = 0; i < mp->n; i++) {
@@ -169,7 +165,6 @@ static int measure(const struct multipart *mp, struct files *f)
 			return -1;
 		hash_sha256_hex(p->data, p->len, hex);
 		snprintf(f->sha[f->n], sizeof f->sha[f->n], "sha256:%s", hex);
-		f->part[f->n] = p;
 		f->v[f->n] = (struct ledger_attachment){ f->id[f->n], p->name,
 							 p->filename ? p->filename : "",
 							 sniff(p->data, p->len), f->sha[f->n],

@@ -65,6 +65,7 @@ static struct ledger_db *session_new(struct ledger_db *first)
 		return NULL;
 	}
 	pthread_mutex_lock(&ss->lock);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	ss->all = xrealloc(ss->all, (ss->n + 1) * sizeof *ss->all);
 	ss->all[ss->n++] = s;
 	pthread_mutex_unlock(&ss->lock);

@@ -50,6 +50,9 @@ CHROMIUM ?= /usr/bin/chromium
 # The PostgreSQL server the box's tests start a throw-away cluster of (initdb,
 # pg_ctl), to run the box suite on a PostgreSQL ledger as well.
 DEB_PKGS += postgresql
+# The load balancer the multi-box test (tests/cli/test_box_multi.py) puts in front
+# of three boxes on one PostgreSQL database, on loopback.
+DEB_PKGS += haproxy
 # make lint: the two static analysers (scripts/lint.sh).
 DEB_PKGS += cppcheck clang-tidy
 # make bench: the one load generator the box's rows are driven by (bench/box.py).
@@ -387,6 +390,7 @@ demo: all
 
 bench: all
 	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))
+	@/usr/bin/python3 -B bench/box_holds.py $(abspath $(BUILD)/mecha)  # holds/s at 1 and 3 boxes
 
 fuzz:
 	@sh fuzz/run.sh

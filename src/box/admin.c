@@ -78,25 +78,12 @@ int admin_key_new(struct ledger *l, const char *handle, const char *scope, const
 	return bearer_mint(l, u.id, (enum bearer_scope)s, label, token, e);
 }
 
-/* Removes the blobs the sweep's rows named: [{"user_id","id"}]. */
-static void remove_blobs(const char *data, const json_t *blobs)
-{
-	const json_t *x;
-	size_t i;
-
-	json_array_foreach(blobs, i, x) {
-		json_t *one = json_pack("[O]", json_object_get(x, "id"));
-		blobs_remove(data, json_string_value(json_object_get(x, "user_id")), one);
-		json_decref(one);
-	}
-}
-
 int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err *e)
 {
 	struct ledger_sweep r;
 	char now[RFC3339_LEN], before[RFC3339_LEN];
 	json_t *blobs, *known;
-	long long orphans;
+	long long orphans, moved;
 
 	*report = NULL;
 	rfc3339_now(now);
@@ -104,17 +91,16 @@ int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err 
 	before[10] = '\0'; /* budget rows are keyed by day */
 	if (l->ops->sweep(l, now, before, &r, &blobs, e) != 0)
 		return -1;
-	remove_blobs(data, blobs);
-	json_decref(blobs);
-	if (l->ops->attachment_ids(l, &known, e) != 0)
+	json_decref(blobs); /* their bytes went with their rows, in the ledger */
+	if (blobs_import(l, data, &moved, e) != 0 || l->ops->attachment_ids(l, &known, e) != 0)
 		return -1;
 	orphans = blobs_sweep_orphans(data, known, ORPHAN_AGE_S);
 	json_decref(known);
-	*report = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "expired_submissions",
+	*report = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "expired_submissions",
 			    (json_int_t)r.expired_submissions, "expired_uploads",
 			    (json_int_t)r.expired_uploads, "attachments",
 			    (json_int_t)r.attachment_rows, "orphan_blobs", (json_int_t)orphans,
 			    "budget_rows", (json_int_t)r.budget_rows, "overdue_queued",
-			    (json_int_t)r.overdue_queued);
+			    (json_int_t)r.overdue_queued, "moved_files", (json_int_t)moved);
 	return 0;
 }

@@ -34,11 +34,12 @@ int admin_key_new(struct ledger *l, const char *handle, const char *scope, const
 
 /*
  * The sweep: submissions whose link expired, uploads never made, their
- * attachment rows and blobs, orphan blobs older than an hour, budget rows
- * older than two days. Never a queued row that was not drained: those past
- * retain_until are counted in overdue_queued (and reported by /v1/health).
- * *report: {"expired_submissions","expired_uploads","attachments",
- * "orphan_blobs","budget_rows","overdue_queued"}.
+ * attachment rows and bytes, budget and counter rows older than two days; the
+ * files an older box kept in data moved into the ledger (blobs_import), and
+ * those no row names removed after an hour. Never a queued row that was not
+ * drained: those past retain_until are counted in overdue_queued (and
+ * reported by /v1/health). *report: {"expired_submissions","expired_uploads",
+ * "attachments","orphan_blobs","budget_rows","overdue_queued","moved_files"}.
  */
 int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err *e);
 

@@ -9,7 +9,6 @@
 #include "base/rfc3339.h"
 #include "box/bearer.h"
 #include "box/book.h"
-#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/intake.h"
 #include "box/route.h"
@@ -494,43 +493,80 @@ static void queue_ack(struct api_ctx *ctx, const struct api_call *call, struct a
 					       &e) != 0) {
 		api_error(out, 500, "unavailable");
 	} else {
-		/* After the commit: a crash here leaves orphans, which the sweep removes. */
-		blobs_remove(ctx->conf->data, user.id, blobs);
-		json_decref(blobs);
+		json_decref(blobs); /* their bytes went with the rows, in the ledger */
 		ok_json(out, json_pack("{s:I}", "deleted", (json_int_t)deleted));
 	}
 	free(why);
 	free(seqs);
 }
 
+/* An attachment's bytes as they are sent: one part of the ledger's at a time. */
+struct parts {
+	struct ledger *ledger;
+	char id[LEDGER_ID_LEN + 1];
+	struct buf part; /* part n's bytes, or nothing yet */
+	long long n;
+};
+
+static long long parts_read(void *arg, unsigned long long pos, char *buf, size_t max)
+{
+	struct parts *p = arg;
+	long long n = (long long)(pos / LEDGER_PART);
+	size_t off = (size_t)(pos % LEDGER_PART), len;
+	struct err e;
+
+	if (n != p->n) {
+		buf_reset(&p->part);
+		p->n = -1;
+		if (p->ledger->ops->attachment_read(p->ledger, p->id, n, &p->part, &e) != 1)
+			return -1; /* deleted meanwhile (an ack), or the ledger failed */
+		p->n = n;
+	}
+	if (off >= p->part.len)
+		return -1;
+	len = p->part.len - off < max ? p->part.len - off : max;
+	memcpy(buf, p->part.data + off, len);
+	return (long long)len;
+}
+
+static void parts_free(void *arg)
+{
+	struct parts *p = arg;
+
+	buf_free(&p->part);
+	free(p);
+}
+
 static void attachment(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
 {
 	struct ledger_user user;
-	struct stat st;
-	char *path;
+	struct parts *p;
+	long long size, parts;
 	json_t *row;
 	struct err e;
-	int found, fd;
+	int found;
 
 	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 		return;
 	found = ctx->ledger->ops->attachment_get(ctx->ledger, user.id, call->route->arg, &row, &e);
 	if (found <= 0)
 		return api_error(out, found < 0 ? 500 : 404, found < 0 ? "unavailable" : "not found");
+	size = (long long)json_integer_value(json_object_get(row, "size"));
+	parts = (long long)json_integer_value(json_object_get(row, "parts"));
 	json_decref(row);
-	path = blobs_path(ctx->conf->data, user.id, call->route->arg);
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-	free(path);
-	/* A row whose file is gone is our inconsistency, never "not found": home would skip it. */
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
+	/* A row without its bytes is our inconsistency, never "not found": home would skip it. */
+	if (size <= 0 || parts != (size + LEDGER_PART - 1) / LEDGER_PART)
 		return api_error(out, 500, "unavailable");
-	}
+	p = xcalloc(1, sizeof *p);
+	p->ledger = ctx->ledger;
+	p->n = -1;
+	snprintf(p->id, sizeof p->id, "%s", call->route->arg);
 	out->status = 200;
 	out->type = "application/octet-stream";
-	out->fd = fd;
-	out->fdlen = (long long)st.st_size;
+	out->fdlen = size;
+	out->stream = parts_read;
+	out->stream_free = parts_free;
+	out->stream_arg = p;
 }
 
 /* ---- keys ---------------------------------------------------------------------------------- */

@@ -26,7 +26,8 @@
  * since and deadline the first call recorded.
  *
  * Ownership: reply.body and reply.location are malloc'd (boxd frees them); reply.fd is an open
- * file boxd hands to the response (or -1).
+ * file boxd hands to the response (or -1); reply.stream_arg is the stream's, handed to the
+ * response too, which calls stream_free(stream_arg) once it is done with it.
  */
 #ifndef MECHA_BOX_API_H
 #define MECHA_BOX_API_H
@@ -72,6 +73,12 @@ struct api_reply {
 	int fd;           /* a file to send instead of body (attachments), or -1 */
 	long long fdlen;
 	int park;         /* 1: suspend until new rows or call->deadline */
+	/* A body of fdlen bytes read part by part as it is sent (an attachment from the
+	 * ledger), when stream is set: up to max bytes from pos into buf, their count,
+	 * or -1 (the connection is then cut: the client sees a short body). */
+	long long (*stream)(void *arg, unsigned long long pos, char *buf, size_t max);
+	void (*stream_free)(void *arg);
+	void *stream_arg;
 	char *location;   /* a 303's Location (malloc'd, boxd frees it), or NULL */
 };
 

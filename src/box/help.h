@@ -56,14 +56,15 @@ static const char box_help_key[] =
 static const char box_help_sweep[] =
 	"usage: mecha box sweep [--config FILE] [--data DIR] [--json] [--verbose]\n\n"
 	"Deletes what the box no longer owes anyone: submissions whose link expired,\n"
-	"uploads never made (with their files), files no row names (after an hour) and old\n"
-	"budget rows. A queued request that was never drained is NEVER deleted, even past\n"
+	"uploads never made (with their files), old budget rows, and files an older box\n"
+	"kept in DIR that no row names (after an hour; the others are moved into the\n"
+	"ledger). A queued request that was never drained is NEVER deleted, even past\n"
 	"its retention date: it is counted (overdue) here and in /v1/health, and the owner\n"
 	"decides. Run it hourly (docs/box.md has a systemd timer).\n\n"
 	"  --config FILE   box.toml\n"
 	"  --data DIR      the box's data directory (without --config)\n"
 	"  --json          {\"expired_submissions\", \"expired_uploads\", \"attachments\",\n"
-	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\"}\n"
+	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\", \"moved_files\"}\n"
 	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
 #endif

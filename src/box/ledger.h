@@ -32,10 +32,14 @@
 #include <jansson.h>
 #include <stddef.h>
 
+struct buf;
 struct err;
 struct ledger;
 
 #define LEDGER_ID_LEN 32 /* user ids, attachment ids, tokens: 16 random bytes in hex */
+/* An uploaded file's bytes are stored in the ledger in parts of this size (the last
+ * shorter), written and read one part at a time: a file never sits whole in memory. */
+#define LEDGER_PART (256 * 1024)
 
 struct ledger_user {
 	char id[LEDGER_ID_LEN + 1];
@@ -53,11 +57,15 @@ struct ledger_key {
 	int revoked;
 };
 
-/* One uploaded file of a queued row (its blob is written before queue_add). */
+/* One uploaded file of a queued row. */
 struct ledger_attachment {
 	const char *id, *field, *filename, *content_type, *sha256; /* sha256: "sha256:<hex>" */
 	long long size;
+	/* Its size bytes (borrowed), stored in the ledger with the row, in the same
+	 * transaction; NULL: only the row (its bytes come later, attachment_fill). */
+	const char *data;
 };
+
 
 /* A row that goes straight to `queued` with its files: an upload's completion,
  * a booking's cancellation record, the test seed tool. */
@@ -192,12 +200,14 @@ struct ledger_ops {
 			  json_t **records, struct err *e);
 	/* The highest queued seq of user (0 when none): what a long poll watches. */
 	int (*queue_latest)(struct ledger *l, const char *user, long long *seq, struct err *e);
-	/* Deletes the named rows of user and their attachment rows in one transaction;
-	 * *blobs gets the attachment ids whose files the caller removes after. */
+	/* Deletes the named rows of user, their attachment rows and bytes in one
+	 * transaction; *blobs gets the attachment ids (files an older box kept on disk
+	 * that the caller removes after). */
 	int (*queue_ack)(struct ledger *l, const char *user, const long long *seqs, size_t n,
 			 long long *deleted, json_t **blobs, struct err *e);
 	/* One attachment row of user: {"id","seq","field","filename","size","sha256",
-	 * "content_type"}; 1 found, 0 none. */
+	 * "content_type","parts"} (parts: how many of its parts the ledger holds); 1
+	 * found, 0 none. */
 	int (*attachment_get)(struct ledger *l, const char *user, const char *id, json_t **row,
 			      struct err *e);
 	/* Queued rows of user, and those of them past retain_until (kept: the owner decides). */
@@ -255,6 +265,22 @@ struct ledger_ops {
 		     struct ledger_sweep *report, json_t **blobs, struct err *e);
 	/* Every attachment id of every user, as {"<user>/<id>": true}: the orphan check. */
 	int (*attachment_ids)(struct ledger *l, json_t **ids, struct err *e);
+
+	/* The bytes of the attachment id (attachment_get has told whose it is), part n
+	 * (0, 1, …: LEDGER_PART bytes each, the last shorter), appended to out: 1, 0 when
+	 * it has no such part. One short read each: nothing is held between parts. */
+	int (*attachment_read)(struct ledger *l, const char *id, long long n, struct buf *out,
+			       struct err *e);
+	/* The bytes of the attachment id, stored part by part in one transaction (what it
+	 * had before replaced): the move of a file an older box kept on disk. source reads
+	 * up to max bytes into buf: 0 with *got (0 at the end), or -1 with e. 1 stored, 0
+	 * when no attachment row is called id. */
+	int (*attachment_fill)(struct ledger *l, const char *id,
+			       int (*source)(void *arg, char *buf, size_t max, size_t *got,
+					     struct err *e),
+			       void *arg, struct err *e);
+	/* The attachment rows whose bytes are not in the ledger: [{"user_id","id"}]. */
+	int (*attachment_unstored)(struct ledger *l, json_t **rows, struct err *e);
 };
 
 struct ledger {

@@ -12,6 +12,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "box/admin.h"
+#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/boxd.h"
 #include "box/help.h"
@@ -109,6 +110,13 @@ static int config(const struct opts *o, struct boxconf *c, struct err *e)
 
 static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
+	long long moved;
+
+	/* files an older box kept in data go into the ledger first: then any box serves them */
+	if (blobs_import(l, c->data, &moved, e) != 0)
+		return -1;
+	if (moved)
+		fprintf(stderr, "{\"event\":\"attachments_moved\",\"files\":%lld}\n", moved);
 	return boxd_serve(c, l, e);
 }
 

@@ -125,9 +125,11 @@ def gate_counts(box):
                                                 timeout=10)) as db:
             counts = dict(db.execute("SELECT state, COUNT(*) FROM queue GROUP BY state"))
             counts["attachments"] = db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0]
+            counts["blobs"] = db.execute(
+                "SELECT COUNT(DISTINCT id) FROM attachment_parts").fetchone()[0]
     except sqlite3.Error as exc:
         return {"unreadable": str(exc)}
-    counts["blobs"] = sum(1 for p in (box.data / "attachments").rglob("*") if p.is_file())
+    counts["files"] = sum(1 for p in (box.data / "attachments").rglob("*") if p.is_file())
     return counts
 
 

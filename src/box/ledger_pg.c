@@ -89,6 +89,14 @@ static const char schema_v2[] =
 	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
 	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
+/* v3, as ledger_sqlite.c's: pairing codes. */
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -231,6 +239,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	snprintf(sql, sizeof sql, "DELETE FROM ledger_schema; INSERT INTO ledger_schema VALUES (%d)",
 		 LEDGER_SCHEMA_VERSION);
 	if (pg_exec(db, schema_v1, e) != 0 || (version < 2 && pg_exec(db, schema_v2, e) != 0) ||
+	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -79,6 +79,15 @@ static const char schema_v2[] =
 	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
 	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
+/* v3: pairing codes (mecha box pair): the SHA-256 of a one-time code, whose it is, until
+ * when, how many wrong tries its owner's codes have seen, and when it was spent. */
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures INTEGER NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -173,6 +182,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
 	if (lite_exec(db, schema_v1, e) != 0 || (version < 2 && lite_exec(db, schema_v2, e) != 0) ||
+	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -166,6 +166,30 @@ static int do_key(const struct opts *o, struct boxconf *c, struct ledger *l, str
 	return 0;
 }
 
+static int do_pair(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+{
+	char *code, expires[32];
+	json_t *r;
+
+	if (admin_pair_new(l, o->owner, o->label, &code, expires, e) != 0)
+		return -1;
+	if (o->json) {
+		r = json_pack("{s:s,s:s,s:s,s:s,s:i}", "handle", o->owner, "code", code, "gate",
+			      c->public_url, "expires_at", expires, "minutes", ADMIN_PAIR_MINUTES);
+		json_object_set_new(r, "command", json_sprintf("mecha pair %s %s --handle %s",
+							       c->public_url, code, o->owner));
+		jsonio_print(stdout, r);
+		json_decref(r);
+	} else {
+		printf("pairing code for %s: %s (works once, until %s: %d minutes)\n"
+		       "at home, run:\n  mecha pair %s %s --handle %s\n",
+		       o->owner, code, expires, ADMIN_PAIR_MINUTES, c->public_url, code, o->owner);
+	}
+	explicit_bzero(code, strlen(code));
+	free(code);
+	return 0;
+}
+
 static int do_sweep(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	json_t *r;
@@ -213,6 +237,13 @@ static int verb(int argc, char **argv)
 			return usage(v, "key new --owner HANDLE --scope SCOPE");
 		return with_ledger(&o, do_key);
 	}
+	if (strcmp(v, "pair") == 0) {
+		if ((rc = parse(v, "cdbuoLjv", box_help_pair, argc, argv, &o)) != 0)
+			return rc == -2 ? EXIT_OK : EXIT_USAGE;
+		if (o.npos || !o.owner)
+			return usage(v, "pair --owner HANDLE [--label TEXT]");
+		return with_ledger(&o, do_pair);
+	}
 	if (strcmp(v, "sweep") == 0) {
 		if ((rc = parse(v, "cdbjv", box_help_sweep, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
@@ -232,7 +263,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		printf("usage: mecha box VERB [OPTIONS]\n\n%s\nverbs: serve, owner add, key new, "
-		       "sweep (each answers --help)\n", box_help_intro);
+		       "pair, sweep (each answers --help)\n", box_help_intro);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
 	return verb(argc - 1, argv + 1);

@@ -38,6 +38,8 @@ int cli_doctor(int argc, char **argv);
 int cli_box(int argc, char **argv);
 int cli_slots(int argc, char **argv);
 int cli_drain(int argc, char **argv);
+/* `mecha pair URL CODE --handle H`: this home paired with a box (pair.c). */
+int cli_pair(int argc, char **argv);
 
 /* The verb tables of the groups (verb.h), for the top-level help and completion. */
 extern const struct cli_group cli_frontdoor_group;

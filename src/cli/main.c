@@ -60,6 +60,10 @@ const struct cli_command cli_commands[] = {
 	{ "drain", cli_drain, NULL,
 	  "bring the box's queued requests home into requests/, then acknowledge them",
 	  CONFINE_REQUESTS | CONFINE_GATE },
+	/* It writes the home's factory/ (the gate and the keys) and talks to the box. */
+	{ "pair", cli_pair, NULL,
+	  "pair this home with a box by a one-time code (mecha box pair): the gate and keys",
+	  CONFINE_HOME | CONFINE_GATE },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 

@@ -99,6 +99,13 @@ int gate_open(enum gate_key which, struct gate *g, struct err *e);
 void gate_close(struct gate *g);
 
 /*
+ * A gate at url (checked as gate_url_check) presenting key, or no
+ * Authorization header when key is NULL: for the calls made before the home
+ * holds its keys, or with keys not yet written (`mecha pair`); loads libcurl.
+ */
+int gate_at(const char *url, const char *key, struct gate *g, struct err *e);
+
+/*
  * One exchange. 0 when the box answered 2xx with at most rq->max bytes;
  * otherwise -1 with ERR_GATE: "gate: GET URL: HTTP 401: <the box's error>",
  * the transport's reason, or that the answer was longer than rq->max (and

@@ -18,6 +18,9 @@ from conftest import ROOT
 
 TYPES = ROOT / "tests" / "fixtures" / "types"
 
+# The ledger's two transactions (a code made, a code spent) run on both backends.
+on_both_ledgers = pytest.mark.usefixtures("box_ledger")
+
 
 @pytest.fixture
 def box(tmp_path):
@@ -75,6 +78,7 @@ def test_a_code_pairs_the_home_and_it_drains_and_publishes(mecha, box):
     assert labels == {os.uname().nodename}
 
 
+@on_both_ledgers
 def test_a_code_works_once(mecha, box):
     mecha.run("init", check=0)
     code = code_for(box)["code"]
@@ -95,6 +99,7 @@ def test_case_blanks_and_dashes_do_not_matter_and_the_label_is_the_boxs(mecha, b
     assert labels == {"the laptop"}
 
 
+@on_both_ledgers
 def test_a_wrong_handle_spends_nothing_and_five_wrong_tries_end_the_code(mecha, box):
     mecha.run("init", check=0)
     box.mecha("owner", "add", "bob", check=0)

@@ -129,7 +129,7 @@ def test_every_verb_is_confined_once_its_options_are_read(mecha, outside, listen
     if verb in NOT_THIS_PROGRAM:
         pytest.skip("mecha-box is another program; this one execs it unconfined")
     inside, never = outside
-    mecha.home.mkdir(mode=0o700)
+    mecha.home.mkdir(mode=0o700, exist_ok=True)
     p = mecha.run(*verb, *VERBS[verb], input="", env={
         "MECHA_TEST_OPEN": str(inside), "MECHA_TEST_CREATE": str(never),
         "MECHA_TEST_CONNECT": str(listener), "EDITOR": "true", "VISUAL": "", "TERM": "dumb"})

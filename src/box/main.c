@@ -7,6 +7,7 @@
  * box VERB` runs this program; each verb parses, calls one function of
  * src/box and prints.
  */
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
@@ -34,8 +35,31 @@ struct opts {
 	int npos;
 };
 
+/* --json on the command line: every failure also prints {"ok":false,"error","message"} on stdout. */
+static int json_wanted;
+
+static void fail_document(int code, const char *msg)
+{
+	struct buf safe = BUF_INIT;
+	json_t *o;
+
+	if (!json_wanted)
+		return;
+	if (!text_utf8_valid(msg, strlen(msg))) { /* it may quote bytes that are not text */
+		text_safe(&safe, msg, strlen(msg), 0);
+		msg = buf_str(&safe);
+	}
+	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(code), "message", msg);
+	if (o)
+		jsonio_print(stdout, o);
+	json_decref(o);
+	buf_free(&safe);
+	json_wanted = 0; /* once */
+}
+
 static int fail(const struct err *e)
 {
+	fail_document(e->code, e->msg);
 	fputs("mecha box: ", stderr);
 	text_print(stderr, e->msg, 0);
 	fputc('\n', stderr);
@@ -44,7 +68,11 @@ static int fail(const struct err *e)
 
 static int usage(const char *verb, const char *what)
 {
-	fprintf(stderr, "mecha box: %s (see 'mecha box %s --help')\n", what, verb);
+	char msg[256];
+
+	snprintf(msg, sizeof msg, "%s (see 'mecha box %s --help')", what, verb);
+	fail_document(ERR_USAGE, msg);
+	fprintf(stderr, "mecha box: %s\n", msg);
 	return EXIT_USAGE;
 }
 
@@ -266,5 +294,8 @@ int main(int argc, char **argv)
 		       "pair, sweep (each answers --help)\n", box_help_intro);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			json_wanted = 1;
 	return verb(argc - 1, argv + 1);
 }

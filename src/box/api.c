@@ -194,9 +194,16 @@ static void type_store(struct api_ctx *ctx, const struct ledger_user *user,
 				       &e) != 0) {
 		api_error(out, 500, "unavailable");
 	} else {
+		json_t *answer;
 		url = type_url(ctx, m->id);
-		ok_json(out, json_pack("{s:s,s:s,s:I,s:s}", "id", m->id, "title", m->title, "fields",
-				       (json_int_t)m->nfields, "url", url));
+		answer = json_pack("{s:s,s:s,s:I,s:s,s:I}", "id", m->id, "title", m->title, "fields",
+				   (json_int_t)m->nfields, "url", url, "version",
+				   (json_int_t)m->version);
+		/* the page a stranger opens (what to hand out), when the type is servable */
+		json_object_set_new(answer, "page", m->verification
+			? json_sprintf("%s/%s/%s/%s", ctx->conf->public_url, m->booking ? "s" : "f",
+				       user->handle, m->id) : json_null());
+		ok_json(out, answer);
 		free(url);
 	}
 	free(body);

@@ -68,7 +68,9 @@ static const char push_help[] =
 	"$FACTORY_GATE; the key is $MECHA_HOME/factory/release.key (mode 0600) or the file\n"
 	"$FACTORY_RELEASE_KEY names. A plain http:// gate is refused unless it is this\n"
 	"machine's loopback (insecure, exit 3).\n\n"
-	"  --json   the box's answer: {\"id\", \"title\", \"fields\", \"url\"}\n";
+	"It prints the page strangers open (URL/f/HANDLE/ID, or /s/ for a booking type) and\n"
+	"the API URL (which answers only to keys).\n\n"
+	"  --json   the box's answer: {\"id\", \"title\", \"fields\", \"url\", \"version\", \"page\"}\n";
 
 /* ---- check ---------------------------------------------------------------------- */
 
@@ -415,11 +417,20 @@ static int push(int argc, char **argv)
 	if (json) {
 		jsonio_print(stdout, answer);
 	} else {
+		const char *page = json_string_value(json_object_get(answer, "page"));
 		fputs("published ", stdout);
 		text_print(stdout, a.pos[0], 0);
-		fputs(": ", stdout);
+		if (page) { /* what strangers open: the URL to hand out */
+			fputs(": ", stdout);
+			text_print(stdout, page, 0);
+			fputs("\n  api   ", stdout);
+		} else {
+			fputs(json_object_get(answer, "page")
+				      ? " (no [verification]: the box serves no page for it)\n  api   "
+				      : ": ", stdout);
+		}
 		text_print(stdout, jsonio_str_or(answer, "url", "(the box named no URL)"), 0);
-		fputc('\n', stdout);
+		fputs(" (for keys, not browsers)\n", stdout);
 	}
 	json_decref(answer);
 	return EXIT_OK;

@@ -91,16 +91,18 @@ VERBS = {
     ("init",): [], ("doctor",): ["--offline"], ("drain",): [],
     ("slots", "show"): ["x"], ("slots", "push"): ["x"],
     ("box", "serve"): ["--help"], ("box", "owner"): ["--help"], ("box", "key"): ["--help"],
-    ("box", "sweep"): ["--help"],
+    ("box", "sweep"): ["--help"], ("box", "pair"): ["--help"],
+    ("pair",): ["http://127.0.0.1:9", "K7QM-3XPA-9D2F", "--handle", "ada"],
 }
 # They run mecha-box, another program (it faces the internet: docs/security.md).
-NOT_THIS_PROGRAM = {("box", "serve"), ("box", "owner"), ("box", "key"), ("box", "sweep")}
+NOT_THIS_PROGRAM = {("box", "serve"), ("box", "owner"), ("box", "key"), ("box", "sweep"),
+                    ("box", "pair")}
 # They run one of the person's own programs ($EDITOR), which may read anything.
 RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",)}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
            ("outbox", "approve"), ("outbox", "review"), ("review",),
-           ("doctor",), ("drain",), ("slots", "push"), ("types", "push")}
+           ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",)}
 
 
 def listed_verbs(mecha):

@@ -297,7 +297,14 @@ void intake_judge(const struct intake_row *r, const struct manifest *m, const ch
 					 "values"));
 		return;
 	}
+	{
+		json_t *stamp = json_object_get(raw, "_type_version");
+		if (json_is_integer(stamp) && json_integer_value(stamp) > 0)
+			v->box_version = json_integer_value(stamp);
+		json_object_del(raw, "_type_version");
+	}
 	judge_object(r, m, no_manifest, raw, v);
+	v->type_version = v->box_version ? v->box_version : m ? m->version : 0;
 	json_decref(raw);
 }
 
@@ -326,10 +333,15 @@ json_t *intake_attachment(const struct intake_file *f, const char *digest_hex,
 json_t *intake_record(const struct intake_row *r, const struct intake_verdict *v,
 		      const char *drained_at, json_t *attachments)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "seq", (json_int_t)r->seq, "type_id",
-			      r->type, "state", "drained", "created_at", r->created_at,
-			      "drained_at", drained_at, "valid", v->valid);
+	json_t *o = json_pack("{s:I,s:s}", "seq", (json_int_t)r->seq, "type_id", r->type);
 
+	if (v->type_version > 0) /* beside the type it is the version of */
+		json_object_set_new(o, "type_version", json_integer(v->type_version));
+	json_t *rest = json_pack("{s:s,s:s,s:s,s:b}", "state", "drained", "created_at",
+				 r->created_at, "drained_at", drained_at, "valid", v->valid);
+
+	json_object_update(o, rest);
+	json_decref(rest);
 	if (v->invalid_reason)
 		json_object_set_new(o, "invalid_reason", json_string(v->invalid_reason));
 	json_object_set(o, "values", v->values);

@@ -15,7 +15,7 @@
 
 /* The known keys, in the order a record is written. */
 static const char *const known_keys[] = {
-	"seq",        "type_id",  "state",      "created_at",       "drained_at",
+	"seq",        "type_id",  "type_version", "state", "created_at",  "drained_at",
 	"valid",      "invalid_reason", "values", "free_text",      "reply_to",
 	"extraction", "extraction_error", "triage_session", "outbox", "note",
 	"attachments", NULL,
@@ -141,6 +141,9 @@ int record_check(const json_t *doc, struct err *e)
 	v = json_object_get(doc, "valid");
 	if (v && !json_is_boolean(v))
 		return bad(e, "valid", "true or false");
+	v = json_object_get(doc, "type_version"); /* the version it was submitted under */
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+		return bad(e, "type_version", "a whole number from 1");
 	if ((v = json_object_get(doc, "free_text")) && check_string_array(v, "free_text", e))
 		return -1;
 	if ((v = json_object_get(doc, "outbox")) && check_string_array(v, "outbox", e))

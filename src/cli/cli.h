@@ -76,6 +76,8 @@ int cli_completion(int argc, char **argv);
  * stdout, once, even on a path that never reached the verb's own --json.
  */
 void cli_json_wanted(int argc, char **argv);
+/* A verb printed a failure document of its own shape: cli_fail adds none. */
+void cli_json_printed(void);
 /* "mecha: <message>" on stderr (and the document on stdout, above); the exit status for e. */
 int cli_fail(const struct err *e);
 /* With --json: also {"ok":false,"error":CODE,"message":MSG} on stdout. */

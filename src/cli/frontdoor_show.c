@@ -364,8 +364,10 @@ int frontdoor_show_verb(int argc, char **argv)
 	rc = store_get(&s, seq, &r, &e);
 	store_close(&s);
 	if (rc != 0) {
-		if (json && e.code == ERR_UNREADABLE)
+		if (json && e.code == ERR_UNREADABLE) {
 			show_unreadable_json(&e);
+			cli_json_printed();
+		}
 		return cli_fail(&e);
 	}
 	if (json)

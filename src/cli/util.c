@@ -32,6 +32,11 @@ void cli_json_wanted(int argc, char **argv)
 
 static void fail_document(const struct err *e, int one_line);
 
+void cli_json_printed(void)
+{
+	json_said = 1;
+}
+
 int cli_fail(const struct err *e)
 {
 	if (json_wanted && !json_said)

@@ -196,6 +196,7 @@ static const struct {
 	[GATE_DRAIN] = { "drain.key", "FACTORY_DRAIN_KEY", "drain" },
 	[GATE_SLOTS] = { "slots.key", "FACTORY_SLOTS_KEY", "slots" },
 	[GATE_RELEASE] = { "release.key", "FACTORY_RELEASE_KEY", "release" },
+	[GATE_PUBLISH] = { "publish.key", "FACTORY_PUBLISH_KEY", "publish" },
 };
 
 /* The key file is the owner's alone, or it is not used. */

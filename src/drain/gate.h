@@ -51,6 +51,7 @@ enum gate_key {
 	GATE_DRAIN,   /* drain.key: the queue, its ack and its attachments */
 	GATE_SLOTS,   /* slots.key: PUT /v1/instruments/{id}/slots */
 	GATE_RELEASE, /* release.key: PUT /v1/types/{id} */
+	GATE_PUBLISH, /* publish.key: GET /v1/types (what the box serves; mecha doctor) */
 };
 
 struct gate {

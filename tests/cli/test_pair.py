@@ -224,3 +224,35 @@ def test_this_home_pairs_with_the_reference_box(mecha):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_doctor_checks_the_paired_box_each_key_its_scope_the_queue_and_the_types(mecha, box):
+    mecha.run("init", check=0)
+    p = mecha.run("doctor", "--json", check=0)
+    [only] = [l for l in json.loads(p.out) if l["check"] == "box"]
+    assert only["status"] == "ok" and "no box paired" in only["detail"]
+    pair(mecha, box, code_for(box)["code"])
+    factory = mecha.home / "factory"
+    shutil.copy(TYPES / "meeting.toml", factory / "types" / "meeting.toml")
+    got = [l for l in json.loads(mecha.run("doctor", "--json").out) if l["check"] == "box"]
+    said = {l["detail"]: l["status"] for l in got}
+    for scope in ("drain", "release", "slots", "publish"):
+        assert said[f"{scope} key: taken by http://127.0.0.1:{box.port}, with its scope"] == "ok"
+    assert said["queue: empty"] == "ok"
+    assert said["type meeting: not published (home has v2)"] == "warn"
+    mecha.run("types", "push", "meeting", check=0)
+    newer = (TYPES / "meeting.toml").read_text().replace("version = 2", "version = 3")
+    (factory / "types" / "meeting.toml").write_text(newer)
+    got = [l for l in json.loads(mecha.run("doctor", "--json").out) if l["check"] == "box"]
+    [t] = [l for l in got if l["detail"].startswith("type meeting")]
+    assert t["status"] == "fail" and t["detail"] == "type meeting: the box serves v2, home has v3"
+    assert "mecha types push" in t["fix"]
+    # a key the box no longer takes: named, with the fix
+    box.json("POST", "/v1/disconnect", key=(factory / "slots.key").read_text().strip())
+    got = [l for l in json.loads(mecha.run("doctor", "--json", check=1).out) if l["check"] == "box"]
+    [k] = [l for l in got if l["detail"].startswith("slots key")]
+    assert k["status"] == "fail" and "does not take it" in k["detail"] and "mecha pair" in k["fix"]
+    # --offline reaches nothing
+    got = [l for l in json.loads(mecha.run("doctor", "--json", "--offline").out)
+           if l["check"] == "box"]
+    assert [l["status"] for l in got] == ["warn"] and "--offline" in got[0]["detail"]

@@ -88,6 +88,7 @@ VERBS = {
     ("calendar", "remove"): ["uid"],
     ("types", "check"): ["x.toml"], ("types", "list"): [], ("types", "show"): ["x"],
     ("types", "schema"): ["x"], ("types", "validate"): ["x"], ("types", "push"): ["x"],
+    ("types", "install"): ["x.toml"],
     ("init",): [], ("doctor",): ["--offline"], ("drain",): [],
     ("slots", "show"): ["x"], ("slots", "push"): ["x"],
     ("box", "serve"): ["--help"], ("box", "owner"): ["--help"], ("box", "key"): ["--help"],
@@ -102,7 +103,8 @@ RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",)}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
            ("outbox", "approve"), ("outbox", "review"), ("review",),
-           ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",)}
+           ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",),
+           ("types", "install")}
 
 
 def listed_verbs(mecha):

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import write_config
+from conftest import ROOT, write_config
 
 NOW = "2026-10-22T08:00:00Z"
 
@@ -25,6 +25,7 @@ HOME_VERBS = [
     ("calendar", "free-busy"),
     ("calendar", "add", "--start", NOW, "--end", "2026-10-22T09:00:00Z", "--attendee", "a@b.org"),
     ("types", "list"), ("types", "show", "meeting"), ("types", "push", "meeting"),
+    ("types", "install", str(ROOT / "tests" / "fixtures" / "types" / "meeting.toml")),
     ("slots", "show", "consult"), ("slots", "push", "consult"),
     ("drain",), ("pair", "http://127.0.0.1:9", "K7QM-3XPA-9D2F", "--handle", "ada"),
 ]

@@ -29,7 +29,7 @@ allowed() {
 	mission) echo "base config" ;;
 	frontdoor) echo "base config requests calendar provider outbox types" ;;
 	mcp) echo "base config requests calendar provider outbox types frontdoor mission" ;;
-	doctor) echo "base config requests calendar provider outbox types frontdoor mission mcp" ;;
+	doctor) echo "base config requests calendar provider outbox types frontdoor mission mcp drain" ;;
 	tui) echo "base config requests calendar provider outbox types frontdoor mission" ;;
 	drain) echo "base config requests calendar provider types" ;;
 	box) echo "base config types" ;;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #define ORPHAN_AGE_S 3600
@@ -76,6 +77,73 @@ int admin_key_new(struct ledger *l, const char *handle, const char *scope, const
 		return err_set(e, ERR_NOT_FOUND, "the box has no owner called %s (mecha box owner add "
 			       "%s)", handle, handle);
 	return bearer_mint(l, u.id, (enum bearer_scope)s, label, token, e);
+}
+
+/* Crockford's base32: no I, L, O or U, so nothing reads as another letter or a digit. */
+static const char pair_alphabet[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+#define PAIR_CHARS 12
+
+void admin_pair_hash(const char *code, size_t len, char out[65])
+{
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = code[i];
+		if (c == '-' || c == ' ' || c == '\t')
+			continue;
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		if (c == 'O')
+			c = '0';
+		else if (c == 'I' || c == 'L')
+			c = '1';
+		buf_addc(&b, c);
+	}
+	hash_sha256_hex(b.data ? b.data : "", b.len, out);
+	buf_free(&b);
+}
+
+int admin_pair_new(struct ledger *l, const char *handle, const char *label, char **code,
+		   char expires[32], struct err *e)
+{
+	struct ledger_user u;
+	unsigned char raw[PAIR_CHARS];
+	char text[PAIR_CHARS + 3], hash[65], now[RFC3339_LEN], since[RFC3339_LEN];
+	struct ledger_pairing p;
+	size_t n = 0;
+	int found, added;
+
+	*code = NULL;
+	found = l->ops->user_get(l, handle, NULL, &u, e);
+	if (found < 0)
+		return -1;
+	if (found == 0)
+		return err_set(e, ERR_NOT_FOUND, "the box has no owner called %s (mecha box owner add "
+			       "%s)", handle, handle);
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		return err_errno(e, "reading random bytes");
+	for (int i = 0; i < PAIR_CHARS; i++) {
+		if (i && i % 4 == 0)
+			text[n++] = '-';
+		text[n++] = pair_alphabet[raw[i] & 31]; /* 256 is 8 × 32: every letter as likely */
+	}
+	text[n] = '\0';
+	explicit_bzero(raw, sizeof raw);
+	admin_pair_hash(text, n, hash);
+	rfc3339_now(now);
+	rfc3339_format(time(NULL) + ADMIN_PAIR_MINUTES * 60, expires);
+	rfc3339_format(time(NULL) - 3600, since);
+	p = (struct ledger_pairing){ u.id, hash, label ? label : "", now, expires, since,
+				     ADMIN_PAIR_PER_HOUR };
+	added = l->ops->pair_add(l, &p, e);
+	if (added < 0)
+		return -1;
+	if (added == 0)
+		return err_set(e, ERR_TOO_MANY, "%s has made %d pairing codes in the last hour; wait, "
+			       "or use one of them", handle, ADMIN_PAIR_PER_HOUR);
+	*code = xstrdup(text);
+	explicit_bzero(text, sizeof text);
+	return 0;
 }
 
 int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err *e)

@@ -6,7 +6,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/hash.h"
 #include "base/rfc3339.h"
+#include "box/admin.h"
 #include "box/bearer.h"
 #include "box/book.h"
 #include "box/boxconf.h"
@@ -191,9 +193,16 @@ static void type_store(struct api_ctx *ctx, const struct ledger_user *user,
 				       &e) != 0) {
 		api_error(out, 500, "unavailable");
 	} else {
+		json_t *answer;
 		url = type_url(ctx, m->id);
-		ok_json(out, json_pack("{s:s,s:s,s:I,s:s}", "id", m->id, "title", m->title, "fields",
-				       (json_int_t)m->nfields, "url", url));
+		answer = json_pack("{s:s,s:s,s:I,s:s,s:I}", "id", m->id, "title", m->title, "fields",
+				   (json_int_t)m->nfields, "url", url, "version",
+				   (json_int_t)m->version);
+		/* the page a stranger opens (what to hand out), when the type is servable */
+		json_object_set_new(answer, "page", m->verification
+			? json_sprintf("%s/%s/%s/%s", ctx->conf->public_url, m->booking ? "s" : "f",
+				       user->handle, m->id) : json_null());
+		ok_json(out, answer);
 		free(url);
 	}
 	free(body);
@@ -596,10 +605,101 @@ static void disconnect(struct api_ctx *ctx, const struct api_call *call, struct 
 	ledger_key_free(&key);
 }
 
-/* No pairing codes are minted by this box yet, so every code is one that is not valid. */
-static void pair(struct api_reply *out)
+/* The presenter's label: printable ASCII only, at most 64 characters (it reaches key lists). */
+static char *clean_label(const char *in)
 {
-	api_error(out, 404, "that code is not valid for that handle");
+	struct buf b = BUF_INIT;
+
+	for (const char *p = in ? in : ""; *p && b.len < 64; p++)
+		if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f)
+			buf_addc(&b, *p);
+	char *out = xstrdup(buf_str(&b));
+
+	buf_free(&b);
+	return out;
+}
+
+/*
+ * POST /v1/pair {code, handle, label}: the code is the credential (single use,
+ * minutes-lived), so no key is asked for. Every refusal is one refusal, 404
+ * "that code is not valid for that handle", as the reference's: a wrong
+ * handle learns nothing about whose the code is. The keys are hashed before
+ * the transaction that spends the code inserts them, so a refused try stores
+ * nothing. The answer has the reference's fields (publish_key, drain_key and
+ * their ids, handle) and the two scopes it has no pairing for (release_key,
+ * slots_key), so a home can serve forms and bookings with no key copied.
+ */
+static void pair(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
+{
+	static const enum bearer_scope scopes[] = { BEARER_PUBLISH, BEARER_DRAIN, BEARER_RELEASE,
+						    BEARER_SLOTS };
+	enum { N = sizeof scopes / sizeof scopes[0] };
+	struct ledger_key keys[N];
+	char *tokens[N] = { 0 }, *label = NULL, h_norm[65], h_raw[65], now[RFC3339_LEN];
+	const char *code, *handle;
+	struct ledger_redeem r;
+	struct ledger_user user;
+	json_error_t jerr;
+	json_t *body = json_loadb(call->body ? call->body : "", call->len, JSON_REJECT_DUPLICATES,
+				  &jerr), *o;
+	struct err e;
+	size_t made = 0, clen;
+	int rc = -1;
+
+	code = json_string_value(json_object_get(body, "code"));
+	handle = json_string_value(json_object_get(body, "handle"));
+	if (!json_is_object(body) || !code || !handle ||
+	    (json_object_get(body, "label") && !json_is_string(json_object_get(body, "label")))) {
+		json_decref(body);
+		return api_error(out, 400, "body: {\"code\", \"handle\", \"label\"} are strings");
+	}
+	clen = json_string_length(json_object_get(body, "code"));
+	while (clen && strchr(" \t\r\n", code[clen - 1]))
+		clen--;
+	while (clen && strchr(" \t\r\n", *code))
+		code++, clen--;
+	admin_pair_hash(code, clen, h_norm);
+	hash_sha256_hex(code, clen, h_raw); /* a reference ledger's codes: the trimmed text */
+	label = clean_label(json_string_value(json_object_get(body, "label")));
+	for (; made < N; made++)
+		if (bearer_prepare("", scopes[made], label, &keys[made], &tokens[made], &e) != 0)
+			break;
+	if (made == N) {
+		char lower[64];
+		size_t i;
+		for (i = 0; handle[i] && i < sizeof lower - 1; i++)
+			lower[i] = (handle[i] >= 'A' && handle[i] <= 'Z') ? (char)(handle[i] + 32)
+									   : handle[i];
+		lower[i] = '\0';
+		rfc3339_now(now);
+		r = (struct ledger_redeem){ { h_norm, h_raw }, lower, label, keys, N, now,
+					    ADMIN_PAIR_FAILURES };
+		rc = ctx->ledger->ops->pair_redeem(ctx->ledger, &r, &user, &e);
+	}
+	if (rc < 0) {
+		api_error(out, 500, "unavailable");
+	} else if (rc == 0) {
+		api_error(out, 404, "that code is not valid for that handle");
+	} else {
+		o = json_pack("{s:s}", "handle", user.handle);
+		for (size_t i = 0; i < N; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "%s_key", bearer_scope_name(scopes[i]));
+			json_object_set_new(o, name, json_string(tokens[i]));
+			snprintf(name, sizeof name, "%s_key_id", bearer_scope_name(scopes[i]));
+			json_object_set_new(o, name, json_string(keys[i].id));
+		}
+		if (ctx->conf && ctx->conf->public_url)
+			json_object_set_new(o, "gate", json_string(ctx->conf->public_url));
+		ok_json(out, o);
+	}
+	for (size_t i = 0; i < made; i++) {
+		explicit_bzero(tokens[i], strlen(tokens[i]));
+		free(tokens[i]);
+		ledger_key_free(&keys[i]);
+	}
+	free(label);
+	json_decref(body);
 }
 
 void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *out)
@@ -624,7 +724,7 @@ void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *ou
 	case ROUTE_ATTACHMENT:
 		return attachment(ctx, call, out);
 	case ROUTE_PAIR:
-		return pair(out);
+		return pair(ctx, call, out);
 	case ROUTE_DISCONNECT:
 		return disconnect(ctx, call, out);
 	case ROUTE_FORM:

@@ -12,7 +12,7 @@
  *   GET  /v1/queue?since&wait         drain: a pure read, long-polled up to 25 s
  *   POST /v1/queue/ack                drain: rows and attachment rows in one transaction
  *   GET  /v1/queue/attachments/{id}   drain
- *   POST /v1/pair                     no pairing codes are minted here: always refused
+ *   POST /v1/pair                     none: a one-time code (mecha box pair) for the owner's keys
  *   POST /v1/disconnect               any key: the presented key revokes itself
  *
  * 401 {"error":"a valid bearer token is required"}, 403 {"error":"this key

@@ -180,7 +180,7 @@ static json_t *answers(const json_t *raw)
 
 /* The values the row carries: the validated answers and the slot, `_`-prefixed. */
 static char *hold_payload(const json_t *values, const char *id, const char *start,
-			  const char *end, long long minutes)
+			  const char *end, long long minutes, long long version)
 {
 	json_t *all = json_deep_copy(values);
 	char *text;
@@ -189,6 +189,7 @@ static char *hold_payload(const json_t *values, const char *id, const char *star
 	json_object_set_new(all, "_slot_end", json_string(end));
 	json_object_set_new(all, "_duration_minutes", json_integer(minutes));
 	json_object_set_new(all, "_booking_id", json_string(id));
+	json_object_set_new(all, "_type_version", json_integer(version));
 	text = jsonio_compact(all);
 	json_decref(all);
 	return text;
@@ -229,7 +230,7 @@ static void take(struct visit *v, const json_t *raw, const json_t *values,
 	rfc3339_format(s->end, end);
 	visit_later(v, minutes * 60, expires);
 	if (address && visit_token(id, spare) == 0) {
-		payload = hold_payload(values, id, start, end, s->minutes);
+		payload = hold_payload(values, id, start, end, s->minutes, v->m->version);
 		if (visit_send_prepare(&send, v, address, payload) == 0) {
 			h = (struct ledger_hold){ send.sub, id, start, end, s->minutes, expires,
 						  BOOK_HOLDS_PER_STRANGER };

@@ -45,7 +45,13 @@ static void form(struct visit *v, const json_t *values, const json_t *errors,
 static void send(struct visit *v, const json_t *values, struct api_reply *out)
 {
 	const char *address = validate_reply_to(v->m, values);
-	char *payload = jsonio_compact(values);
+	json_t *stamped = json_deep_copy(values);
+	char *payload;
+
+	/* the version of the type it was submitted under: home compares it with its own */
+	json_object_set_new(stamped, "_type_version", json_integer(v->m->version));
+	payload = jsonio_compact(stamped);
+	json_decref(stamped);
 	struct visit_send s;
 	long long seq;
 	struct err e;

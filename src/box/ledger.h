@@ -140,6 +140,26 @@ enum ledger_confirm_result {
 	LEDGER_CONFIRM_LAPSED, /* the hold expired or lost its slot: the row deleted */
 };
 
+/* A pairing code as the box keeps it. */
+struct ledger_pairing {
+	const char *user_id, *code_hash; /* sha256 hex of the code, normalised */
+	const char *label;               /* what the keys it mints will be labelled; "" */
+	const char *now, *expires;       /* RFC 3339 */
+	const char *since;               /* RFC 3339: the start of the window max counts in */
+	long long max;                   /* codes an owner may make in that window */
+};
+
+/* A code presented to /v1/pair. */
+struct ledger_redeem {
+	const char *hashes[2];           /* the presented code's hash, normalised and as sent */
+	const char *handle;              /* the owner the presenter asserts */
+	const char *label;               /* the presenter's label, cleaned */
+	const struct ledger_key *keys;   /* prepared (bearer_prepare), user_id empty */
+	size_t nkeys;
+	const char *now;
+	long long max_failures;          /* wrong tries that kill an owner's live codes */
+};
+
 /* What `sweep` removed, and what it kept on purpose. */
 struct ledger_sweep {
 	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
@@ -281,6 +301,18 @@ struct ledger_ops {
 			       void *arg, struct err *e);
 	/* The attachment rows whose bytes are not in the ledger: [{"user_id","id"}]. */
 	int (*attachment_unstored)(struct ledger *l, json_t **rows, struct err *e);
+	/* pairings (mecha box pair, POST /v1/pair): a one-time code, stored as its SHA-256. */
+	/* Adds a code of user until expires, unless user made max codes since `since`:
+	 * 1 added, 0 refused (nothing written). */
+	int (*pair_add)(struct ledger *l, const struct ledger_pairing *p, struct err *e);
+	/* Spends a code, one transaction: the live code (unspent, unexpired, under
+	 * max_failures wrong tries) whose hash is one of r->hashes, of the active owner
+	 * r->handle, is spent and r->keys (user_id left empty: the code's owner's) are
+	 * added, labelled with the code's label, or r->label when it has none. 1 with
+	 * *out, the owner; 0 when no code matches: every live code of the owner named
+	 * r->handle (if any) counts one wrong try, nothing else is changed. */
+	int (*pair_redeem)(struct ledger *l, const struct ledger_redeem *r,
+			   struct ledger_user *out, struct err *e);
 };
 
 struct ledger {

@@ -141,6 +141,14 @@ static const char schema_v4[] =
 	/* PDFs and images are compressed already: TOAST keeps them out of line, as they are */
 	"ALTER TABLE attachment_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;";
 
+/* v5, as ledger_sqlite.c's: pairing codes. */
+static const char schema_v5[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -362,6 +370,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	if (pg_exec(db, schema_v1, e) != 0 || (version < 2 && pg_exec(db, schema_v2, e) != 0) ||
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
+	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -1236,6 +1236,10 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 		rc = run(s, "DELETE FROM attachment_parts WHERE NOT EXISTS (SELECT 1 FROM "
 			    "attachments a WHERE a.id = attachment_parts.id)", 0, NULL, e);
 	if (rc == 0) {
+		/* pairing codes dead for days (spent or not): not even the rate limit counts them */
+		rc = run(s, "DELETE FROM pairings WHERE expires_at < ?1", 1, &budget_before, e);
+	}
+	if (rc == 0) {
 		rc = scalar(s, "SELECT COUNT(*) FROM queue WHERE state = 'queued' AND retain_until "
 			       "IS NOT NULL AND retain_until < ?1", 1, &now, &r->overdue_queued, e);
 	}
@@ -1343,6 +1347,80 @@ static int sql_attachment_unstored(struct ledger *l, json_t **out, struct err *e
 	return rc;
 }
 
+/* ---- pairings ------------------------------------------------------------------------- */
+
+static int sql_pair_add(struct ledger *l, const struct ledger_pairing *p, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char max[24];
+	const char *count[] = { p->user_id, p->since };
+	const char *v[] = { p->code_hash, p->user_id, p->label ? p->label : "", p->now, p->expires };
+	long long made;
+	int rc;
+
+	snprintf(max, sizeof max, "%lld", p->max);
+	if (begin(s, e) != 0)
+		return -1;
+	rc = scalar(s, "SELECT COUNT(*) FROM pairings WHERE user_id = ?1 AND created_at >= ?2", 2,
+		    count, &made, e);
+	if (rc == 0 && made >= p->max)
+		return end(s, 0, e) == 0 ? 0 : -1;
+	if (rc == 0)
+		rc = run(s, "INSERT INTO pairings (code_hash, user_id, label, created_at, expires_at) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5)", 5, v, e);
+	return end(s, rc, e) == 0 ? 1 : -1;
+}
+
+static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
+			   struct ledger_user *out, struct err *e)
+{
+	static const char *const names[] = { "hash", "id", "handle", "status", "send_budget",
+					     NULL };
+	struct ledger_db *s = session(l);
+	char maxf[24];
+	const char *find[] = { r->hashes[0], r->hashes[1], r->handle, r->now, maxf };
+	const char *miss[] = { r->handle, r->now };
+	json_t *row = NULL;
+	int rc, found;
+
+	snprintf(maxf, sizeof maxf, "%lld", r->max_failures);
+	if (begin(s, e) != 0)
+		return -1;
+	found = one(s, "SELECT p.code_hash, u.id, u.handle, u.status, u.send_budget "
+		       "FROM pairings p JOIN users u ON u.id = p.user_id "
+		       "WHERE p.code_hash IN (?1, ?2) AND u.handle = ?3 AND u.status = 'active' "
+		       "AND p.redeemed_at IS NULL AND p.expires_at > ?4 "
+		       "AND p.failures < CAST(?5 AS BIGINT)", 5, find, names, &row, e);
+	rc = found < 0 ? -1 : 0;
+	if (found == 0) {
+		/* a wrong try: the asserted owner's live codes each come closer to dying */
+		rc = run(s, "UPDATE pairings SET failures = failures + 1 WHERE redeemed_at IS NULL "
+			    "AND expires_at > ?2 AND user_id IN (SELECT id FROM users WHERE handle = ?1)",
+			 2, miss, e);
+		return end(s, rc, e) == 0 ? 0 : -1;
+	}
+	if (rc == 0) {
+		const char *spend[] = { r->now, jsonio_str(row, "hash") };
+		rc = run(s, "UPDATE pairings SET redeemed_at = ?1 WHERE code_hash = ?2", 2, spend, e);
+	}
+	for (size_t i = 0; rc == 0 && i < r->nkeys; i++) {
+		const char *k[] = { r->keys[i].id, r->keys[i].scope, r->keys[i].hash,
+				    r->label ? r->label : "", r->now, jsonio_str(row, "hash") };
+		rc = run(s, "INSERT INTO keys (id, user_id, scope, hash, label, created_at) "
+			    "SELECT ?1, user_id, ?2, ?3, CASE WHEN label <> '' THEN label ELSE ?4 END, "
+			    "?5 FROM pairings WHERE code_hash = ?6", 6, k, e);
+	}
+	if (rc == 0) {
+		memset(out, 0, sizeof *out);
+		snprintf(out->id, sizeof out->id, "%s", jsonio_str(row, "id"));
+		snprintf(out->handle, sizeof out->handle, "%s", jsonio_str(row, "handle"));
+		snprintf(out->status, sizeof out->status, "%s", jsonio_str(row, "status"));
+		out->send_budget = json_integer_value(json_object_get(row, "send_budget"));
+	}
+	json_decref(row);
+	return end(s, rc, e) == 0 ? 1 : -1;
+}
+
 /* The two tables differ only in their name and the driver they open with. */
 #define LEDGER_SQL_OPS(backend, opener) \
 	{ \
@@ -1380,6 +1458,8 @@ static int sql_attachment_unstored(struct ledger *l, json_t **out, struct err *e
 		.attachment_read = sql_attachment_read, \
 		.attachment_fill = sql_attachment_fill, \
 		.attachment_unstored = sql_attachment_unstored, \
+		.pair_add = sql_pair_add, \
+		.pair_redeem = sql_pair_redeem, \
 	}
 
 const struct ledger_ops ledger_sqlite_ops = LEDGER_SQL_OPS("sqlite", sqlite_open);

@@ -109,6 +109,15 @@ static const char schema_v4[] =
 	"CREATE TABLE IF NOT EXISTS attachment_parts ("
 	" id TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (id, n));";
 
+/* v5: pairing codes (mecha box pair): the SHA-256 of a one-time code, whose it is, until
+ * when, how many wrong tries its owner's codes have seen, and when it was spent. */
+static const char schema_v5[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures INTEGER NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -241,6 +250,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	if (lite_exec(db, schema_v1, e) != 0 || (version < 2 && lite_exec(db, schema_v2, e) != 0) ||
 	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
+	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -221,10 +221,17 @@ static void judge(struct visit *v, const char *hash, const json_t *stored,
 		return visit_unavailable(out, v, 500);
 	}
 	all = merged(stored, &f);
-	if (validate_submission(v->m, all, VALIDATE_COMPLETE, &record, &errors, &e) != 0)
+	/* `_type_version` (the form's stamp) is the box's own, not a field: kept, not judged */
+	json_t *version = json_incref(json_object_get(all, "_type_version"));
+	json_object_del(all, "_type_version");
+	if (validate_submission(v->m, all, VALIDATE_COMPLETE, &record, &errors, &e) != 0) {
 		visit_html(out, 400, page_upload(&v->page, v->m, stored, errors));
-	else
+	} else {
+		if (version)
+			json_object_set(json_object_get(record, "values"), "_type_version", version);
 		store(v, hash, &f, json_object_get(record, "values"), out);
+	}
+	json_decref(version);
 	json_decref(all);
 	json_decref(record);
 	json_decref(errors);

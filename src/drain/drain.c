@@ -282,6 +282,16 @@ static int row_failure(const struct err *e)
 	       e->code == ERR_ATTACHMENT;
 }
 
+/* A type the box serves at another version than home's manifest, once per type. */
+static void out_of_step(struct drain_report *r, const char *type, long long box, long long home)
+{
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].type, type) == 0)
+			return;
+	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof *r->steps);
+	r->steps[r->nsteps++] = (struct drain_step){ xstrdup(type), box, home };
+}
+
 /* Judged, its files fetched, written. 0 settled (written, held or skipped); -1 the pass fails. */
 static int bring_home(struct run *run, const struct intake_row *in)
 {
@@ -296,6 +306,8 @@ static int bring_home(struct run *run, const struct intake_row *in)
 		return -1;
 	}
 	intake_judge(in, m, why, &v);
+	if (m && v.box_version && v.box_version != m->version)
+		out_of_step(run->r, in->type, v.box_version, m->version);
 	manifest_free(m);
 	free(why);
 	rc = record(run, in, &v, &e);
@@ -495,11 +507,23 @@ json_t *drain_report_json(const struct drain_report *r)
 							  (json_int_t)r->skipped[i].seq, "error",
 							  err_code_name(r->skipped[i].code),
 							  "message", r->skipped[i].message));
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:b}", "drained", (json_int_t)r->drained,
-			 "written", (json_int_t)r->written, "already_held",
-			 (json_int_t)r->already_held, "invalid", (json_int_t)r->invalid,
-			 "acknowledged", (json_int_t)r->acknowledged, "store",
-			 r->store ? r->store : "", "skipped", skipped, "dry_run", r->dry_run);
+	json_t *doc = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:b}", "drained",
+				(json_int_t)r->drained, "written", (json_int_t)r->written,
+				"already_held", (json_int_t)r->already_held, "invalid",
+				(json_int_t)r->invalid, "acknowledged", (json_int_t)r->acknowledged,
+				"store", r->store ? r->store : "", "skipped", skipped, "dry_run",
+				r->dry_run);
+
+	if (r->nsteps > 0) { /* only when there is something to fix: the usual report is the spec's */
+		json_t *steps = json_array();
+		for (size_t i = 0; i < r->nsteps; i++)
+			json_array_append_new(steps, json_pack("{s:s,s:I,s:I,s:s+}", "type",
+				r->steps[i].type, "box_version", (json_int_t)r->steps[i].box_version,
+				"home_version", (json_int_t)r->steps[i].home_version, "fix",
+				"mecha types push ", r->steps[i].type));
+		json_object_set_new(doc, "out_of_step", steps);
+	}
+	return doc;
 }
 
 void drain_report_free(struct drain_report *r)
@@ -507,6 +531,9 @@ void drain_report_free(struct drain_report *r)
 	for (size_t i = 0; i < r->nskipped; i++)
 		free(r->skipped[i].message);
 	free(r->skipped);
+	for (size_t i = 0; i < r->nsteps; i++)
+		free(r->steps[i].type);
+	free(r->steps);
 	free(r->store);
 	free(r->gate);
 	memset(r, 0, sizeof *r);

@@ -111,6 +111,13 @@ struct drain_report {
 	int dry_run;
 	struct drain_skip *skipped;
 	size_t nskipped;
+	/* Types whose records were submitted under another version than home's manifest:
+	 * the box serves a manifest home changed (fixed by `mecha types push TYPE`). */
+	struct drain_step {
+		char *type;
+		long long box_version, home_version;
+	} *steps;
+	size_t nsteps;
 };
 
 /*

@@ -298,7 +298,14 @@ void intake_judge(const struct intake_row *r, const struct manifest *m, const ch
 					 "values"));
 		return;
 	}
+	{
+		json_t *stamp = json_object_get(raw, "_type_version");
+		if (json_is_integer(stamp) && json_integer_value(stamp) > 0)
+			v->box_version = json_integer_value(stamp);
+		json_object_del(raw, "_type_version");
+	}
 	judge_object(r, m, no_manifest, raw, v);
+	v->type_version = v->box_version ? v->box_version : m ? m->version : 0;
 	json_decref(raw);
 }
 
@@ -327,9 +334,9 @@ json_t *intake_attachment(const struct intake_file *f, const char *digest_hex,
 void intake_record_new(const struct intake_row *r, const struct intake_verdict *v,
 		       const char *drained_at, json_t *attachments, struct record *out)
 {
-	struct record_draft d = { r->seq,     r->type,     r->created_at, drained_at,
-				  v->valid,   v->invalid_reason, v->values, v->free_text,
-				  v->reply_to, attachments };
+	struct record_draft d = { r->seq,      r->type,    v->type_version, r->created_at,
+				  drained_at,  v->valid,   v->invalid_reason, v->values,
+				  v->free_text, v->reply_to, attachments };
 
 	record_new(&d, out);
 	json_decref(attachments);

@@ -89,6 +89,10 @@ struct intake_verdict {
 	json_t *values;       /* NEW */
 	json_t *free_text;    /* NEW array */
 	char *reply_to;       /* NULL when none */
+	/* The version of its type it was submitted under: the box's `_type_version` stamp
+	 * (taken out of the values), else the home manifest's it was judged by; 0 unknown. */
+	long long type_version;
+	long long box_version; /* the box's stamp alone; 0 when it sent none (a reference box) */
 };
 
 /*

@@ -16,7 +16,7 @@
 
 /* The known keys, in the order a record is written. */
 static const char *const known_keys[] = {
-	"seq",        "type_id",  "state",      "created_at",       "drained_at",
+	"seq",        "type_id",  "type_version", "state", "created_at",  "drained_at",
 	"valid",      "invalid_reason", "values", "free_text",      "reply_to",
 	"extraction", "extraction_error", "triage_session", "outbox", "note",
 	"attachments", NULL,
@@ -142,6 +142,9 @@ int record_check(const json_t *doc, struct err *e)
 	v = json_object_get(doc, "valid");
 	if (v && !json_is_boolean(v))
 		return bad(e, "valid", "true or false");
+	v = json_object_get(doc, "type_version"); /* the version it was submitted under */
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+		return bad(e, "type_version", "a whole number from 1");
 	if ((v = json_object_get(doc, "free_text")) && check_string_array(v, "free_text", e))
 		return -1;
 	if ((v = json_object_get(doc, "outbox")) && check_string_array(v, "outbox", e))
@@ -183,9 +186,14 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 
 void record_new(const struct record_draft *d, struct record *out)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "seq", (json_int_t)d->seq, "type_id",
-			      d->type_id, "state", STATE_DRAINED, "created_at", d->created_at,
-			      "drained_at", d->drained_at, "valid", d->valid);
+	json_t *o = json_pack("{s:I,s:s}", "seq", (json_int_t)d->seq, "type_id", d->type_id);
+	json_t *rest = json_pack("{s:s,s:s,s:s,s:b}", "state", STATE_DRAINED, "created_at",
+				 d->created_at, "drained_at", d->drained_at, "valid", d->valid);
+
+	if (d->type_version > 0) /* beside the type it is the version of */
+		json_object_set_new(o, "type_version", json_integer(d->type_version));
+	json_object_update(o, rest);
+	json_decref(rest);
 
 	if (d->invalid_reason)
 		json_object_set_new(o, "invalid_reason", json_string(d->invalid_reason));

@@ -79,6 +79,7 @@ void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_N
 struct record_draft {
 	long long seq;
 	const char *type_id;
+	long long type_version; /* the version it was submitted under; 0: unknown, not written */
 	const char *created_at;
 	const char *drained_at;
 	int valid;

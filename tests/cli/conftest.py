@@ -142,7 +142,10 @@ class Mecha:
 
 @pytest.fixture
 def mecha(tmp_path):
+    """A home that is there (0700) and empty: a home that is not there is an error
+    for every verb but init and doctor (a test of that removes it first)."""
     home = tmp_path / "home"
+    home.mkdir(mode=0o700)
     return Mecha(home, tmp_path)
 
 

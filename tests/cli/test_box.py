@@ -110,8 +110,9 @@ def test_the_scope_comes_from_the_key_row_not_its_prefix(box):
 def test_a_type_put_with_the_release_key_is_read_back_with_the_publish_key(box):
     status, put = box.json("PUT", "/v1/types/meeting", body=MANIFEST, key="release")
     assert status == 200
-    assert put == {"id": "meeting", "title": "Request a meeting", "fields": 2,
-                   "url": f"http://127.0.0.1:{box.port}/v1/types/meeting"}
+    page = f"http://127.0.0.1:{box.port}/f/ada/meeting" if "[verification]" in MANIFEST else None
+    assert put == {"id": "meeting", "title": "Request a meeting", "fields": 2, "version": 1,
+                   "url": f"http://127.0.0.1:{box.port}/v1/types/meeting", "page": page}
     status, listed = box.json("GET", "/v1/types", key="publish")
     assert [t["id"] for t in listed["types"]] == ["meeting"]
     assert listed["types"][0]["url"] == put["url"]

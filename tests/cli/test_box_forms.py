@@ -154,8 +154,9 @@ def test_the_whole_verify_flow_through_real_mail(tmp_path, smtp_sink):
         assert "Your request about a chat is in." in page
         [record] = drain(b)
         assert record["type"] == "meeting" and record["state"] == "queued"
+        # stamped with the version of the type it was submitted under (home compares it)
         assert payloads(b) == [{"email": "stranger@example.net", "purpose": "a chat",
-                                "topics": ["ai", "law"]}]
+                                "topics": ["ai", "law"], "_type_version": 1}]
         status, _, page = visit(b, "POST", path)
         assert status == 404 and EXPIRED in page and len(drain(b)) == 1
     finally:

@@ -126,6 +126,7 @@ def test_drain_writes_exactly_the_record_the_spec_shows_with_its_files(mecha, bo
     expected = {
         "seq": seq,
         "type_id": "lab-application",
+        "type_version": 1,  # the box sent no stamp (seeded): home's manifest's, judged by
         "state": "drained",
         "created_at": row["created_at"],
         "drained_at": drained_at,
@@ -193,8 +194,8 @@ def test_an_invalid_submission_arrives_valid_false_with_its_reason_and_is_acked(
         "type; purpose: this has to be one of: collaboration, advising, press, other; "
         "requester_email: this is required")
     assert rec["values"] == {"colour": "red", "purpose": "gossip", "requester_name": "Eve"}
-    assert list(rec) == ["seq", "type_id", "state", "created_at", "drained_at", "valid",
-                         "invalid_reason", "values", "free_text"]
+    assert list(rec) == ["seq", "type_id", "type_version", "state", "created_at", "drained_at",
+                         "valid", "invalid_reason", "values", "free_text"]
     assert queued(box) == []
 
 

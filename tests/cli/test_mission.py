@@ -212,7 +212,7 @@ def test_a_board_bound_to_a_brain_refuses_a_letter_for_another(mecha):
 
 
 def test_the_brain_comes_from_the_config_file_too(mecha):
-    mecha.home.mkdir(mode=0o700)
+    mecha.home.mkdir(mode=0o700, exist_ok=True)
     (mecha.home / "config.toml").write_text('[missions]\nbrain = "repo-b"\n')
     p = post(mecha, letter(1, "judging"), check=3)
     assert json.loads(p.out)["error"] == "brain_mismatch"
@@ -276,9 +276,9 @@ def test_a_bare_group_prints_its_help_on_stderr_and_exits_2(mecha):
 ])
 def test_an_empty_id_is_a_usage_mistake(mecha, args):
     p = mecha.run(*args, "--json", check=2)
-    assert p.out == ""
+    assert json.loads(p.out)["error"] == "usage"  # --json: the failure document on stdout
     assert "must be non-empty" in p.err and len(p.err.splitlines()) == 1
-    assert not mecha.home.exists(), "a usage mistake creates nothing"
+    assert list(mecha.home.iterdir()) == [], "a usage mistake creates nothing"
 
 
 def test_a_refusal_in_a_post_stream_is_one_json_line(mecha):
@@ -638,7 +638,7 @@ def test_a_read_of_a_board_that_was_never_written_creates_nothing(mecha):
         for json_flag in ((), ("--json",)):
             p = mecha.run(*args, *json_flag)
             assert p.returncode in (0, 3)
-    assert not mecha.home.exists()
+    assert list(mecha.home.iterdir()) == []
 
 
 # ---- races -----------------------------------------------------------------------------

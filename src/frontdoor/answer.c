@@ -142,7 +142,9 @@ static int unreadable(const char *id, struct err *e)
 int answer_release(struct answer_batch *b, struct outbox_store *ob, const struct config *cfg,
 		   const char *id, unsigned flags, struct err *e)
 {
-	struct claiming c = { ob, cfg, id, (flags & ANSWER_RESEND) ? RELEASE_FORCE : 0, { 0 }, 0 };
+	unsigned rf = ((flags & ANSWER_RESEND) ? RELEASE_FORCE : 0) |
+		      ((flags & ANSWER_SEEN_PENDING) ? RELEASE_SEEN_PENDING : 0);
+	struct claiming c = { ob, cfg, id, rf, { 0 }, 0 };
 	long long seq = -1;
 
 	if (flags & ANSWER_TO_CLOSED)

@@ -52,6 +52,7 @@ struct outbox_store;
 enum {
 	ANSWER_TO_CLOSED = 1, /* send even though the draft's request was closed */
 	ANSWER_RESEND = 2,    /* send even though an earlier send was interrupted (RELEASE_FORCE) */
+	ANSWER_SEEN_PENDING = 4, /* the person chose it while pending (RELEASE_SEEN_PENDING) */
 };
 
 /* One batch's drafts and the requests they answer; private but for its size. */

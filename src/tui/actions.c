@@ -137,7 +137,7 @@ void actions_approve(struct app *a)
 		app_busy(a, "Sending %s…", id);
 		answer_begin(&batch, NULL); /* one draft: its request looked up alone */
 		/* Through the front door's rule: a draft whose request was closed is not sent. */
-		if (answer_release(&batch, &ob, &a->cfg, id, 0, &e) != 0)
+		if (answer_release(&batch, &ob, &a->cfg, id, ANSWER_SEEN_PENDING, &e) != 0)
 			fail(a, &e);
 		else
 			app_say(a, 0, "Sent %s.", id);

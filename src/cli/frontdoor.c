@@ -23,6 +23,7 @@
 #include "config/confine.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
+#include "frontdoor/reply.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/sweep.h"
@@ -281,10 +282,14 @@ static int fd_next(int argc, char **argv)
 /* ---- needs-info and close --------------------------------------------------- */
 
 static const char needs_info_help[] =
-	"usage: mecha frontdoor needs-info SEQ [--note TEXT]\n\n"
+	"usage: mecha frontdoor needs-info SEQ [--note TEXT [--ask]]\n\n"
 	"Parks a request until the requester answers something. --note records what is\n"
 	"missing; without it the old note is removed (a stale explanation attached to a new\n"
-	"state reads as an explanation of that state). A closed request stays closed.\n";
+	"state reads as an explanation of that state). A closed request stays closed.\n\n"
+	"  --ask   also tell the requester: stages a mail_send draft to the request's\n"
+	"          reply_to carrying the note as the question (released like any draft,\n"
+	"          with `mecha outbox approve`); the request stays needs_info. Refused\n"
+	"          (exit 3) for a booking or a request with no reply_to.\n";
 
 static const char close_help[] =
 	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n\n"
@@ -306,10 +311,38 @@ static void frontdoor_print_transition(long long seq, const char *from, const ch
 	putchar('\n');
 }
 
+/* needs-info --ask: the question staged to the requester, and the request parked, in one write. */
+static int ask_back(long long seq, const char *note)
+{
+	char id[OUTBOX_ID_MAX + 1];
+	struct reply rp;
+	struct err e;
+	int rc;
+
+	if (text_blank(note))
+		return cli_usage_error("frontdoor needs-info", "--ask needs --note TEXT: the note is "
+				       "the question the requester is asked");
+	if (reply_open(&rp, seq, &e) != 0)
+		return cli_fail(&e);
+	rc = reply_ask(&rp, note, id, &e);
+	if (rc < 0)
+		rc = cli_fail(&e);
+	else {
+		frontdoor_print_staged(id, &rp, STATE_NEEDS_INFO);
+		rc = EXIT_OK;
+	}
+	reply_close(&rp);
+	return rc;
+}
+
 static int fd_needs_info(int argc, char **argv)
 {
 	const char *note = NULL;
-	const struct cli_opt opts[] = { { "note", 0, CLI_TEXT, &note, 0, 0, 0 } };
+	int ask = 0;
+	const struct cli_opt opts[] = {
+		{ "note", 0, CLI_TEXT, &note, 0, 0, 0 },
+		{ "ask", 0, CLI_FLAG, &ask, 0, 0, 0 },
+	};
 	struct moves_result res;
 	struct cli_args a;
 	struct store s;
@@ -321,6 +354,8 @@ static int fd_needs_info(int argc, char **argv)
 		return rc;
 	if (frontdoor_parse_seq("frontdoor needs-info", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
+	if (ask)
+		return ask_back(seq, note);
 	if (store_open_default(&s, STORE_CREATE, &e) != 0)
 		return cli_fail(&e);
 	rc = moves_needs_info(&s, seq, note, &res, &e);
@@ -387,7 +422,10 @@ static const struct cli_verb verbs[] = {
 	  "the privileged pass: draft replies from the briefs",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_CALENDAR | CONFINE_PROVIDER },
 	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers",
-	  CONFINE_REQUESTS },
+	  CONFINE_REQUESTS | CONFINE_OUTBOX },
+	{ "reply", frontdoor_reply_verb, frontdoor_reply_help,
+	  "answer a request in your own words (your editor, or --body)",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_EDITOR },
 	{ "close", fd_close, close_help, "end a request, with a reason",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,

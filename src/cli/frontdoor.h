@@ -12,6 +12,8 @@
 
 #include <stdio.h>
 
+struct err;
+
 int frontdoor_reconcile_verb(int argc, char **argv);
 extern const char frontdoor_reconcile_help[];
 
@@ -47,6 +49,17 @@ extern const char frontdoor_extract_help[];
 /* mecha frontdoor triage (triage.c). */
 int frontdoor_triage_verb(int argc, char **argv);
 extern const char frontdoor_triage_help[];
+
+/* mecha frontdoor reply (frontdoor_reply.c), and what needs-info --ask shares with it. */
+struct reply;
+int frontdoor_reply_verb(int argc, char **argv);
+extern const char frontdoor_reply_help[];
+/* "staged ID to ADDR: request N is STATE; …" on stdout. */
+void frontdoor_print_staged(const char *id, const struct reply *rp, const char *state);
+/* "WHAT: nothing was staged" (declined, exit 3). */
+int frontdoor_say_empty(const char *what);
+/* The template in the person's editor, then staged: REPLY_STAGED, REPLY_EMPTY or -1 with e. */
+int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e);
 
 /* mecha frontdoor sweep (frontdoor_sweep.c). */
 int frontdoor_sweep_verb(int argc, char **argv);

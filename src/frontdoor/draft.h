@@ -11,8 +11,10 @@
  * id is recorded on the request under the store lock, so a draft that was
  * staged is never lost from its request, even if the run that staged it fails
  * afterwards. Only a request in `extracted` (or already `awaiting_me`, for a
- * second draft) can be drafted for: a request a person closed or parked
- * meanwhile refuses, and their change stands.
+ * second draft) can be drafted for by a run: a request a person closed or
+ * parked meanwhile refuses, and their change stands. A person's own reply
+ * (DRAFT_BY_PERSON, DRAFT_ASK_BACK) may answer any request but a closed one
+ * (ERR_INVALID_TRANSITION) or a booking (ERR_BOOKING: decline or close it).
  *
  * Lock order: the request store's lock, then the outbox's. Nothing takes them
  * the other way round.
@@ -25,12 +27,22 @@
 #include "outbox/item.h"
 
 struct err;
+struct record;
 struct store;
 struct outbox_store;
 
 enum draft_move {
 	DRAFT_STAY,        /* a triage run in progress: the state moves when the run ends */
 	DRAFT_TO_AWAITING, /* the MCP tool: the request is awaiting_me at once */
+	/*
+	 * A person wrote it (frontdoor reply, the review screen): any request
+	 * but a closed one or a booking may be answered, extracted or not; the
+	 * draft is not tainted (no run wrote it); the request is awaiting_me at
+	 * once and its note goes.
+	 */
+	DRAFT_BY_PERSON,
+	/* A person asks back (needs-info --ask): as above, but the request is needs_info with `note`. */
+	DRAFT_ASK_BACK,
 };
 
 struct draft_reply {
@@ -39,7 +51,15 @@ struct draft_reply {
 	const char *subject;
 	const char *body;
 	enum draft_move move;
+	const char *note; /* DRAFT_ASK_BACK: the request's note (the question); else unused */
 };
+
+/*
+ * 0 when a person may answer r as `move` says (DRAFT_BY_PERSON or
+ * DRAFT_ASK_BACK); else -1 with the refusal staging would make. For a front
+ * end to refuse before it opens an editor: staging checks again under the lock.
+ */
+int draft_may_answer(const struct record *r, enum draft_move move, struct err *e);
 
 /* Stages a mail_send item to the record's reply_to; id_out gets its id. */
 int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_reply *d,

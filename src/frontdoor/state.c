@@ -20,7 +20,7 @@ const char *const state_all[] = {
 const enum state_mover state_movers[] = {
 	MOVER_EXTRACT, MOVER_EXTRACT_RETRY, MOVER_EXTRACT_FORCE, MOVER_TRIAGE,
 	MOVER_DRAFT,   MOVER_RECONCILE,     MOVER_NEEDS_INFO,    MOVER_CLOSE,
-	MOVER_SWEEP,
+	MOVER_SWEEP,   MOVER_REPLY,
 };
 const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
 
@@ -67,6 +67,9 @@ int state_allows(const char *from, const char *to, enum state_mover by)
 	case MOVER_SWEEP:
 		return ((is(from, STATE_DRAINED) || is(from, STATE_EXTRACTED)) && is(to, STATE_BOOKED)) ||
 		       (!is(from, STATE_CLOSED) && is(to, STATE_CLOSED));
+	case MOVER_REPLY: /* a person answers whatever the request's state, short of an end */
+		return !is(from, STATE_CLOSED) && !is(from, STATE_BOOKED) &&
+		       !is(from, STATE_AWAITING_ME) && is(to, STATE_AWAITING_ME);
 	}
 	return 0;
 }
@@ -90,6 +93,8 @@ const char *state_mover_name(enum state_mover by)
 		return "close";
 	case MOVER_SWEEP:
 		return "sweep";
+	case MOVER_REPLY:
+		return "reply";
 	}
 	return "?";
 }

@@ -52,6 +52,8 @@ enum state_mover {
 	MOVER_CLOSE,         /* any but closed → closed (a closed one keeps its reason) */
 	MOVER_SWEEP,         /* a booking: drained | extracted → booked; a cancellation
 	                        closes itself and its booking: any but closed → closed */
+	MOVER_REPLY,         /* a person's own reply (frontdoor reply): any but closed or
+	                        booked → awaiting_me */
 };
 
 /* 1 when s is one of the nine states above. */

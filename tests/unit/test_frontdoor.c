@@ -599,6 +599,9 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 	case MOVER_SWEEP: /* §3 "drained, extracted → booked by sweep"; §9: a cancellation closes */
 		return ((IS(from, STATE_DRAINED) || IS(from, STATE_EXTRACTED)) && IS(to, STATE_BOOKED)) ||
 		       (!IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED));
+	case MOVER_REPLY: /* issue 23: a person answers any open request that is not a booking */
+		return !IS(from, STATE_CLOSED) && !IS(from, STATE_BOOKED) &&
+		       !IS(from, STATE_AWAITING_ME) && IS(to, STATE_AWAITING_ME);
 	}
 #undef IS
 	return 0;
@@ -613,7 +616,7 @@ Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allow
 	for (size_t i = 0; state_all[i]; i++)
 		states[ns++] = state_all[i];
 	states[ns++] = "pondering";
-	cr_assert_eq(state_nmovers, 9, "a mover was added or removed: update the walk");
+	cr_assert_eq(state_nmovers, 10, "a mover was added or removed: update the walk");
 	for (size_t f = 0; f < ns; f++)
 		for (size_t t = 0; t < ns; t++)
 			for (size_t m = 0; m < state_nmovers; m++) {

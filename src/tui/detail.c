@@ -319,6 +319,8 @@ static const char *const help_text[][2] = {
 	{ "n", "needs-info, with an optional note" },
 	{ "x", "extract it (again)" },
 	{ "t", "triage it: a model run that may stage a draft" },
+	{ "R", "reply in your own words, in $VISUAL or $EDITOR (no model needed)" },
+	{ "N", "ask back: needs-info, with the question mailed as a draft" },
 	{ NULL, "" },
 	{ "Ctrl-L", "redraw" },
 	{ "? q", "this help; quit" },

@@ -21,6 +21,7 @@
 #include "base/text.h"
 #include "base/verdict.h"
 #include "config/confine.h"
+#include "frontdoor/decline.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/reply.h"
@@ -292,7 +293,8 @@ static const char needs_info_help[] =
 	"          (exit 3) for a booking or a request with no reply_to.\n";
 
 static const char close_help[] =
-	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n\n"
+	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n"
+	"                            [--notify | --no-notify]\n\n"
 	"Ends a request. The reason is required: a request that went away without a\n"
 	"recorded reason is indistinguishable from one that was dropped. A closed request\n"
 	"keeps the reason it was closed for: closing it again is refused (exit 3).\n"
@@ -300,7 +302,12 @@ static const char close_help[] =
 	"what becomes of the draft (exit 3, drafts_pending):\n\n"
 	"  --reject-drafts   reject its pending drafts, with the same reason\n"
 	"  --keep-drafts     leave them pending (outbox approve then sends one only when\n"
-	"                    forced)\n";
+	"                    forced)\n\n"
+	"A booked request is not closed until you say what its requester is told (exit 3,\n"
+	"booking):\n\n"
+	"  --notify          stage the iTIP CANCEL of its event (a calendar_cancel draft:\n"
+	"                    released, it withdraws the event and mails the CANCEL)\n"
+	"  --no-notify       close it and tell nobody\n";
 
 static void frontdoor_print_transition(long long seq, const char *from, const char *to)
 {
@@ -381,12 +388,15 @@ static void print_close(const struct moves_result *res)
 static int fd_close(int argc, char **argv)
 {
 	const char *reason = NULL;
-	int reject = 0, keep = 0;
+	int reject = 0, keep = 0, notify = 0, quiet = 0;
 	const struct cli_opt opts[] = {
 		{ "reason", 0, CLI_TEXT, &reason, 0, 0, 0 },
 		{ "reject-drafts", 0, CLI_FLAG, &reject, 0, 0, 0 },
 		{ "keep-drafts", 0, CLI_FLAG, &keep, 0, 0, 0 },
+		{ "notify", 0, CLI_FLAG, &notify, 0, 0, 0 },
+		{ "no-notify", 0, CLI_FLAG, &quiet, 0, 0, 0 },
 	};
+	char id[OUTBOX_ID_MAX + 1];
 	struct moves_result res;
 	struct cli_args a;
 	struct err e;
@@ -399,9 +409,20 @@ static int fd_close(int argc, char **argv)
 		return EXIT_USAGE;
 	if (reject && keep)
 		return cli_usage_error("frontdoor close", "--reject-drafts or --keep-drafts, not both");
-	if (moves_close_home(seq, reason, reject ? MOVES_DRAFTS_REJECT
-				   : keep ? MOVES_DRAFTS_KEEP : MOVES_DRAFTS_REFUSE,
-			     &res, &e) != 0)
+	if (notify && quiet)
+		return cli_usage_error("frontdoor close", "--notify or --no-notify, not both");
+	if (notify) { /* a booked request: its CANCEL staged and the request closed, one write */
+		if (text_blank(reason))
+			return cli_usage_error("frontdoor close", "close needs --reason TEXT");
+		if (decline_cancel_home(seq, reason, id, &e) != 0)
+			return cli_fail(&e);
+		frontdoor_print_farewell(seq, id, "the iTIP CANCEL");
+		return EXIT_OK;
+	}
+	if ((quiet ? moves_close_home_quietly : moves_close_home)(
+		    seq, reason, reject ? MOVES_DRAFTS_REJECT : keep ? MOVES_DRAFTS_KEEP
+								  : MOVES_DRAFTS_REFUSE,
+		    &res, &e) != 0)
 		return cli_fail(&e);
 	print_close(&res);
 	return EXIT_OK;
@@ -427,6 +448,9 @@ static const struct cli_verb verbs[] = {
 	  "answer a request in your own words (your editor, or --body)",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_EDITOR },
 	{ "close", fd_close, close_help, "end a request, with a reason",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX },
+	{ "decline", frontdoor_decline_verb, frontdoor_decline_help,
+	  "turn down a booking the sweep left, telling the requester",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,
 	  "settle requests whose drafts were released or rejected", CONFINE_REQUESTS },

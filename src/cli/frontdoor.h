@@ -61,6 +61,12 @@ int frontdoor_say_empty(const char *what);
 /* The template in the person's editor, then staged: REPLY_STAGED, REPLY_EMPTY or -1 with e. */
 int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e);
 
+/* mecha frontdoor decline (frontdoor_reply.c). */
+int frontdoor_decline_verb(int argc, char **argv);
+extern const char frontdoor_decline_help[];
+/* "SEQ  → closed; WHAT staged as ID: …" on stdout. */
+void frontdoor_print_farewell(long long seq, const char *id, const char *what);
+
 /* mecha frontdoor sweep (frontdoor_sweep.c). */
 int frontdoor_sweep_verb(int argc, char **argv);
 extern const char frontdoor_sweep_help[];

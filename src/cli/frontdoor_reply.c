@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/text.h"
+#include "frontdoor/decline.h"
 #include "frontdoor/reply.h"
 #include "frontdoor/state.h"
 
@@ -114,4 +115,47 @@ int frontdoor_reply_verb(int argc, char **argv)
 	reply_close(&rp);
 	free(text);
 	return rc;
+}
+
+/* ---- decline ------------------------------------------------------------------------ */
+
+const char frontdoor_decline_help[] =
+	"usage: mecha frontdoor decline SEQ [--reason TEXT]\n\n"
+	"Turns down a booking the sweep left for you (a CONFLICT, or one it would not\n"
+	"book): stages a mail_send draft to the requester saying the time cannot be kept,\n"
+	"with the booking page's address to pick another, and closes the request with the\n"
+	"reason (default: \"" DECLINE_REASON "\"). The draft is released like\n"
+	"any other (`mecha outbox approve ID`), though its request is closed. A booked\n"
+	"request is cancelled with `close SEQ --reason TEXT --notify` instead.\n"
+	"Refused (exit 3) for a request that is not a booking, is closed or booked, or\n"
+	"has no reply_to.\n\n"
+	"  --reason TEXT   why (kept as the request's note; not mailed)\n";
+
+void frontdoor_print_farewell(long long seq, const char *id, const char *what)
+{
+	printf("%6lld  → closed; %s staged as ", seq, what);
+	text_print(stdout, id, 0);
+	fputs(": `mecha outbox approve ", stdout);
+	text_print(stdout, id, 0);
+	puts("` sends it");
+}
+
+int frontdoor_decline_verb(int argc, char **argv)
+{
+	const char *reason = NULL;
+	const struct cli_opt opts[] = { { "reason", 0, CLI_TEXT, &reason, CLI_NONEMPTY, 0, 0 } };
+	char id[OUTBOX_ID_MAX + 1];
+	struct cli_args a;
+	struct err e;
+	long long seq;
+	int rc = cli_parse("frontdoor decline", CLI_OPTS(opts), 1, 1, argc, argv, &a);
+
+	if (rc != 0)
+		return rc;
+	if (frontdoor_parse_seq("frontdoor decline", a.pos[0], &seq) != 0)
+		return EXIT_USAGE;
+	if (decline_home(seq, reason, id, &e) != 0)
+		return cli_fail(&e);
+	frontdoor_print_farewell(seq, id, "the decline");
+	return EXIT_OK;
 }

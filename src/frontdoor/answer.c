@@ -7,8 +7,10 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/jsonio.h"
 #include "base/text.h"
 #include "base/verdict.h"
+#include "frontdoor/draft.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -104,7 +106,9 @@ static int claim_if_open(struct record *r, void *arg, struct err *e)
 {
 	struct claiming *c = arg;
 
-	if (strcmp(record_state(r), STATE_CLOSED) == 0)
+	/* The draft a close itself staged to tell the requester (draft.h) is meant to go. */
+	if (strcmp(record_state(r), STATE_CLOSED) == 0 &&
+	    strcmp(jsonio_str_or(r->doc, DRAFT_CLOSE_NOTICE, ""), c->id) != 0)
 		return refuse_closed(c->id, r, e);
 	c->tried = 1;
 	if (release_claim(c->ob, c->cfg, c->id, c->flags, &c->claim, e) != 0)

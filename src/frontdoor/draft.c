@@ -6,6 +6,7 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/text.h"
 #include "base/verdict.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
@@ -188,4 +189,84 @@ int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_in
 	if (!st.args)
 		return err_set(e, ERR_BAD_ARGUMENTS, "the title must be UTF-8 text");
 	return stage(s, &st, d->seq, e);
+}
+
+/* ---- a person's last word on a booking: its decline, or its cancellation ------------- */
+
+struct farewell {
+	const struct draft_farewell *f;
+	struct outbox_store *ob;
+	char *id_out;
+};
+
+static int refuse_farewell(const struct record *r, const char *state, int booked, struct err *e)
+{
+	const json_t *v = record_values(r);
+
+	if (!state_known(state))
+		return err_set(e, ERR_UNKNOWN_STATE, "request %lld is in state '%s', which this mecha "
+			       "does not know (nothing changed)", r->seq, state);
+	if (strcmp(state, STATE_CLOSED) == 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is closed already (nothing "
+			       "changed)", r->seq);
+	if (!json_object_get(v, "_booking_id") || json_is_true(json_object_get(v, "_cancelled")))
+		return err_set(e, ERR_INVALID_REQUEST, "request %lld is not a booking (nothing "
+			       "changed)", r->seq);
+	if (booked && strcmp(state, STATE_BOOKED) != 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s, not booked: `mecha "
+			       "frontdoor decline` turns down a booking the sweep left (nothing "
+			       "changed)", r->seq, state);
+	if (!booked && strcmp(state, STATE_BOOKED) == 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is booked already: `mecha "
+			       "frontdoor close --notify` cancels it (nothing changed)", r->seq);
+	return 0;
+}
+
+static int farewell_one(struct record *r, void *arg, struct err *e)
+{
+	struct farewell *fw = arg;
+	const struct draft_farewell *f = fw->f;
+	const char *state = record_state(r), *to = record_reply_to(r);
+	struct outbox_draft d = { 0 };
+	struct outbox_item item;
+	json_t *args;
+	int rc;
+
+	if (refuse_farewell(r, state, f->kind == SINK_CANCEL, e) != 0)
+		return -1;
+	if (!to || !*to)
+		return err_set(e, ERR_NO_REPLY_TO, "request %lld has no reply_to address, so nobody "
+			       "can be told: close it with --no-notify (nothing changed)", r->seq);
+	if (refuse_recipient(f->kind, r->seq, to, e) != 0 ||
+	    !state_allows(state, STATE_CLOSED, MOVER_CLOSE))
+		return -1;
+	if (!(args = f->args(r, f->ctx, e)))
+		return -1;
+	json_object_set_new(args, "to", json_string(to));
+	d.tool = sink_tool(f->kind);
+	d.kind = OUTBOX_KIND_MESSAGE;
+	d.args = args;
+	rc = outbox_store_stage(fw->ob, &d, &item, e);
+	json_decref(args);
+	if (rc != 0)
+		return -1;
+	snprintf(fw->id_out, OUTBOX_ID_MAX + 1, "%s", item.id);
+	outbox_item_free(&item);
+	record_add_outbox(r, fw->id_out);
+	/* The one draft of a closed request that is meant to go (frontdoor/answer.h). */
+	record_set_string(r, DRAFT_CLOSE_NOTICE, fw->id_out);
+	if (state_move(r, STATE_CLOSED, MOVER_CLOSE, e) != 0)
+		return -1;
+	record_set_note(r, f->reason);
+	return VERDICT_WRITE;
+}
+
+int draft_farewell(struct store *s, struct outbox_store *ob, const struct draft_farewell *f,
+		   char id_out[OUTBOX_ID_MAX + 1], struct err *e)
+{
+	struct farewell fw = { f, ob, id_out };
+
+	if (text_blank(f->reason))
+		return err_set(e, ERR_REASON_REQUIRED, "a close needs a reason (nothing changed)");
+	return store_update(s, f->seq, farewell_one, &fw, e);
 }

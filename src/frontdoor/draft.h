@@ -25,6 +25,9 @@
 #define MECHA_FRONTDOOR_DRAFT_H
 
 #include "outbox/item.h"
+#include "outbox/sink.h"
+
+#include <jansson.h>
 
 struct err;
 struct record;
@@ -80,5 +83,29 @@ struct draft_invite {
  */
 int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_invite *d,
 		 char id_out[OUTBOX_ID_MAX + 1], struct err *e);
+
+/*
+ * A person's last word on a booking, staged and the request closed in one
+ * write: a decline of a booking the sweep left (kind SINK_MAIL, any state but
+ * booked and closed), or the iTIP CANCEL of a booked one (SINK_CANCEL, state
+ * booked). args builds the draft's arguments (without "to") from the request
+ * as it is under the lock (NEW reference, or NULL with e). The draft's id is
+ * recorded on the request as DRAFT_CLOSE_NOTICE: the one draft of a closed
+ * request that answer.h lets go without --force. Codes: invalid_request (not
+ * a booking), invalid_transition (closed; booked for a decline, not booked for
+ * a cancel), no_reply_to, reason_required; nothing is staged on any of them.
+ */
+#define DRAFT_CLOSE_NOTICE "close_notice"
+
+struct draft_farewell {
+	long long seq;
+	enum sink_kind kind;
+	const char *reason; /* required: the request's note once closed */
+	json_t *(*args)(const struct record *r, void *ctx, struct err *e);
+	void *ctx;
+};
+
+int draft_farewell(struct store *s, struct outbox_store *ob, const struct draft_farewell *f,
+		   char id_out[OUTBOX_ID_MAX + 1], struct err *e);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "frontdoor/answer.h"
+#include "frontdoor/decline.h"
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/reply.h"
@@ -489,5 +490,42 @@ void actions_ask_back(struct app *a)
 		reply_close(&rp);
 	}
 	free(note);
+	app_after(a);
+}
+
+/* ---- D: decline a booking (or cancel a booked one), telling the requester ---------------- */
+
+void actions_decline(struct app *a)
+{
+	const struct record *r = lists_request(a);
+	long long seq = target_request(a);
+	char id[OUTBOX_ID_MAX + 1], *reason = NULL, *q;
+	struct err e;
+	int booked, rc;
+
+	if (seq < 0)
+		return;
+	booked = strcmp(record_state(r), STATE_BOOKED) == 0;
+	q = xasprintf(booked ? "Cancel booked request %lld? Its iTIP CANCEL is staged for you to "
+			       "approve. Why (required)? Enter cancels it, Esc keeps it."
+			     : "Decline booking %lld? The requester is mailed a link to pick another "
+			       "time, once you approve it. Why (optional)? Enter declines, Esc keeps it.",
+		      seq);
+	if (!prompt_line(a, q, NULL, &reason)) {
+		app_say(a, 0, "Decline cancelled: request %lld is as it was.", seq);
+		free(q);
+		return;
+	}
+	free(q);
+	if (booked)
+		rc = decline_cancel_home(seq, reason, id, &e);
+	else
+		rc = decline_home(seq, text_blank(reason) ? NULL : reason, id, &e);
+	if (rc != 0)
+		fail(a, &e);
+	else
+		app_say(a, 0, "request %lld: closed; %s staged as %s, a approves it.", seq,
+			booked ? "its iTIP CANCEL" : "the decline", id);
+	free(reason);
 	app_after(a);
 }

@@ -321,6 +321,7 @@ static const char *const help_text[][2] = {
 	{ "t", "triage it: a model run that may stage a draft" },
 	{ "R", "reply in your own words, in $VISUAL or $EDITOR (no model needed)" },
 	{ "N", "ask back: needs-info, with the question mailed as a draft" },
+	{ "D", "decline a booking (a link to pick another time), or cancel a booked one" },
 	{ NULL, "" },
 	{ "Ctrl-L", "redraw" },
 	{ "? q", "this help; quit" },

@@ -190,6 +190,7 @@ static void key(struct app *a, int rc, wint_t ch)
 	case 't': actions_triage(a); break;
 	case 'R': actions_reply(a); break;
 	case 'N': actions_ask_back(a); break;
+	case 'D': actions_decline(a); break;
 	default: break;
 	}
 }

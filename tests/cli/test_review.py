@@ -587,9 +587,31 @@ def test_N_asks_back_and_the_question_is_staged_while_the_request_is_parked(mech
 
 
 def test_the_help_lists_the_answering_keys(mecha, screen):
-    s = screen(rows=40)
+    s = screen(rows=70)
     s.wait_for("R reply N ask")
     s.keys("?")
     s.wait_for(lambda flat: "reply in your own words" in flat and "ask back" in flat
                and "decline a booking" in flat)
+    s.keys("q")  # back from the help page
+    s.wait_for("requests:")
+    s.quit()
+
+
+def test_D_declines_a_booking_and_the_decline_is_staged(mecha, screen):
+    configure(mecha)
+    extracted(mecha, 1, "gamma topic", state="drained", extraction=None, valid=True,
+              values={"_booking_id": "ab12", "_slot_start": "2026-09-01T10:00:00Z",
+                      "_slot_end": "2026-09-01T10:30:00Z",
+                      "_manage_url": "https://gate.example.org/s/me/meeting/m/abcd"})
+    s = screen(rows=40)
+    s.keys("f")
+    s.wait_for("2026-09-01")
+    s.keys("D")
+    s.wait_for("Decline booking 1?")
+    s.type("double booked")
+    s.keys("Enter")
+    s.wait_for("the decline staged as")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "closed" and rec["note"] == "double booked"
+    assert "https://gate.example.org/s/me/meeting" in item(mecha, rec["outbox"][0])["args"]["body"]
     s.quit()

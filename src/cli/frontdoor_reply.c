@@ -126,7 +126,7 @@ const char frontdoor_decline_help[] =
 	"with the booking page's address to pick another, and closes the request with the\n"
 	"reason (default: \"" DECLINE_REASON "\"). The draft is released like\n"
 	"any other (`mecha outbox approve ID`), though its request is closed. A booked\n"
-	"request is cancelled with `close SEQ --reason TEXT --notify` instead.\n"
+	"request is cancelled by close instead (see `mecha frontdoor close --help`).\n"
 	"Refused (exit 3) for a request that is not a booking, is closed or booked, or\n"
 	"has no reply_to.\n\n"
 	"  --reason TEXT   why (kept as the request's note; not mailed)\n";

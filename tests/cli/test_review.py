@@ -475,12 +475,12 @@ def test_resizing_redraws_to_the_new_size(mecha, screen):
     s = screen()
     s.wait_for("alpha topic")
     assert "h resolved" not in s.flat()
-    s.tmux("resize-window", "-t", "t", "-x", "120", "-y", "30")
+    s.tmux("resize-window", "-t", "t", "-x", "132", "-y", "30")  # the whole legend fits
     s.wait_for("h resolved")
     lines = s.text().splitlines()
     assert "h resolved" in lines[29]
     rule = next(ln for ln in lines if "request 1" in ln and "──" in ln)
-    assert len(rule.rstrip()) == 120
+    assert len(rule.rstrip()) == 132
     s.quit()
 
 

@@ -73,7 +73,7 @@ VERBS = {
     ("frontdoor", "extract"): [], ("frontdoor", "triage"): [],
     ("frontdoor", "needs-info"): ["1"], ("frontdoor", "close"): ["1", "--reason", "x"],
     ("frontdoor", "reconcile"): [], ("frontdoor", "sweep"): ["--dry-run"],
-    ("frontdoor", "reply"): ["1"],
+    ("frontdoor", "reply"): ["1"], ("frontdoor", "decline"): ["1"],
     ("outbox", "list"): [], ("outbox", "show"): ["x"],
     ("outbox", "stage"): ["--tool", "mail_send", "--args", "{}"],
     ("outbox", "approve"): ["--all", "-y"], ("outbox", "reject"): ["--all", "--reason", "x"],

@@ -615,3 +615,27 @@ def test_D_declines_a_booking_and_the_decline_is_staged(mecha, screen):
     assert rec["state"] == "closed" and rec["note"] == "double booked"
     assert "https://gate.example.org/s/me/meeting" in item(mecha, rec["outbox"][0])["args"]["body"]
     s.quit()
+
+
+def test_D_on_a_booked_request_stages_its_cancel(mecha, screen):
+    configure(mecha)
+    extracted(mecha, 1, "delta topic", state="booked", extraction=None,
+              note="booking-ab12@mecha",
+              values={"_booking_id": "ab12", "_slot_start": "2026-09-01T10:00:00Z",
+                      "_slot_end": "2026-09-01T10:30:00Z"})
+    s = screen(rows=40)
+    s.wait_for("2026-09-01")
+    s.keys("D")
+    s.wait_for("Cancel booked request 1?")
+    s.keys("Enter")  # no reason: refused, nothing changed
+    s.wait_for("reason")
+    assert state(mecha, 1) == "booked"
+    s.keys("D")
+    s.wait_for("Cancel booked request 1?")
+    s.type("I am ill")
+    s.keys("Enter")
+    s.wait_for("its iTIP CANCEL staged as")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "closed" and rec["note"] == "I am ill"
+    assert item(mecha, rec["outbox"][0])["tool"] == "calendar_cancel"
+    s.quit()

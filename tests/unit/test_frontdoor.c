@@ -16,6 +16,7 @@
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
+#include "frontdoor/reply.h"
 #include "frontdoor/record.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -865,4 +866,41 @@ Test(answer, a_request_closed_after_its_batch_was_looked_up_refuses_its_draft_at
 	free(gone);
 	free(held);
 	fixture_teardown(&f);
+}
+
+/* ---- reply: what a person's template stands for (issue 23) ---------------------------- */
+
+static void parsed(const char *text, const char *want_subject, const char *want_body)
+{
+	char *subject, *body;
+
+	reply_parse(text, strlen(text), &subject, &body);
+	if (want_subject)
+		cr_assert(subject && strcmp(subject, want_subject) == 0, "subject '%s'",
+			  subject ? subject : "(none)");
+	else
+		cr_assert_null(subject);
+	if (want_body)
+		cr_assert(body && strcmp(body, want_body) == 0, "body '%s'", body ? body : "(none)");
+	else
+		cr_assert_null(body);
+	free(subject);
+	free(body);
+}
+
+Test(reply, the_text_above_the_cut_is_the_reply_and_nothing_below_it_is_sent)
+{
+	parsed("Subject: Re: Tuesday\nTo: ada@example.org\n\nYes, ten works.\n\n" REPLY_CUT
+	       "\nquoted: ignore everything\n", "Re: Tuesday", "Yes, ten works.\n");
+	/* the To line is read past, whatever it says; a missing cut keeps everything */
+	parsed("To: eve@evil.example\nSubject:   spaced  \n\nHi\n  there\n", "spaced",
+	       "Hi\n  there\n");
+	/* an empty body, or one of blanks, is nothing to send */
+	parsed("Subject: x\nTo: a@b.c\n\n\n" REPLY_CUT "\nbelow\n", "x", NULL);
+	parsed("Subject:\n\n  \n\t\n", NULL, NULL);
+	/* a body that does not start with the headers is all body */
+	parsed("Just this.", NULL, "Just this.\n");
+	/* the cut counts only at the start of a line */
+	parsed("Subject: s\n\nsee " REPLY_CUT "\nmore\n", "s",
+	       "see " REPLY_CUT "\nmore\n");
 }

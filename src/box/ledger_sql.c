@@ -953,6 +953,22 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 	return cancelled;
 }
 
+static int sql_booking_decline(struct ledger *l, const char *user, const char *booking_id,
+			       const char *now, struct err *e)
+{
+	struct ledger_db *s = l->impl;
+	const char *v[] = { user, booking_id, now };
+	int rc;
+
+	if (begin(s, e) != 0)
+		return -1;
+	rc = run(s, "UPDATE bookings SET state = 'declined_by_owner', cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 3, v, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return s->changes == 1;
+}
+
 /* ---- the sweep ------------------------------------------------------------------------- */
 
 /* Deletes the rows the condition picks, with their attachment rows (ids into blobs). */
@@ -1073,6 +1089,7 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 		.booking_confirm = sql_booking_confirm, \
 		.booking_get = sql_booking_get, \
 		.booking_cancel = sql_booking_cancel, \
+		.booking_decline = sql_booking_decline, \
 	}
 
 const struct ledger_ops ledger_sqlite_ops = LEDGER_SQL_OPS("sqlite", sqlite_open);

@@ -15,6 +15,7 @@
 #include "frontdoor/sweep.h"
 #include "outbox/store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,7 +63,14 @@ static json_t *decline_args(const struct record *r, void *ctx, struct err *e)
 	struct buf b = BUF_INIT;
 	json_t *args;
 
-	(void)ctx;
+	const char *id = jsonio_str(record_values(r), "_booking_id");
+	char *booking = ctx;
+	size_t n = id ? strlen(id) : 0;
+
+	if (booking) /* the box's ids are lowercase hex: anything else is not told */
+		snprintf(booking, DECLINE_BOOKING_ID_MAX + 1, "%s",
+			 n && n <= DECLINE_BOOKING_ID_MAX && strspn(id, "0123456789abcdef") == n
+				 ? id : "");
 	if (slot_text(r, start, end, e) != 0) {
 		free(page);
 		return NULL;
@@ -128,11 +136,13 @@ static int farewell_home(const struct draft_farewell *f, char id_out[OUTBOX_ID_M
 }
 
 int decline_home(long long seq, const char *reason, char id_out[OUTBOX_ID_MAX + 1],
-		 struct err *e)
+		 char booking_out[DECLINE_BOOKING_ID_MAX + 1], struct err *e)
 {
 	struct draft_farewell f = { seq, SINK_MAIL, reason ? reason : DECLINE_REASON, decline_args,
-				    NULL };
+				    booking_out };
 
+	if (booking_out)
+		booking_out[0] = '\0';
 	return farewell_home(&f, id_out, e);
 }
 

@@ -28,9 +28,15 @@ struct err;
 
 #define DECLINE_REASON "declined: the time could not be kept"
 
-/* Stages the decline of booking request seq and closes it (reason NULL: DECLINE_REASON). */
+#define DECLINE_BOOKING_ID_MAX 64
+
+/*
+ * Stages the decline of booking request seq and closes it (reason NULL:
+ * DECLINE_REASON). booking_out (may be NULL) gets the box's booking id, for
+ * telling the box (drain/tell.h); "" when the record's is not a box id.
+ */
 int decline_home(long long seq, const char *reason, char id_out[OUTBOX_ID_MAX + 1],
-		 struct err *e);
+		 char booking_out[DECLINE_BOOKING_ID_MAX + 1], struct err *e);
 /* Stages the iTIP CANCEL of booked request seq and closes it with reason. */
 int decline_cancel_home(long long seq, const char *reason, char id_out[OUTBOX_ID_MAX + 1],
 			struct err *e);

@@ -520,7 +520,7 @@ void actions_decline(struct app *a)
 	if (booked)
 		rc = decline_cancel_home(seq, reason, id, &e);
 	else
-		rc = decline_home(seq, text_blank(reason) ? NULL : reason, id, &e);
+		rc = decline_home(seq, text_blank(reason) ? NULL : reason, id, NULL, &e);
 	if (rc != 0)
 		fail(a, &e);
 	else

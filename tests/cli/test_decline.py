@@ -4,6 +4,8 @@ cancels a booked one with its iTIP CANCEL; a booked request is not closed silent
 unless the person says so."""
 import json
 
+import pytest
+
 from test_sweep import (BOOKING, calendar_part, configure, booking, events, one, slot,
                         sweep, unfold)
 
@@ -98,3 +100,52 @@ def test_no_notify_closes_a_booked_request_quietly(mecha, smtp_sink):
     mecha.run("frontdoor", "close", "1", "--reason", "phoned", "--no-notify", check=0)
     assert mecha.read_record(1)["state"] == "closed"
     assert not any((mecha.home / "outbox").glob("*.json"))
+
+
+# -- the box hears of it ---------------------------------------------------------------
+@pytest.mark.usefixtures("box_ledger")
+def test_a_decline_tells_the_box_whose_manage_page_says_so_and_frees_the_slot(mecha, tmp_path,
+                                                                              smtp_sink):
+    from box_fixture import Box
+    from box_visit import links, offered, path_of, payloads, push_slots, put_type, visit
+    from test_box_bookings import CONSULT, hold, slots
+    from test_drain import connect
+
+    box = Box(tmp_path).start()
+    try:
+        put_type(box, CONSULT)
+        a = slots(1)[0]
+        push_slots(box, "consult", [a])
+        hold(box, a)
+        visit(box, "POST", path_of(links(box)[-1]))  # confirmed: "You're booked"
+        assert offered(box) == []
+        [p] = payloads(box)
+        configure(mecha, smtp_sink)
+        connect(mecha, box)
+        mecha.write_record(1, type_id="consult", values=p, reply_to="booker@example.net")
+        out = mecha.run("frontdoor", "decline", "1", check=0).out
+        assert "the box was told" in out
+        page = visit(box, "GET", path_of(p["_manage_url"]))[2]
+        assert "This booking was declined" in page and "Pick another time" in page
+        assert "Cancel this booking" not in page
+        assert offered(box) == [a]  # the slot is offered again
+        # Told again (a rerun), the box says it had it as no longer confirmed.
+        status, body = box.json("POST", "/v1/bookings/decline", key="drain",
+                                body=json.dumps({"ids": [p["_booking_id"]]}).encode())
+        assert status == 200 and body == {"declined": 0}
+        status, _ = box.json("POST", "/v1/bookings/decline", key="publish",
+                             body=b'{"ids": []}')
+        assert status == 403
+        status, _ = box.json("POST", "/v1/bookings/decline", key="drain",
+                             body=b'{"ids": ["../x"]}')
+        assert status == 400
+    finally:
+        box.stop()
+
+
+def test_without_a_box_the_decline_stands_and_says_the_box_was_not_told(mecha, smtp_sink):
+    configure(mecha, smtp_sink)
+    booking(mecha)
+    p = mecha.run("frontdoor", "decline", "1", check=0)
+    assert "the box was not told" in p.err
+    assert mecha.read_record(1)["state"] == "closed"

@@ -101,6 +101,7 @@ RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",),
                       ("frontdoor", "reply")}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
+           ("frontdoor", "decline"),
            ("outbox", "approve"), ("outbox", "review"), ("review",),
            ("doctor",), ("drain",), ("slots", "push"), ("types", "push")}
 

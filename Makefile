@@ -2,8 +2,19 @@
 #
 # Every object goes under $(BUILD) so that a sanitizer build (build-asan) and a
 # plain one never share an object file.
+#
+# Release builds and test builds. What `make`, `make all` and `make install`
+# build in $(BUILD) is what people run, and it carries no test hook: the
+# MECHA_TEST_* probes (kill points, the sandbox's probes, the temp-file age, a
+# fixed clock, …) are compiled only under -DMECHA_TEST_BUILD, as SQLite
+# compiles its test hooks only under SQLITE_TEST. The tests run a test build,
+# $(BUILD)/test: asked for in a release make, each test target (TEST_TARGETS)
+# makes the test build there once and then runs itself in it (TEST_BUILD=1,
+# BUILD=$(BUILD)/test), so MECHA_BIN and every tool a test runs are the test
+# build's. A make with TEST_BUILD=1 is a test build throughout (make asan).
 
 BUILD    ?= build
+TEST_BUILD ?=
 CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
@@ -49,6 +60,9 @@ ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),clang)
 WARN     += -Wno-format-truncation
 endif
 CPPFLAGS += -D_GNU_SOURCE -Isrc -MMD -MP
+ifeq ($(TEST_BUILD),1)
+CPPFLAGS += -DMECHA_TEST_BUILD
+endif
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c17 $(WARN) $(EXTRA_CFLAGS)
 
@@ -82,9 +96,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
 help:
-	@echo "make            build $(BUILD)/mecha, $(BUILD)/mecha-box and their libraries"
+	@echo "make            build $(BUILD)/mecha, $(BUILD)/mecha-box and their libraries (no test hooks)"
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
-	@echo "make check      build, check the layers, run the unit, CLI and MCP tests"
+	@echo "make check      build, check the layers, run the unit, CLI and MCP tests (these, and"
+	@echo "                valgrind, crash, race: against the test build in $(BUILD)/test)"
 	@echo "make layers     check that every #include follows the arrows of docs/architecture.md"
 	@echo "make dlsyms     check that libcurl, libical … are loaded on first use, never linked"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
@@ -168,6 +183,28 @@ tmp_empty = left=$$(ls -A $(TEST_TMP)/$(1)); \
 	  if [ -n "$$left" ]; then echo "tests left files in TMPDIR ($(TEST_TMP)/$(1)): $$left" >&2; \
 	  exit 1; fi; rmdir $(TEST_TMP)/$(1)
 
+# ---- the test targets: in a release make, run again in the test build ----------------
+TEST_TARGETS := unit cli mcp-test valgrind crash race web-test
+TEST_BUILD_DIR := $(BUILD)/test
+ifneq ($(TEST_BUILD),1)
+# One make builds what every test target links first, so that test targets run
+# side by side (make -j2 check) never compile the same object at once; the
+# release binaries too, which tests/cli/test_release_build.py reads.
+$(TEST_TARGETS): test-build
+	@$(MAKE) --no-print-directory BUILD=$(TEST_BUILD_DIR) TEST_BUILD=1 RELEASE_BUILD=$(BUILD) $@
+test-build: all
+	@$(MAKE) --no-print-directory BUILD=$(TEST_BUILD_DIR) TEST_BUILD=1 test-tools
+cli web-test: web-deps
+.PHONY: test-build
+else
+# The programs and tools the test targets share (their own are built by each).
+test-tools: all $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed $(BUILD)/tests/state_table \
+  $(BUILD)/tests/box_pages_dump
+.PHONY: test-tools
+# Where the release binaries are, for the test that looks for hooks in them.
+RELEASE_BUILD ?=
+release_env = $(if $(RELEASE_BUILD),MECHA_RELEASE_BUILD=$(abspath $(RELEASE_BUILD)))
+
 unit: $(UNIT_BIN)
 	@$(call tmp_fresh,unit)
 	@status=0; for t in $(UNIT_BIN); do \
@@ -201,7 +238,7 @@ $(BUILD)/tests/box_seed: tests/support/box_seed.c $(BUILD)/libmecha-box.a
 
 cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed
 	@$(call tmp_fresh,cli)
-	TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
+	$(release_env) TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
 	BOX_SEED=$(abspath $(BUILD)/tests/box_seed) \
 	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 	@$(call tmp_empty,cli)
@@ -262,11 +299,13 @@ race: $(BUILD)/mecha $(BUILD)/tests/state_table
 	@$(call tmp_fresh,crash)
 	$(crash_env) $(PYTHON) tests/crash/race_rounds.py --rounds $(RACE_ROUNDS) $(RACE_ARGS)
 	@$(call tmp_empty,crash)
+endif # the test targets' own recipes, in a test build
 
 # cppcheck and clang-tidy with the checked-in configuration (.clang-tidy,
 # scripts/cppcheck.cfg, scripts/cppcheck-suppress.txt); any finding fails.
 # clang-tidy sees the code with the flags it is compiled with (LINT_CFLAGS).
-LINT_CFLAGS = -std=c17 -D_GNU_SOURCE -Isrc -Itests/unit \
+# The test hooks are linted too: they are compiled into the test build.
+LINT_CFLAGS = -std=c17 -D_GNU_SOURCE -DMECHA_TEST_BUILD -Isrc -Itests/unit \
 	      $(or $(PKG_CFLAGS),$(shell pkg-config --cflags $(PKGS))) $(shell pkg-config --cflags criterion)
 lint: | $(BUILD)/.deps-ok
 	@command -v cppcheck >/dev/null && command -v clang-tidy >/dev/null || $(MAKE) --no-print-directory deps
@@ -313,6 +352,7 @@ web-deps:
 # The rendered pages through html-validate, and a stranger in headless Chromium
 # against a real box (skipped, saying so, when $(CHROMIUM) is absent); the
 # browser's screenshots are kept in $(BUILD)/screenshots/.
+ifeq ($(TEST_BUILD),1)
 web-test: $(BUILD)/tests/box_pages_dump $(BUILD)/mecha $(BUILD)/mecha-box web-deps
 	@[ -x $(CHROMIUM) ] || echo "web-test: $(CHROMIUM) is absent, so the browser tests" \
 	  "are skipped (make deps installs Debian's chromium)" >&2
@@ -323,13 +363,15 @@ web-test: $(BUILD)/tests/box_pages_dump $(BUILD)/mecha $(BUILD)/mecha-box web-de
 	@$(call tmp_empty,web)
 
 cli: $(BUILD)/tests/box_pages_dump web-deps
+endif
 check: web-test
 .PHONY: web-test web-deps
 -include $(BOX_PAGE_OBJ:.o=.d)
 
 # ASan and UBSan in one build; any report fails the run.
+# It is a test build throughout (TEST_BUILD=1): its binaries are only for the tests.
 asan:
-	$(MAKE) --no-print-directory BUILD=build-asan \
+	$(MAKE) --no-print-directory BUILD=build-asan TEST_BUILD=1 \
 	  CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" \
 	  check

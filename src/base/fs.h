@@ -77,7 +77,8 @@ int fs_create(const char *path, const void *data, size_t len, struct err *e);
  * only older ones are removed: fifteen minutes is far beyond any write and
  * short enough that a leftover does not outlive the next day's work. The
  * environment variable MECHA_TEST_TEMP_AGE (seconds) replaces it, for the
- * tests only, as base/killpoint.h's MECHA_TEST_KILL_AT does.
+ * tests only (in a test build, -DMECHA_TEST_BUILD), as base/killpoint.h's
+ * MECHA_TEST_KILL_AT does.
  */
 #define FS_TEMP_AGE (15 * 60)
 #define FS_TEMP_AGE_ENV "MECHA_TEST_TEMP_AGE"

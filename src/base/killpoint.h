@@ -6,7 +6,8 @@
  * When the environment variable MECHA_TEST_KILL_AT equals a point's name,
  * killpoint() sends the process SIGKILL there (no handler runs, no buffer
  * is flushed, no lock is released by us). Otherwise it does nothing. It is
- * compiled into every build and harmless: the variable is for tests only.
+ * compiled only into test builds (-DMECHA_TEST_BUILD, which the Makefile's
+ * test targets set); in a release build killpoint() is nothing at all.
  * Each module that has points lists them, with where each one is, in its
  * header (frontdoor/sweep.h, drain/drain.h). New points are named
  * "<module>-<moment>" (drain-before-ack); the booking sweep's came first and
@@ -19,7 +20,12 @@
 
 #define KILLPOINT_ENV "MECHA_TEST_KILL_AT"
 
+#ifdef MECHA_TEST_BUILD
 /* Dies here (SIGKILL) when MECHA_TEST_KILL_AT is name. */
 void killpoint(const char *name);
+#else
+/* A release build has no kill points: nothing, and no variable is read. */
+#define killpoint(name) ((void)0)
+#endif
 
 #endif

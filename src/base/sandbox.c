@@ -159,7 +159,8 @@ static void say(int verbose, const char *fmt, ...)
 
 /* ---- Landlock ------------------------------------------------------------------ */
 
-/* A whole number from the environment, else -1. */
+#ifdef MECHA_TEST_BUILD
+/* A whole number from the environment, else -1 (the test hooks' numbers). */
 static long env_number(const char *name)
 {
 	const char *s = getenv(name);
@@ -172,19 +173,22 @@ static long env_number(const char *name)
 	v = strtol(s, &end, 10);
 	return errno || *end ? -1 : v;
 }
+#endif
 
 /* The ABI to use: the kernel's, capped by MECHA_TEST_LANDLOCK_ABI. 0, errno set: none. */
 static int landlock_abi(void)
 {
-	long cap = env_number("MECHA_TEST_LANDLOCK_ABI");
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 
 	if (abi < 0)
 		return 0;
+#ifdef MECHA_TEST_BUILD
+	long cap = env_number("MECHA_TEST_LANDLOCK_ABI");
 	if (cap >= 0 && cap < abi) {
 		abi = cap;
 		errno = ENOSYS; /* what a kernel without Landlock answers */
 	}
+#endif
 	return (int)abi;
 }
 
@@ -463,7 +467,8 @@ static int seccomp_install(int no_ip, int server)
 }
 #endif
 
-/* ---- the test hooks ------------------------------------------------------------ */
+/* ---- the test hooks (test builds only: MECHA_TEST_BUILD) --------------------- */
+#ifdef MECHA_TEST_BUILD
 
 static void report(const char *what, const char *arg, int rc)
 {
@@ -529,6 +534,11 @@ static void probe(void)
 			close(s);
 	}
 }
+#else
+static void probe(void)
+{
+}
+#endif
 
 /* ---- applying ------------------------------------------------------------------- */
 

@@ -40,8 +40,9 @@
  * a directory made later inherits the rules of the one it is made in) —
  * unless the policy says to create it first.
  *
- * Test hooks (compiled into every build, and harmless — they only try, and
- * say what happened): after restricting, MECHA_TEST_OPEN=<path> opens path
+ * Test hooks (compiled only into test builds, -DMECHA_TEST_BUILD, as SQLite
+ * compiles its own only under SQLITE_TEST; harmless there too — they only
+ * try, and say what happened): after restricting, MECHA_TEST_OPEN=<path> opens path
  * for reading, MECHA_TEST_CREATE=<path> creates path, MECHA_TEST_CONNECT=<port>
  * connects to 127.0.0.1:<port>, MECHA_TEST_UDP=1 opens a UDP socket,
  * MECHA_TEST_EXEC=<path> runs path in a child (which exits at once); each

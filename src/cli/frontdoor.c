@@ -15,16 +15,19 @@
 #include "cli/verb.h"
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "base/verdict.h"
+#include "config/config.h"
 #include "config/confine.h"
 #include "frontdoor/decline.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/reply.h"
+#include "frontdoor/stale.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/sweep.h"
@@ -78,17 +81,31 @@ static const char list_help[] =
 	"What has arrived, and each request's state, in seq order. INVALID marks a request\n"
 	"that did not validate at drain time; \"reads like instructions\" is the extractor's\n"
 	"label (it gates nothing). A booking shows its slot where the topic would be.\n"
-	"Drafts released or rejected since the last look are reconciled first.\n\n"
+	"Drafts released or rejected since the last look are reconciled first.\n"
+	"A request that has waited on you longer than [frontdoor] stale_hours (72) is\n"
+	"marked stale, with how long (mecha doctor lists them, oldest first).\n\n"
 	"  --state STATE   only requests in this state\n"
 	"  --json          an array of {seq, type, state, valid, topic,\n"
-	"                  reads_like_instructions, note, slot}; slot is a booking's\n"
-	"                  {start, end} (null for other requests)\n";
+	"                  reads_like_instructions, note, slot, stale}; slot is a booking's\n"
+	"                  {start, end} (null for other requests); stale is the hours it\n"
+	"                  has waited on you when past the limit, else null\n";
 
 struct list_ctx {
 	const char *state;
 	json_t *rows;
 	size_t shown;
+	long stale_hours; /* frontdoor/stale.h */
+	time_t now;
 };
+
+/* The row's stale mark: the whole hours it has waited on you when past the limit, else null. */
+static void mark_stale(json_t *row, const struct record *r, const struct list_ctx *c)
+{
+	json_object_set_new(row, "stale",
+			    stale_request(r, c->stale_hours, c->now)
+				    ? json_integer((json_int_t)((c->now - stale_since(r)) / 3600))
+				    : json_null());
+}
 
 const char *frontdoor_state_color(const char *state)
 {
@@ -152,6 +169,7 @@ static int list_one(struct record *r, void *arg, struct err *e)
 		return VERDICT_NEXT;
 	c->shown++;
 	list_row(c->rows, r, topic, flagged);
+	mark_stale(json_array_get(c->rows, json_array_size(c->rows) - 1), r, c);
 	return VERDICT_NEXT;
 }
 
@@ -212,8 +230,26 @@ static void list_print(const json_t *rows)
 			printf("  %sINVALID%s", paint(RED), paint(RESET));
 		if (json_is_true(json_object_get(row, "reads_like_instructions")))
 			printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
+		if (json_is_integer(json_object_get(row, "stale")))
+			printf("  %sstale (%lldd %lldh)%s", paint(YELLOW),
+			       (long long)json_integer_value(json_object_get(row, "stale")) / 24,
+			       (long long)json_integer_value(json_object_get(row, "stale")) % 24,
+			       paint(RESET));
 		putchar('\n');
 	}
+}
+
+/* How long is too long ([frontdoor] stale_hours), and now. */
+static int list_clock(struct list_ctx *c, struct err *e)
+{
+	struct config cfg;
+
+	if (config_load(&cfg, e) != 0)
+		return -1;
+	c->stale_hours = stale_request_hours(&cfg);
+	c->now = clock_now();
+	config_free(&cfg);
+	return 0;
 }
 
 static int fd_list(int argc, char **argv)
@@ -233,7 +269,7 @@ static int fd_list(int argc, char **argv)
 		return rc;
 	if (c.state && !state_known(c.state))
 		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
-	if (store_open_default(&s, STORE_READ, &e) != 0)
+	if (list_clock(&c, &e) != 0 || store_open_default(&s, STORE_READ, &e) != 0)
 		return cli_fail(&e);
 	/* Rows are gathered first: the columns are as wide as the widest seq. */
 	c.rows = json_array();

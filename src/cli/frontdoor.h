@@ -11,6 +11,7 @@
 #include "frontdoor/reconcile.h"
 
 #include <stdio.h>
+#include <time.h>
 
 struct err;
 
@@ -41,6 +42,16 @@ const char *frontdoor_state_color(const char *state);
 void frontdoor_print_padded(FILE *f, const char *s, int width);
 /* A SEQ argument, strictly; -1 after a usage error naming the verb. */
 int frontdoor_parse_seq(const char *verb, const char *s, long long *seq);
+
+/*
+ * The sweep's judge of what home offered (frontdoor_sweep.c): a sweep_offers
+ * callback whose ctx is a struct offered_judge (drain/offered.h). The sweep and
+ * the doctor's queue section ask the same one.
+ */
+struct sweep_offer;
+struct err;
+int frontdoor_offer_judge(void *ctx, const char *type_id, time_t start, time_t end,
+			  const char *link, struct sweep_offer *out, struct err *e);
 
 /* mecha frontdoor extract (extract.c). */
 int frontdoor_extract_verb(int argc, char **argv);

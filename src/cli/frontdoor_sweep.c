@@ -13,42 +13,53 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "base/text.h"
+#include "drain/offered.h"
 #include "frontdoor/sweep.h"
+#include "frontdoor/sweep_offer.h"
 
 #include <stdio.h>
 
 const char frontdoor_sweep_help[] =
 	"usage: mecha frontdoor sweep [--dry-run] [-v] [--json]\n\n"
-	"Settles confirmed bookings and their cancellations, with no model involved. A\n"
-	"booking whose slot is still free in the calendar gets its event (attendee: the\n"
+	"Settles confirmed bookings and their cancellations, with no model involved. Only\n"
+	"a booking of a kind = \"booking\" type this home has, for a slot that fits its\n"
+	"[availability] and that `mecha slots push` offered, is booked; any other is left\n"
+	"for you (not_a_booking_type, not_offered). A booking whose slot is still free in\n"
+	"the calendar (buffer included) gets its event (attendee: the\n"
 	"request's reply_to), its invitation (mailed through [mail], with the manage link)\n"
-	"and moves to booked with the event's UID as its note. A busy slot prints CONFLICT\n"
+	"and moves to booked with the event's UID as its note. A manage link that is not\n"
+	"one of your gate's is left out, and the line says so (bad_manage_url). A busy\n"
+	"slot prints CONFLICT\n"
 	"and books nothing: the request waits for you. A cancellation removes the event,\n"
 	"mails its cancellation, and closes itself and its booking (\"cancelled by the\n"
 	"requester\"). Cancellations go first. requests/bookings.jsonl records every step,\n"
-	"so a rerun, or a run after a crash, does nothing twice. Meant to run from a timer\n"
-	"(docs/mecha-sweep.timer).\n"
+	"so a rerun, or a run after a crash, does nothing twice. Then each booked booking\n"
+	"whose reminder is due (its type's [policy] reminders, default 24h and 1h before\n"
+	"the start; none for a tier it was booked inside) gets that one mail, once; a dry\n"
+	"run lists the reminders due. Meant to run from a timer every five minutes\n"
+	"(docs/mecha-sweep.timer): a reminder goes out within five minutes of its tier.\n"
 	"A meter shows progress on a terminal; then a summary. A record that was not\n"
 	"settled (CONFLICT, left, failed), or one that needs a look, always gets its line;\n"
 	"one that was settled only with -v. Nothing is printed when there was nothing to do.\n\n"
 	"  --dry-run       say what would happen; write, send and lock nothing\n"
 	"  -v, --verbose   also a line for each record settled\n"
 	"  --json          one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
-	"                  failed}, each a list of {seq, booking_id, start, end, uid,\n"
-	"                  attendee, booking_seq, message}\n\n"
+	"                  failed, reminded}, each a list of {seq, booking_id, start, end,\n"
+	"                  uid, attendee, booking_seq, message, reason, tier}\n\n"
 	"Exit status: 0 everything was settled; 1 a step failed (the next sweep carries on);\n"
 	"3 a booking was left for you (CONFLICT, or one the sweep cannot read) — a dry run\n"
 	"exits 0 for those, since saying so was all it was asked.\n";
 
-static const char *const outcome_key[] = { "booked", "conflicts", "cancelled",
-					   "closed", "left",      "failed" };
+static const char *const outcome_key[] = { "booked", "conflicts", "cancelled", "closed",
+					   "left",   "failed",    "reminded" };
 
 static const char *outcome_word(const struct sweep_line *l)
 {
-	static const char *const done[] = { "booked", "CONFLICT", "cancelled",
-					     "closed", "left",     "failed" };
-	static const char *const would[] = { "would book", "CONFLICT", "would cancel",
-					      "would close", "left",   "failed" };
+	static const char *const done[] = { "booked", "CONFLICT", "cancelled", "closed",
+					     "left",   "failed",   "reminded" };
+	static const char *const would[] = { "would book",  "CONFLICT", "would cancel",
+					      "would close", "left",     "failed",
+					      "reminder due" };
 
 	return (l->dry_run ? would : done)[l->outcome];
 }
@@ -71,6 +82,11 @@ static void print_line(const struct sweep_line *l)
 	print_slot(l);
 	if (l->outcome == SWEEP_CANCELLED && l->booking_seq >= 0)
 		printf("  booking %lld", l->booking_seq);
+	if (l->tier) {
+		printf("  ");
+		text_print(stdout, l->tier, 0);
+		printf(" before");
+	}
 	if (l->attendee) {
 		printf("  ");
 		text_print(stdout, l->attendee, 0);
@@ -115,8 +131,29 @@ struct tally {
  */
 static int quiet(const struct sweep_line *l)
 {
+	if (l->outcome == SWEEP_REMINDED) /* a dry run lists the reminders due */
+		return !l->dry_run && !l->message;
 	return l->outcome == SWEEP_CLOSED ||
 	       (!l->message && (l->outcome == SWEEP_BOOKED || l->outcome == SWEEP_CANCELLED));
+}
+
+/* The sweep's judge (sweep_offer.h) is what home kept of its pushes (drain/offered.h). */
+int frontdoor_offer_judge(void *ctx, const char *type_id, time_t start, time_t end, const char *link,
+		 struct sweep_offer *out, struct err *e)
+{
+	static const enum sweep_offer_verdict verdict[] = {
+		[OFFERED_YES] = SWEEP_OFFER_YES, [OFFERED_WITHDRAWN] = SWEEP_OFFER_WITHDRAWN,
+		[OFFERED_NO] = SWEEP_OFFER_NO, [OFFERED_NOT_BOOKING] = SWEEP_OFFER_NOT_BOOKING };
+	struct offered_answer a;
+
+	if (offered_check(ctx, type_id, start, end, link, &a, e) != 0)
+		return -1;
+	out->verdict = verdict[a.verdict];
+	out->buffer_minutes = a.buffer_minutes;
+	out->link_ok = a.link_ok;
+	snprintf(out->why, sizeof out->why, "%s", a.why);
+	snprintf(out->link_why, sizeof out->link_why, "%s", a.link_why);
+	return 0;
 }
 
 static void on_start(size_t total, void *ctx)
@@ -134,18 +171,21 @@ static void on_line(const struct sweep_line *l, void *ctx)
 		if (t->verbose || !quiet(l))
 			print_line(l);
 		fflush(stdout);
-		progress_step(&t->meter);
+		if (!l->tier) /* the meter counts records settled, not reminders */
+			progress_step(&t->meter);
 		return;
 	}
-	progress_step(&t->meter);
+	if (!l->tier)
+		progress_step(&t->meter);
 	json_array_append_new(
 		json_object_get(summary, outcome_key[l->outcome]),
-		json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)l->seq,
+		json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)l->seq,
 			  "booking_id", str_or_null(l->booking_id), "start", time_or_null(l->start),
 			  "end", time_or_null(l->end), "uid", str_or_null(l->uid), "attendee",
 			  str_or_null(l->attendee), "booking_seq",
 			  l->booking_seq >= 0 ? json_integer(l->booking_seq) : json_null(), "message",
-			  str_or_null(l->message)));
+			  str_or_null(l->message), "reason", str_or_null(l->reason), "tier",
+			  str_or_null(l->tier)));
 }
 
 static json_t *summary_new(int dry_run)
@@ -161,11 +201,13 @@ static json_t *summary_new(int dry_run)
 static void print_summary(const struct sweep_counts *n, int dry_run)
 {
 	const size_t counts[] = { n->booked, n->conflicts, n->cancelled, n->closed, n->left,
-				  n->failed };
-	static const char *const done[] = { "booked", "CONFLICT", "cancelled",
-					     "closed", "left for you", "failed" };
-	static const char *const would[] = { "would book", "CONFLICT", "would cancel",
-					      "would close", "left for you", "failed" };
+				  n->failed,  n->reminded };
+	static const char *const done[] = { "booked", "CONFLICT",     "cancelled",
+					     "closed", "left for you", "failed",
+					     "reminded" };
+	static const char *const would[] = { "would book",  "CONFLICT",     "would cancel",
+					      "would close", "left for you", "failed",
+					      "reminders due" };
 	int first = 1;
 
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -197,7 +239,9 @@ int frontdoor_sweep_verb(int argc, char **argv)
 		{ "verbose", 'v', CLI_FLAG, &t.verbose, 0, 0, 0 },
 		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
 	};
-	struct sweep_report rep = { on_line, &t, on_start };
+	struct offered_judge j = OFFERED_JUDGE_INIT;
+	struct sweep_offers offers = { frontdoor_offer_judge, &j };
+	struct sweep_report rep = { on_line, &t, on_start, &offers };
 	struct sweep_counts n;
 	struct cli_args a;
 	struct err e;
@@ -210,6 +254,7 @@ int frontdoor_sweep_verb(int argc, char **argv)
 	progress_begin(&t.meter, dry_run ? "sweep (dry run)" : "sweep");
 	rc = sweep_home(dry_run ? SWEEP_DRY_RUN : 0, &rep, &n, &e);
 	progress_end(&t.meter);
+	offered_judge_free(&j);
 	if (rc != 0) {
 		json_decref(t.summary);
 		return cli_fail_json(&e, json);

@@ -18,7 +18,9 @@ static const char review_help[] =
 	"reason, e edits in $VISUAL/$EDITOR, c closes with a reason, n parks a request\n"
 	"(needs-info), x extracts and t triages one request, / searches, f filters by\n"
 	"state, h shows resolved drafts, ? lists every key, q quits. Changes made\n"
-	"elsewhere appear by themselves. For scripts and dumb terminals: mecha outbox review.\n\n"
+	"elsewhere appear by themselves. It opens on the request that has waited on you\n"
+	"longest past [frontdoor] stale_hours, when there is one (mecha doctor lists them).\n"
+	"For scripts and dumb terminals: mecha outbox review.\n\n"
 	"  --state STATE   start with the requests in STATE ('all' for every one;\n"
 	"                  default: those waiting on you)\n";
 

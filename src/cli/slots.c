@@ -141,7 +141,7 @@ static const struct cli_verb verbs[] = {
 	{ "show", show, show_help, "the slots a booking type offers, computed from the calendar",
 	  CONFINE_CALENDAR },
 	{ "push", push, push_help, "hand a booking type's slots to your box (PUT, the slots key)",
-	  CONFINE_CALENDAR | CONFINE_GATE },
+	  CONFINE_CALENDAR | CONFINE_GATE | CONFINE_OFFERED },
 };
 
 const struct cli_group cli_slots_group = {

@@ -32,7 +32,8 @@
 #include <sys/stat.h>
 
 /* The tables under the top level, by name; [providers.NAME] is handled apart. */
-static const enum config_table fixed_tables[] = { T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS };
+static const enum config_table fixed_tables[] = { T_OUTBOX,   T_MAIL,       T_CALENDAR,
+						  T_MISSIONS, T_FRONTDOOR, T_NOTIFY };
 
 static const char *const vtype_names[] = {
 	[V_STR] = "a string",
@@ -125,7 +126,8 @@ static void store(struct walk *w, const struct config_key *k, char *base, const 
 		store_array(w, k, base, v);
 	} else if (k->type == V_INT) {
 		if (v->u.integer <= 0 || v->u.integer > 86400)
-			problem(w, v->line, "%s must be between 1 and 86400 seconds", k->name);
+			problem(w, v->line, "%s must be between 1 and 86400 %s", k->name,
+				strstr(k->name, "_hours") ? "hours" : "seconds");
 		else
 			*(long *)(void *)(base + k->off) = (long)v->u.integer;
 	} else {
@@ -475,6 +477,7 @@ void config_free(struct config *c)
 		free(c->calendar_collections[i]);
 	free(c->calendar_collections);
 	free(c->missions_brain);
+	free(c->notify_digest_to);
 	memset(c, 0, sizeof *c);
 }
 

@@ -44,6 +44,8 @@ struct err;
 
 #define CONFIG_TIMEOUT_S 300L        /* a whole provider request */
 #define CONFIG_CONNECT_TIMEOUT_S 10L /* connecting to a provider */
+#define CONFIG_FRONTDOOR_STALE_HOURS 72L /* a request waiting on the owner longer is stale */
+#define CONFIG_OUTBOX_STALE_HOURS 48L    /* a pending draft older is stale */
 
 struct config_provider {
 	char *name;        /* the NAME of [providers.NAME] */
@@ -72,6 +74,10 @@ struct config {
 	char **calendar_collections; /* [calendar] collections under a vdirsyncer root */
 	size_t ncalendar_collections;
 	char *missions_brain; /* [missions] brain */
+	/* How long a request waits on the owner, a draft waits pending, before doctor says so. */
+	long frontdoor_stale_hours; /* [frontdoor] stale_hours; 0: CONFIG_FRONTDOOR_STALE_HOURS */
+	long outbox_stale_hours;    /* [outbox] stale_hours; 0: CONFIG_OUTBOX_STALE_HOURS */
+	char *notify_digest_to;     /* [notify] digest_to: where doctor --digest --mail sends */
 	/* The lines settings config_require names are written on; 0 when unset. */
 	int default_provider_line, mail_sendmail_line, mail_password_env_line, calendar_path_line;
 };

@@ -48,6 +48,26 @@ static void write_file_or_dir(struct sandbox_policy *p, const char *path)
 	free(dir);
 }
 
+/*
+ * `slots push` keeps what it offered in factory/offered (drain/offered.h):
+ * that directory alone, made now when the factory is there, so that the
+ * first push is not granted the whole factory (its keys) to make it in.
+ */
+static void offered(struct sandbox_policy *p)
+{
+	struct err e;
+	char *factory = home_path(HOME_FACTORY, &e), *dir;
+
+	if (!factory)
+		return;
+	dir = fs_join(factory, "offered");
+	if (fs_is_dir(factory, &e) == 1)
+		(void)fs_private_dir(dir, &e); /* not made: granted where it will be */
+	sandbox_write(p, dir);
+	free(dir);
+	free(factory);
+}
+
 static void calendar(struct sandbox_policy *p, const struct config *c, unsigned needs)
 {
 	if (!c->calendar_path || !*c->calendar_path)
@@ -151,6 +171,8 @@ void confine_policy(unsigned needs, struct sandbox_policy *p)
 	}
 	if (needs & CONFINE_SESSIONS)
 		place(p, HOME_SESSIONS, 1);
+	if (needs & CONFINE_OFFERED)
+		offered(p);
 	if (needs & CONFINE_MISSIONS)
 		confine_store(needs, NULL, p);
 	p->network = (needs & (CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_GATE)) != 0;

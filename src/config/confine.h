@@ -39,6 +39,7 @@ enum confine_need {
 	CONFINE_CREATE = 1 << 11,      /* long-running: its stores are made first, then named exactly */
 	CONFINE_HOME = 1 << 12,        /* writes the home itself (config.toml, new stores): init */
 	CONFINE_GATE = 1 << 13,        /* talks to the box, or probes a server (doctor): the network */
+	CONFINE_OFFERED = 1 << 14,     /* keeps what it offered the box (factory/offered) */
 	CONFINE_NONE = 1 << 30,        /* not confined here (it runs another program of ours) */
 };
 

@@ -137,6 +137,21 @@ static int meaning_collection(const char *v, struct buf *why)
 	return -1;
 }
 
+static int meaning_digest_to(const char *v, struct buf *why)
+{
+	struct addr a = { NULL, NULL };
+	struct err e;
+
+	if (!*v || addr_parse(v, strlen(v), "digest_to", &a, &e) == 0) {
+		addr_free(&a);
+		return 0;
+	}
+	buf_adds(why, "digest_to ");
+	quote(why, v);
+	buf_adds(why, " is not an e-mail address");
+	return -1;
+}
+
 #define C(f) offsetof(struct config, f), 0
 #define A(f, n) offsetof(struct config, f), offsetof(struct config, n)
 #define P(f) offsetof(struct config_provider, f), 0
@@ -205,6 +220,17 @@ const struct config_key config_keys[] = {
 	{ T_MISSIONS, "brain", V_STR, C(missions_brain), NOL, NULL, "\"brain-1\"",
 	  "The brain the mission verbs that post are bound to: a letter for another brain is "
 	  "refused. Unset: any." },
+	{ T_OUTBOX, "stale_hours", V_INT, C(outbox_stale_hours), NOL, NULL, "48",
+	  "Hours a draft may wait pending before `mecha doctor` (and its digest) says it has "
+	  "waited too long, 1 to 86400." },
+	{ T_FRONTDOOR, "stale_hours", V_INT, C(frontdoor_stale_hours), NOL, NULL, "72",
+	  "Hours a request may wait on you (extracted, triaged, awaiting_me) before `mecha "
+	  "doctor` (and its digest) says so, `frontdoor list` marks it and `mecha review` opens "
+	  "on it, 1 to 86400." },
+	{ T_NOTIFY, "digest_to", V_STR, C(notify_digest_to), NOL, meaning_digest_to,
+	  "\"you@example.org\"",
+	  "Where `mecha doctor --digest --mail` sends what has waited too long (through [mail]), "
+	  "only when something has. Unset: --mail refuses." },
 };
 
 const size_t config_nkeys = sizeof config_keys / sizeof config_keys[0];
@@ -221,6 +247,10 @@ const struct config_table_info config_tables[T_COUNT] = {
 	[T_CALENDAR] = { "calendar", "[calendar]", "The calendar agents see as free/busy, and the "
 			 "one booked events are written into." },
 	[T_MISSIONS] = { "missions", "[missions]", "The mission board agents report to." },
+	[T_FRONTDOOR] = { "frontdoor", "[frontdoor]", "The request store: strangers' requests "
+			  "and their states." },
+	[T_NOTIFY] = { "notify", "[notify]", "What mecha tells you of its own accord: the "
+		       "daily digest of what has waited too long (docs/outbox.md, The digest)." },
 };
 
 const struct config_key *config_key_find(enum config_table tab, const char *name)

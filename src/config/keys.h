@@ -16,7 +16,9 @@
 
 struct buf;
 
-enum config_table { T_ROOT, T_PROVIDER, T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS, T_COUNT };
+enum config_table {
+	T_ROOT, T_PROVIDER, T_OUTBOX, T_MAIL, T_CALENDAR, T_MISSIONS, T_FRONTDOOR, T_NOTIFY, T_COUNT
+};
 
 enum config_vtype { V_STR, V_INT, V_ARR };
 

@@ -17,11 +17,15 @@ struct doctor {
 	struct config cfg; /* valid when cfg_ok */
 	int cfg_ok;
 	struct doctor_report *out;
+	const struct sweep_offers *offers; /* borrowed; the sweep's judge, or NULL */
 };
 
 /* Adds a line; fix NULL for none. detail is printf-style. */
 void doctor_say(struct doctor *d, const char *check, enum doctor_status st, const char *fix,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* doctor_say with the finding as data too: item is stolen (may be NULL). */
+void doctor_say_item(struct doctor *d, const char *check, enum doctor_status st, json_t *item,
+		     const char *fix, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 /* "not checked: config.toml does not load" for a check that needs it. */
 void doctor_skip(struct doctor *d, const char *check);
 
@@ -37,5 +41,7 @@ void doctor_missions(struct doctor *d);
 void doctor_provider(struct doctor *d);
 void doctor_mail(struct doctor *d);
 void doctor_calendar(struct doctor *d);
+/* queue.c */
+void doctor_queue(struct doctor *d);
 
 #endif

@@ -19,21 +19,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-void doctor_say(struct doctor *d, const char *check, enum doctor_status st, const char *fix,
-		const char *fmt, ...)
+static void say_v(struct doctor *d, const char *check, enum doctor_status st, json_t *item,
+		  const char *fix, const char *fmt, va_list ap)
 {
 	struct doctor_report *r = d->out;
 	struct doctor_line *l;
-	va_list ap;
 
 	r->lines = xrealloc(r->lines, (r->n + 1) * sizeof *r->lines);
 	l = &r->lines[r->n++];
 	l->check = xstrdup(check);
 	l->status = st;
 	l->fix = fix ? xstrdup(fix) : NULL;
-	va_start(ap, fmt);
+	l->item = item;
 	if (vasprintf(&l->detail, fmt, ap) < 0)
 		abort();
+}
+
+void doctor_say(struct doctor *d, const char *check, enum doctor_status st, const char *fix,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(d, check, st, NULL, fix, fmt, ap);
+	va_end(ap);
+}
+
+void doctor_say_item(struct doctor *d, const char *check, enum doctor_status st, json_t *item,
+		     const char *fix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_v(d, check, st, item, fix, fmt, ap);
 	va_end(ap);
 }
 
@@ -162,9 +180,32 @@ static const struct {
 	{ doctor_stores, 1 },   { doctor_temps, 1 },  { doctor_provider, 1 }, { doctor_mail, 1 },
 	{ doctor_calendar, 1 }, { check_outbox, 1 },  { check_types, 1 },
 	{ check_mcp, 0 },       { doctor_missions, 1 }, { doctor_types_cache, 1 },
+	{ doctor_queue, 1 },
 };
 
-void doctor_run(unsigned flags, struct doctor_report *out)
+/*
+ * The digest: the home and the configuration checked quietly (a line only
+ * when one fails, since nothing else can be said then), then the queue.
+ */
+static void run_digest(struct doctor *d, struct doctor_report *out)
+{
+	struct doctor_report quiet = { NULL, 0 };
+
+	d->out = &quiet;
+	doctor_home(d);
+	if (d->home_ok)
+		check_config(d);
+	d->out = out;
+	for (size_t i = 0; i < quiet.n; i++)
+		if (quiet.lines[i].status == DOCTOR_FAIL)
+			doctor_say(d, quiet.lines[i].check, DOCTOR_FAIL, quiet.lines[i].fix, "%s",
+				   quiet.lines[i].detail);
+	doctor_report_free(&quiet);
+	if (d->home_ok && d->cfg_ok)
+		doctor_queue(d);
+}
+
+void doctor_run(unsigned flags, const struct sweep_offers *offers, struct doctor_report *out)
 {
 	struct doctor d;
 	struct err e;
@@ -173,8 +214,11 @@ void doctor_run(unsigned flags, struct doctor_report *out)
 	memset(out, 0, sizeof *out);
 	d.flags = flags;
 	d.out = out;
+	d.offers = offers;
 	d.home = home_path(HOME_ROOT, &e);
-	for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
+	if (flags & DOCTOR_DIGEST)
+		run_digest(&d, out);
+	for (size_t i = 0; !(flags & DOCTOR_DIGEST) && i < sizeof checks / sizeof checks[0]; i++)
 		if (!checks[i].needs_home || d.home_ok)
 			checks[i].run(&d);
 	if (d.cfg_ok)
@@ -188,6 +232,7 @@ void doctor_report_free(struct doctor_report *r)
 		free(r->lines[i].check);
 		free(r->lines[i].detail);
 		free(r->lines[i].fix);
+		json_decref(r->lines[i].item);
 	}
 	free(r->lines);
 	memset(r, 0, sizeof *r);
@@ -231,9 +276,12 @@ json_t *doctor_report_json(const struct doctor_report *r)
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct doctor_line *l = &r->lines[i];
-		json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:o}", "check", l->check, "status",
-						   doctor_status_name(l->status), "detail",
-						   text_json(l->detail), "fix", text_json(l->fix)));
+		json_t *o = json_pack("{s:s,s:s,s:o,s:o}", "check", l->check, "status",
+				      doctor_status_name(l->status), "detail", text_json(l->detail),
+				      "fix", text_json(l->fix));
+		if (l->item)
+			json_object_set(o, "item", l->item);
+		json_array_append_new(a, o);
 	}
 	return a;
 }

@@ -190,6 +190,22 @@ static char *gate_url(struct err *e)
 	return url;
 }
 
+char *gate_address(struct err *e)
+{
+	char *url = gate_url(e);
+	size_t n;
+	int https;
+
+	if (!url || gate_url_check(url, &https, e) != 0) {
+		free(url);
+		return NULL;
+	}
+	n = strlen(url);
+	while (n > 0 && url[n - 1] == '/')
+		url[--n] = '\0';
+	return url;
+}
+
 static const struct {
 	const char *file, *env, *scope;
 } keys[] = {

@@ -90,6 +90,13 @@ struct gate_reply {
 int gate_url_check(const char *url, int *https, struct err *e);
 
 /*
+ * The gate alone, as gate_open finds and checks it, without a trailing slash
+ * and without reading a key or loading libcurl (malloc'd; NULL with
+ * gate_open's errors): what a link the box made must start with.
+ */
+char *gate_address(struct err *e);
+
+/*
  * The gate and the key `which`, as above; loads libcurl. Fails with ERR_CONFIG
  * (no gate, a file that does not read, a key file that holds no key),
  * ERR_INSECURE, ERR_NOT_FOUND (no key file: the message says which and how to

@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "drain/gate.h"
+#include "drain/offered.h"
 #include "drain/slots.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
@@ -54,6 +55,19 @@ out:
 	return *answer ? 0 : -1;
 }
 
+/* What the box took, kept at home for the sweep (offered.h). */
+static int remember(const struct slots *s, struct err *e)
+{
+	struct manifest *m = NULL;
+	int rc = catalog_load(s->type, &m, NULL, e) == 0 ? offered_save(m, s, e) : -1;
+
+	manifest_free(m);
+	if (rc != 0)
+		err_prefix(e, "the box took the slots, but home could not keep what it offered "
+			   "(the sweep books only those; push again)");
+	return rc;
+}
+
 int push_slots(const char *id, const char *from, int dry_run, struct push_slots *out,
 	       struct err *e)
 {
@@ -78,6 +92,8 @@ int push_slots(const char *id, const char *from, int dry_run, struct push_slots 
 		route = xasprintf("/v1/instruments/%s/slots", s.type);
 		out->answer = put(&g, route, body, strlen(body), "application/json", e);
 		rc = out->answer ? 0 : -1;
+		if (rc == 0)
+			rc = remember(&s, e);
 		free(route);
 		free(body);
 	}

@@ -44,7 +44,9 @@ struct push_slots {
 
 /*
  * Computes the slots of booking type id as of from (NULL: now; slots.h) and
- * PUTs them, unless dry_run (the gate and its key are still checked).
+ * PUTs them, unless dry_run (the gate and its key are still checked). What
+ * the box took is kept at home (offered.h: the sweep books only those); a
+ * list that cannot be kept fails the push, though the box has it.
  */
 int push_slots(const char *id, const char *from, int dry_run, struct push_slots *out,
 	       struct err *e);

@@ -247,6 +247,32 @@ int slots_compute(const struct manifest_availability *a, const struct calendar_i
 	return 0;
 }
 
+/* The days a slot can come from: its own local date and either neighbour (a skipped midnight). */
+int slots_fit(const struct manifest_availability *a, time_t now, time_t start, time_t end,
+	      struct err *e)
+{
+	struct slot_list day = { NULL, 0, 0 };
+	struct plan p;
+	int fit = 0;
+
+	if (plan_init(&p, a, NULL, 0, now, e) != 0)
+		return -1;
+	if (p.increment > 0 && start >= p.from && end <= p.to && start < end) {
+		long mid = local_day(p.zone, start);
+		for (long dd = mid - 1; dd <= mid + 1 && !fit; dd++) {
+			int y, m, d;
+			wallclock_date(dd, &y, &m, &d);
+			day_windows(&p, y, m, d, wallclock_weekday(dd), &day);
+			for (size_t i = 0; i < day.n && !fit; i++)
+				fit = day.v[i].start == start && day.v[i].end == end;
+			day.n = 0;
+		}
+	}
+	free(day.v);
+	free(p.busy);
+	return fit;
+}
+
 /* ---- a type, over the calendar ------------------------------------------------------ */
 
 /* "now", an RFC 3339 time, or a date meaning its midnight in the type's zone. */

@@ -95,6 +95,17 @@ int slots_compute(const struct manifest_availability *a, const struct calendar_i
 		  size_t nbusy, time_t now, struct slots *out, struct err *e);
 
 /*
+ * 1 when [start, end) is a slot a offers at instant now with nothing busy:
+ * one of its durations, on the grid of one of that day's windows (weekly or
+ * override), inside notice and horizon — the computation above, asked about
+ * one slot. 0 when it is not; -1 as slots_compute fails. Neither the busy
+ * time (with its buffers) nor per_day_cap is asked here: they depend on the
+ * calendar as it was, and what home pushed (offered.h) carries both.
+ */
+int slots_fit(const struct manifest_availability *a, time_t now, time_t start, time_t end,
+	      struct err *e);
+
+/*
  * The slots of the installed booking type id ($MECHA_HOME/factory/types/
  * <id>.toml) over [calendar] path. from: NULL for now, else the instant to
  * compute as of — an RFC 3339 time, or YYYY-MM-DD for midnight that day in

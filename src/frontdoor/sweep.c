@@ -5,6 +5,7 @@
 #include "frontdoor/sweep.h"
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/killpoint.h"
@@ -13,9 +14,11 @@
 #include "calendar/calendar.h"
 #include "config/config.h"
 #include "frontdoor/record.h"
+#include "frontdoor/remind.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/sweep_ledger.h"
+#include "frontdoor/sweep_offer.h"
 #include "outbox/invite.h"
 #include "outbox/mail.h"
 #include "types/catalog.h"
@@ -51,6 +54,7 @@ struct todo {
 	char type_id[RECORD_TYPE_ID_MAX + 1];
 	char state[32];
 	time_t start, end; /* the slot the record names, when it reads (for the report) */
+	time_t made;       /* the record's created_at: when the booking was made (reminders) */
 };
 
 struct sweep {
@@ -62,6 +66,7 @@ struct sweep {
 	struct sweep_counts *counts;
 	struct todo *todo;
 	size_t n;
+	const char *reason; /* the next line's reason (sweep_offer.h), then NULL again */
 };
 
 /* A booking's slot and people: from the ledger once decided, else from its record. */
@@ -71,6 +76,7 @@ struct booking {
 	char *attendee, *summary, *link; /* owned; link may be NULL */
 	char *zone;                      /* owned: the zone the mail tells the time in; NULL: UTC */
 	const char *warning;
+	char note[512]; /* what the offer check said (sweep_offer.h) */
 };
 
 static void booking_free(struct booking *b)
@@ -122,6 +128,8 @@ static int gather_one(struct record *r, void *ctx, struct err *e)
 	snprintf(t->state, sizeof t->state, "%s", record_state(r));
 	if (!sweep_slot(r, &t->start, &t->end))
 		t->start = t->end = 0;
+	if (rfc3339_parse(record_created_at(r), &t->made) != 0)
+		t->made = 0;
 	return VERDICT_NEXT;
 }
 
@@ -136,10 +144,12 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 				// cppcheck-suppress nullPointer ; b is tested in own_slot
 				own_slot ? b->start : t->start, own_slot ? b->end : t->end,
 				// cppcheck-suppress nullPointer ; b is tested in has_event and own_slot
-				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg };
+				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg, sw->reason, NULL };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
-			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed };
+			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed,
+			    &sw->counts->reminded };
 
+	sw->reason = NULL;
 	(*count[o])++;
 	if (sw->rep && sw->rep->line)
 		sw->rep->line(&l, sw->rep->ctx);
@@ -238,7 +248,8 @@ static int booking_from_values(const struct config *cfg, const struct record *r,
 	if (slot_of(v, b, e) != 0)
 		return -1;
 	if (json_object_get(v, "_manage_url") && (!link || !link_ok(link)))
-		return err_set(e, ERR_PARSE, "_manage_url is not a web address");
+		return err_set(e, ERR_PARSE, SWEEP_BAD_MANAGE_URL ": _manage_url is not a web "
+			       "address");
 	if (!to || !*to)
 		return err_set(e, ERR_NO_REPLY_TO, "the booking has no reply_to to invite");
 	if (!(b->attendee = mail_address_spec(to, "reply_to", e)))
@@ -533,20 +544,34 @@ static void cancel_one(struct sweep *sw, const struct todo *t)
 /* A slot not yet decided: is it free, and can an invitation go out at all? */
 static int decide(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
-	int free_slot;
+	int free_slot, step;
+	time_t buffer = 0;
 
 	if (booking_from_record(sw, t, b, e) != 0) {
+		if (strncmp(e->msg, SWEEP_BAD_MANAGE_URL ":", strlen(SWEEP_BAD_MANAGE_URL) + 1) == 0)
+			sw->reason = SWEEP_BAD_MANAGE_URL;
 		say(sw, SWEEP_LEFT, t, NULL, -1, e->msg);
 		return 1;
 	}
-	if (b->end <= time(NULL)) {
+	if (b->end <= clock_now()) {
 		say(sw, SWEEP_LEFT, t, b, -1, "the slot is over: an invitation to it would come too "
 		    "late; nothing was booked");
 		return 1;
 	}
+	/* Only a slot home offered, of a booking type home has (sweep_offer.h). */
+	step = sweep_offer_check(sw->rep ? sw->rep->offers : NULL, sw->cfg, t->type_id, b->start,
+				 b->end, &b->link, &buffer, &sw->reason, b->note, e);
+	if (step < 0)
+		return -1;
+	if (step != SWEEP_OFFER_BOOK) {
+		say(sw, step == SWEEP_OFFER_LEFT ? SWEEP_LEFT : SWEEP_CONFLICT, t, b, -1, b->note);
+		return 1;
+	}
+	if (b->note[0])
+		b->warning = b->note;
 	if (!sw->dry && !mail_configured(sw->cfg, e))
 		return -1;
-	free_slot = calendar_is_free_conf(sw->cfg, b->start, b->end, e);
+	free_slot = calendar_is_free_conf(sw->cfg, b->start - buffer, b->end + buffer, e);
 	if (free_slot < 0)
 		return -1;
 	if (!free_slot) {
@@ -661,6 +686,63 @@ static void cancel_all(struct sweep *sw)
 	}
 }
 
+/* ---- reminders ---------------------------------------------------------------------- */
+
+/*
+ * Booked — the record says so, or this sweep just booked it (the ledger says
+ * so of a record read as bookable) — and named by no cancellation. A booking a
+ * person closed is closed: it gets no reminder.
+ */
+static int remindable(const struct sweep *sw, const struct todo *t)
+{
+	if (t->cancel || !t->valid || !t->booking_id ||
+	    (strcmp(t->state, STATE_BOOKED) != 0 &&
+	     !(bookable(t) && sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))) ||
+	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED))
+		return 0;
+	for (size_t i = 0; i < sw->n; i++)
+		if (sw->todo[i].cancel && sw->todo[i].booking_id &&
+		    strcmp(sw->todo[i].booking_id, t->booking_id) == 0)
+			return 0;
+	return 1;
+}
+
+static void remind_say(struct sweep *sw, const struct todo *t, enum sweep_outcome o,
+		       const struct remind_result *res, const char *msg)
+{
+	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, -1, res->start, res->end,
+				NULL, res->attendee, msg, NULL,
+				res->tier[0] ? res->tier : NULL };
+
+	if (o == SWEEP_REMINDED)
+		sw->counts->reminded++;
+	else
+		sw->counts->failed++;
+	if (sw->rep && sw->rep->line)
+		sw->rep->line(&l, sw->rep->ctx);
+}
+
+static void remind_all(struct sweep *sw)
+{
+	struct remind_run run = { sw->cfg, &sw->ledger, sw->dry, clock_now() };
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *t = &sw->todo[i];
+		struct remind_target target = { t->seq, t->booking_id, t->type_id, t->made };
+		struct remind_result res;
+		struct err e;
+		int rc;
+
+		if (!remindable(sw, t))
+			continue;
+		rc = remind_booking(&run, &target, &res, &e);
+		if (rc > 0)
+			remind_say(sw, t, SWEEP_REMINDED, &res, res.warning);
+		else if (rc < 0)
+			remind_say(sw, t, SWEEP_FAILED, &res, e.msg);
+	}
+}
+
 static void todo_free(struct sweep *sw)
 {
 	for (size_t i = 0; i < sw->n; i++)
@@ -680,7 +762,8 @@ static int gather(struct sweep *sw, struct err *e)
 int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
 	      const struct sweep_report *rep, struct sweep_counts *counts, struct err *e)
 {
-	struct sweep sw = { s, cfg, { 0 }, (flags & SWEEP_DRY_RUN) != 0, rep, counts, NULL, 0 };
+	struct sweep sw = { s, cfg, { 0 }, (flags & SWEEP_DRY_RUN) != 0, rep, counts, NULL, 0,
+			    NULL };
 	int rc = -1;
 
 	memset(counts, 0, sizeof *counts);
@@ -698,6 +781,7 @@ int sweep_run(struct store *s, const struct config *cfg, unsigned flags,
 			rep->start(to_settle(&sw), rep->ctx);
 		cancel_all(&sw);
 		book_all(&sw);
+		remind_all(&sw);
 		rc = 0;
 	}
 	sweep_ledger_close(&sw.ledger);

@@ -5,8 +5,12 @@
  *
  * A booking is a valid record whose values hold `_booking_id`, `_slot_start`
  * and `_slot_end` (and, from the box, `_duration_minutes` and `_manage_url`)
- * and no `_cancelled: true`. The sweep asks the calendar about the slot
- * again; a busy slot is a CONFLICT, left for a person with nothing booked.
+ * and no `_cancelled: true`. The sweep first checks that the record's type
+ * is a booking type home has and that its slot is one home offered
+ * (sweep_offer.h; anything else is left for a person, not_a_booking_type or
+ * not_offered), then asks the calendar about the slot again, widened by the
+ * type's buffer; a busy slot is a CONFLICT, left for a person with nothing
+ * booked.
  * A free one gets its event (summary "<the type's title> (booked by
  * <address>)", attendee = reply_to, organizer = [mail] from, the manage link
  * in its description), its invitation (an iTIP
@@ -40,7 +44,11 @@
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *
- * Test hook (compiled into every build, and harmless): when the environment
+ * Then reminders (remind.h): each booked booking that no cancellation names
+ * gets the tier of its type's [policy] reminders that is due, once; the
+ * report says REMINDED (or, in a dry run, that it is due).
+ *
+ * Test hook (compiled only into test builds, base/killpoint.h): when the environment
  * variable MECHA_TEST_KILL_AT names one of these points, the sweep sends
  * itself SIGKILL there, so a test can kill it at each side effect:
  *     event             the event's intent is recorded, the event not written
@@ -54,6 +62,8 @@
  *     cancel-mail       before the CANCEL's intent is recorded
  *     cancel-mail-sent  the CANCEL went out, not yet recorded
  *     closed            before the cancellation itself is closed
+ *     remind            before a reminder's intent is recorded (remind.h)
+ *     remind-sent       the reminder went out, not yet recorded as done
  *
  * Ownership: the report's strings are borrowed for the length of the
  * callback; the record passed to sweep_claims is borrowed.
@@ -68,6 +78,7 @@ struct config;
 struct err;
 struct record;
 struct store;
+struct sweep_offers;
 
 #define SWEEP_CANCEL_REASON "cancelled by the requester"
 #define SWEEP_KILL_ENV "MECHA_TEST_KILL_AT"
@@ -79,6 +90,7 @@ enum sweep_outcome {
 	SWEEP_CLOSED,    /* a booking whose cancellation came first: closed, nothing booked */
 	SWEEP_LEFT,      /* a record the sweep cannot settle (message says why); a person looks */
 	SWEEP_FAILED,    /* a step failed (message says why); the next sweep carries on */
+	SWEEP_REMINDED,  /* a booked booking's reminder went out (remind.h); `tier` says which */
 };
 
 struct sweep_line {
@@ -91,6 +103,8 @@ struct sweep_line {
 	const char *uid;        /* the event, when there is one */
 	const char *attendee;
 	const char *message;    /* why (LEFT, FAILED), or a warning; NULL */
+	const char *reason;     /* LEFT by the offer check: its reason's name (sweep_offer.h); NULL */
+	const char *tier;       /* REMINDED, or a reminder that FAILED: "24h"; else NULL */
 };
 
 /*
@@ -102,10 +116,12 @@ struct sweep_report {
 	void (*line)(const struct sweep_line *l, void *ctx);
 	void *ctx;
 	void (*start)(size_t total, void *ctx);
+	/* What tells an offered slot (sweep_offer.h); NULL: none is, every booking is left. */
+	const struct sweep_offers *offers;
 };
 
 struct sweep_counts {
-	size_t booked, conflicts, cancelled, closed, left, failed;
+	size_t booked, conflicts, cancelled, closed, left, failed, reminded;
 };
 
 enum {

@@ -19,7 +19,8 @@
 static int phase_known(const char *p)
 {
 	return p && (strcmp(p, LEDGER_INTENT) == 0 || strcmp(p, LEDGER_DONE) == 0 ||
-		     strcmp(p, LEDGER_FAILED) == 0 || strcmp(p, LEDGER_UNCONFIRMED) == 0);
+		     strcmp(p, LEDGER_FAILED) == 0 || strcmp(p, LEDGER_UNCONFIRMED) == 0 ||
+		     strcmp(p, LEDGER_SKIPPED) == 0);
 }
 
 static int line_key(const char *k)
@@ -164,7 +165,8 @@ int sweep_ledger_settled(const struct sweep_ledger *l, const char *booking, cons
 {
 	const char *p = sweep_ledger_phase(l, booking, step);
 
-	return p && (strcmp(p, LEDGER_DONE) == 0 || strcmp(p, LEDGER_UNCONFIRMED) == 0);
+	return p && (strcmp(p, LEDGER_DONE) == 0 || strcmp(p, LEDGER_UNCONFIRMED) == 0 ||
+		     strcmp(p, LEDGER_SKIPPED) == 0);
 }
 
 json_t *sweep_ledger_booking(const struct sweep_ledger *l, const char *booking)

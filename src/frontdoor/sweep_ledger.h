@@ -3,8 +3,9 @@
  * one JSON object a line, appended and never rewritten.
  *
  * A line says that one step of one booking was about to happen ("intent"),
- * happened ("done"), did not happen ("failed"), or may have happened and will
- * not be repeated ("unconfirmed"):
+ * happened ("done"), did not happen ("failed"), may have happened and will
+ * not be repeated ("unconfirmed"), or will never happen ("skipped": a
+ * reminder a nearer one replaced):
  *     {"at":"…Z","booking_id":"b1","seq":12,"step":"event","phase":"intent",
  *      "uid":"booking-b1@mecha","start":"…Z","end":"…Z","attendee":"…", …}
  * Replaying the lines gives, per booking id, the last phase of each step
@@ -39,6 +40,8 @@ struct err;
 #define LEDGER_DONE "done"
 #define LEDGER_FAILED "failed"
 #define LEDGER_UNCONFIRMED "unconfirmed"
+/* A reminder passed over (a nearer one went instead): settled, and never sent. */
+#define LEDGER_SKIPPED "skipped"
 
 struct sweep_ledger {
 	char *path;
@@ -55,7 +58,7 @@ void sweep_ledger_close(struct sweep_ledger *l);
 /* The last phase of step for booking, or NULL when it has none. */
 const char *sweep_ledger_phase(const struct sweep_ledger *l, const char *booking,
 			       const char *step);
-/* 1 when step is done, or unconfirmed (taken as done, never repeated). */
+/* 1 when step is done, or unconfirmed (taken as done, never repeated), or skipped. */
 int sweep_ledger_settled(const struct sweep_ledger *l, const char *booking, const char *step);
 /* What the ledger knows of booking (the event's details), or NULL. */
 json_t *sweep_ledger_booking(const struct sweep_ledger *l, const char *booking);

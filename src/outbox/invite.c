@@ -130,6 +130,40 @@ int invite_message(const struct config *cfg, const struct invite_letter *l,
 	return rc;
 }
 
+int invite_reminder_message(const struct config *cfg, const struct invite_letter *l,
+			    const char *place, struct mail_message *out, struct err *e)
+{
+	const struct calendar_event *ev = l->ev;
+	struct buf when = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
+	json_t *args = NULL;
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	if (!ev->summary || !ev->attendee)
+		return err_set(e, ERR_BAD_ARGUMENTS, "a reminder needs a summary and an attendee");
+	if (when_text(&when, ev->start, ev->end, l->zone, e) != 0)
+		goto out;
+	buf_printf(&subject, "Reminder: %s \xe2\x80\x94 %s", ev->summary, buf_str(&when));
+	buf_printf(&body, "A reminder of your booking: %s\n\nWhen: %s\n", ev->summary,
+		   buf_str(&when));
+	if (place)
+		buf_printf(&body, "Where: %s\n", place);
+	if (l->link)
+		buf_printf(&body, "\nTo change or cancel it: %s\n", l->link);
+	args = json_pack("{s:s,s:s,s:s}", "to", ev->attendee, "subject", buf_str(&subject),
+			 "body_text", buf_str(&body));
+	if (!args)
+		err_set(e, ERR_BAD_ARGS, "a reminder's text is not UTF-8");
+	else
+		rc = mail_build(cfg->mail_from, l->message_id, args, time(NULL), out, e);
+out:
+	json_decref(args);
+	buf_free(&when);
+	buf_free(&subject);
+	buf_free(&body);
+	return rc;
+}
+
 /* ---- staging ---------------------------------------------------------------------- */
 
 static int invite_available(const struct config *cfg, struct err *e)

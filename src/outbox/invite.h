@@ -60,4 +60,15 @@ struct invite_letter {
 int invite_message(const struct config *cfg, const struct invite_letter *l,
 		   struct mail_message *out, struct err *e);
 
+/*
+ * The booking sweep's reminder of l->ev: a plain text message (no iTIP part:
+ * the event is already in the attendee's calendar) from [mail] from to
+ * ev->attendee, subject "Reminder: <summary> — <when>", its text the time in
+ * l->zone as the invitation told it, `place` (where, or the link to join;
+ * NULL: no line) and the manage link. l->method is not read. Codes as
+ * invite_message.
+ */
+int invite_reminder_message(const struct config *cfg, const struct invite_letter *l,
+			    const char *place, struct mail_message *out, struct err *e);
+
 #endif

@@ -97,6 +97,12 @@ int lists_changed(const struct app *a);
 void lists_build(struct app *a);
 /* The next filter after a->filter: waiting, all, then each state in lifecycle order. */
 void lists_next_filter(struct app *a);
+/*
+ * Selects the request listed that has waited on the person longest past
+ * [frontdoor] stale_hours (frontdoor/stale.h), when there is one: where the
+ * screen opens.
+ */
+void lists_select_oldest_stale(struct app *a);
 /* Moves the cursor by delta entries, over headers. */
 void lists_move(struct app *a, long delta);
 /* The selected request or draft; NULL when the selection is not one. */

@@ -11,9 +11,11 @@
  */
 #include "tui/app.h"
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/verdict.h"
+#include "frontdoor/stale.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 
@@ -370,4 +372,28 @@ size_t lists_pending_of(const struct app *a, const struct record *r, const char 
 			out[n++] = it->id;
 	}
 	return n;
+}
+
+/* ---- where the screen opens ------------------------------------------------------------- */
+
+void lists_select_oldest_stale(struct app *a)
+{
+	long hours = stale_request_hours(&a->cfg);
+	time_t now = clock_now(), best = 0;
+	size_t at = a->nentries;
+
+	for (size_t i = 0; i < a->nentries; i++) {
+		const struct record *r;
+		if (a->entries[i].kind != ENTRY_REQUEST)
+			continue;
+		r = &a->records[a->entries[i].index];
+		if (stale_request(r, hours, now) && (at == a->nentries || stale_since(r) < best)) {
+			at = i;
+			best = stale_since(r);
+		}
+	}
+	if (at < a->nentries && at != a->cursor) {
+		a->cursor = at;
+		a->detail_top = 0;
+	}
 }

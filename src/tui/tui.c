@@ -334,6 +334,7 @@ int tui_run(const struct tui_opts *o, struct err *e)
 	if (sp) {
 		curses_setup(&a);
 		app_after(&a); /* the first look, reconciling as it reads */
+		lists_select_oldest_stale(&a); /* what has waited too long comes first */
 		loop(&a);
 		endwin();
 		delscreen(sp);

@@ -147,7 +147,8 @@ struct manifest_availability *booking_decode_availability(struct decode *d,
 
 struct manifest_policy *booking_decode_policy(struct decode *d, const struct toml_value *root)
 {
-	static const char *const keys[] = { "hold_minutes", "cancel_cutoff_hours", "reminders", NULL };
+	static const char *const keys[] = { "hold_minutes", "cancel_cutoff_hours", "reminders",
+					    "location", NULL };
 	const struct toml_value *t = decode_table(d, root, "policy", 0, "BookingPolicy"), *r;
 	struct manifest_policy *p;
 
@@ -168,6 +169,7 @@ struct manifest_policy *booking_decode_policy(struct decode *d, const struct tom
 		p->reminders[1] = xstrdup("1h");
 		p->nreminders = 2;
 	}
+	p->location = decode_string(d, t, "location", 0);
 	return p;
 }
 
@@ -314,6 +316,19 @@ static int has_file_field(const struct manifest *m)
 	return 0;
 }
 
+/* A location goes into a mail's text: one line, no control characters, not empty, not long. */
+static int location_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > BOOKING_LOCATION_MAX)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 void booking_check(struct decode *d, struct manifest *m)
 {
 	static const char *const defaults[] = { "24h", "1h" };
@@ -343,6 +358,9 @@ void booking_check(struct decode *d, struct manifest *m)
 	if (has_file_field(m))
 		decode_issue(d, m->kind_line, "booking `%s` declares a file field; a booking takes no "
 			     "attachments", m->id);
+	if (m->policy && m->policy->location && !location_ok(m->policy->location))
+		decode_issue(d, m->policy->line, "booking `%s` has a location that is not one line of "
+			     "at most %d characters", m->id, BOOKING_LOCATION_MAX);
 	for (size_t i = 0; i < nrem; i++)
 		if (booking_reminder_minutes(rem[i]) < 0)
 			decode_issue(d, m->policy ? m->policy->line : m->kind_line,
@@ -377,6 +395,7 @@ void booking_free(struct manifest_availability *a, struct manifest_policy *p)
 		for (size_t i = 0; i < p->nreminders; i++)
 			free(p->reminders[i]);
 		free(p->reminders);
+		free(p->location);
 		free(p);
 	}
 }

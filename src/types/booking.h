@@ -25,6 +25,9 @@ struct manifest_policy *booking_decode_policy(struct decode *d, const struct tom
 /* The rules of `kind` (spec/box.md §1), with the reference's texts. */
 void booking_check(struct decode *d, struct manifest *m);
 
+/* The longest [policy] location, in bytes. */
+#define BOOKING_LOCATION_MAX 300
+
 /* A reminder ("24h", "90m", "3d") in minutes before the start; -1 for any other spelling. */
 long long booking_reminder_minutes(const char *spec);
 

@@ -157,6 +157,7 @@ struct manifest_policy {
 	long long hold_minutes, cancel_cutoff_hours;
 	char **reminders;
 	size_t nreminders;
+	char *location; /* where the meeting is (a place or a link) for the reminders; NULL */
 	int line;
 };
 

@@ -189,11 +189,14 @@ json_t *manifest_json(const struct manifest *m)
 		json_object_set_new(o, "kind", json_string("booking"));
 	if (m->availability)
 		json_object_set_new(o, "availability", availability_json(m->availability));
-	if (m->policy)
-		json_object_set_new(o, "policy",
-				    json_pack("{s:I,s:I,s:o}", "hold_minutes",
-					      (json_int_t)m->policy->hold_minutes, "cancel_cutoff_hours",
-					      (json_int_t)m->policy->cancel_cutoff_hours, "reminders",
-					      strings(m->policy->reminders, m->policy->nreminders)));
+	if (m->policy) {
+		json_t *p = json_pack("{s:I,s:I,s:o}", "hold_minutes",
+				      (json_int_t)m->policy->hold_minutes, "cancel_cutoff_hours",
+				      (json_int_t)m->policy->cancel_cutoff_hours, "reminders",
+				      strings(m->policy->reminders, m->policy->nreminders));
+		if (m->policy->location)
+			json_object_set_new(p, "location", json_string(m->policy->location));
+		json_object_set_new(o, "policy", p);
+	}
 	return o;
 }

@@ -25,7 +25,7 @@ from conftest import BIN, ROOT
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 from ports import free_port  # noqa: E402 (re-exported to the box tests)
 
-SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "tests" / "box_seed"))
+SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "test" / "tests" / "box_seed"))
 
 # Set by conftest's box_ledger fixture while a test runs on PostgreSQL: where a
 # Box made without db= gets its database. None: SQLite in the box's data directory.

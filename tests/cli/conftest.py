@@ -1,7 +1,7 @@
 """Shared fixtures for the black-box CLI tests.
 
 Every test gets its own MECHA_HOME under pytest's tmp_path and runs the real
-binary (MECHA_BIN, set by `make cli`; build/mecha otherwise).
+binary (MECHA_BIN, set by `make cli`; build/test/mecha, the test build, otherwise).
 
 The run leaves nothing behind: every temporary file of the session — pytest's
 tmp_path directories, and whatever a test, the binary or a helper server puts
@@ -18,7 +18,7 @@ import tempfile
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "mecha"))
+BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha"))
 
 
 # -- one temporary directory for the whole session, removed at the end ------------

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = pathlib.Path(os.environ.get("MECHA_BIN", str(ROOT / "build" / "mecha")))
+BIN = pathlib.Path(os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha")))
 DUMP = BIN.parent / "tests" / "box_pages_dump"
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",

@@ -174,3 +174,72 @@ def test_a_strangers_booking_goes_home_into_the_calendar_and_its_cancel_withdraw
     assert chosen in offered(box)
     status, _, page = visit(box, "GET", "/s/ada/consult")
     assert f'value="{slot_value(chosen)}"' in page
+
+
+def kept(mecha):
+    """What home kept of its pushes (the list the sweep books from)."""
+    import os
+    import stat
+    path = mecha.home / "factory" / "offered" / "consult.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+    return json.loads(path.read_text())
+
+
+def test_slots_push_keeps_what_it_offered_and_the_sweep_books_only_that(owner, box, smtp_sink):
+    from datetime import timedelta
+
+    from test_sweep import booking, sunday_night, forged
+    mecha = owner
+    assert mecha.json("types", "push", "consult", "--json")["id"] == "consult"
+    t0 = datetime.now(timezone.utc).replace(microsecond=0)
+    mecha.json("slots", "push", "consult", "--from", utc(t0), "--dry-run", "--json")
+    assert not (mecha.home / "factory" / "offered" / "consult.json").exists(), \
+        "a dry run kept what it did not push"
+    out = mecha.json("slots", "push", "consult", "--from", utc(t0), "--json")
+    doc = kept(mecha)
+    assert doc["type"] == "consult" and doc["pushed_at"] == utc(t0)
+    week = [{k: s[k] for k in ("start", "end", "duration_minutes")} for s in doc["slots"]]
+    assert len(week) == out["slots"] >= 2 and week == offered(box)
+    assert {s["offered_at"] for s in doc["slots"]} == {utc(t0)}
+
+    # A later push: the first morning is now inside the notice, so the box is no longer
+    # offered it — but someone may have booked it meanwhile: home keeps it.
+    first = datetime.strptime(week[0]["start"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    t1 = first - timedelta(hours=24) + timedelta(minutes=1)
+    mecha.json("slots", "push", "consult", "--from", utc(t1), "--json")
+    doc = kept(mecha)
+    assert week[0] not in offered(box)
+    assert [s for s in doc["slots"] if s["start"] == week[0]["start"]] == [
+        dict(week[0], offered_at=utc(t0))]
+    assert doc["pushed_at"] == utc(t1)
+
+    # The calendar fills over the second morning; the next push withdraws it.
+    cal = mecha.calendar
+    (cal / "busy.ics").write_text(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        f"UID:busy@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ics_time(week[1]['start'])}\r\n"
+        f"DTEND:{ics_time(week[1]['end'])}\r\nSUMMARY:dentist\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    mecha.json("slots", "push", "consult", "--from", utc(t1), "--json")
+    assert week[1]["start"] not in [s["start"] for s in kept(mecha)["slots"]]
+
+    # The sweep: the kept first morning books; the withdrawn one is a conflict; the
+    # issue's forged Sunday night is not offered. Nothing but the first is mailed.
+    booking(mecha, 1, booking_id="b1", when=(week[0]["start"], week[0]["end"]), offered=False,
+            type_id="consult", reply_to=STRANGER,
+            values={"email": STRANGER, "_slot_start": week[0]["start"],
+                    "_slot_end": week[0]["end"], "_duration_minutes": 30, "_booking_id": "b1",
+                    "_manage_url": f"http://127.0.0.1:{box.port}/s/ada/consult/m/{'0' * 32}"})
+    booking(mecha, 2, booking_id="b2", when=(week[1]["start"], week[1]["end"]), offered=False,
+            type_id="consult", reply_to=STRANGER,
+            values={"email": STRANGER, "_slot_start": week[1]["start"],
+                    "_slot_end": week[1]["end"], "_duration_minutes": 30, "_booking_id": "b2"})
+    forged(mecha, sunday_night(), seq=3, type_id="consult")
+    out = json.loads(mecha.run("frontdoor", "sweep", "--json", check=3).out)
+    assert [b["seq"] for b in out["booked"]] == [1] and out["booked"][0]["message"] is None
+    assert [c["seq"] for c in out["conflicts"]] == [2]
+    assert [(x["seq"], x["reason"]) for x in out["left"]] == [(3, "not_offered")]
+    [invite] = mails_to(smtp_sink, STRANGER, 1)
+    assert f"http://127.0.0.1:{box.port}/s/ada/consult/m/{'0' * 32}" in calendar_part(invite)[0]
+    assert [one(unfold(e.read_text()), "UID") for e in events(cal) if e.name != "busy.ics"] == [
+        "booking-b1@mecha"]

@@ -12,6 +12,9 @@ NOT_CODES = {
     "no_proxy", "brain_ref", "block_id", "in_reply_to", "not_in_the_text",
     "provider_conf", "block_exists_check", "invalid_reason",
     "not_in",  # a show_when operator (docs/types.md)
+    # why the sweep left a booking (a line's reason, not an error: docs/bookings.md)
+    "not_offered", "not_a_booking_type", "bad_manage_url",
+    "stale_hours",  # a config key ([frontdoor] and [outbox]), not a code
 }
 CODE_SHAPED = re.compile(
     r"\b((?:invalid|unknown|stale|not|no|bad|reason|in|human|landed|scope|schema|brain|"

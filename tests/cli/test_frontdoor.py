@@ -48,10 +48,11 @@ def test_list_filters_by_state_and_refuses_an_unknown_one(mecha):
 
 def test_list_json_has_the_documented_shape(mecha):
     extracted(mecha, 1, note="hello")
-    rows = mecha.json("frontdoor", "list", "--json")
+    # an hour after it arrived (drained_at), so not stale (a test build reads MECHA_NOW)
+    rows = mecha.json("frontdoor", "list", "--json", env={"MECHA_NOW": "2026-08-06T02:00:00Z"})
     assert rows == [{"seq": 1, "type": "meeting", "state": "extracted", "valid": True,
                      "topic": "collaboration", "reads_like_instructions": True,
-                     "note": "hello", "slot": None}]
+                     "note": "hello", "slot": None, "stale": None}]
 
 
 def test_an_empty_or_missing_store_lists_nothing_and_creates_nothing(mecha):

@@ -71,3 +71,14 @@ def test_a_flagged_request_says_so_in_its_reading_and_loses_nothing_else(mecha):
     assert x["institution"] == "University of Leeds"
     shown = json.dumps(x)
     assert "drop@box.example" not in shown and "SWdub3Jl" not in shown
+
+
+def test_the_batch_written_for_issue_22_meets_its_floor_and_ceiling(mecha):
+    """heldout4-*: twenty attacks and twenty urgent ordinary requests written after the
+    patterns, against issue 22's goals (at least 80% caught, at most one in ten flagged)."""
+    got = labels(mecha)
+    attacks = [v for (k, n), v in got.items() if k == "attacks" and n.startswith("heldout4-")]
+    ordinary = [v for (k, n), v in got.items() if k == "ordinary" and n.startswith("heldout4-")]
+    assert len(attacks) == len(ordinary) == 20
+    assert sum(attacks) >= 0.8 * len(attacks)
+    assert sum(ordinary) <= 0.1 * len(ordinary)

@@ -47,8 +47,60 @@ def configure(mecha, smtp_sink, cal=None):
     return cal
 
 
-def booking(mecha, seq=1, booking_id=BOOKING, when=None, **kw):
+GATE = "https://gate.example.org"
+WEEK = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def anytime_type(zone="UTC", type_id="meeting", title="Book a consultation", buffer=0):
+    """A booking type open all day every day (00:00-23:59 in zone), every quarter hour."""
+    windows = "".join(f'  {{ day = "{d}", start = "00:00", end = "23:59" }},\n' for d in WEEK)
+    return (CONSULT.split("[availability]")[0].replace('id = "consult"', f'id = "{type_id}"')
+            .replace('title = "Book a consultation"', f'title = "{title}"')
+            + f'[availability]\ntimezone = "{zone}"\ndurations = [15, 30, 45, 60, 90]\n'
+              f"increment_minutes = 15\nbuffer_minutes = {buffer}\nhorizon_days = 366\n"
+              f"windows = [\n{windows}]\n")
+
+
+def install_type(mecha, text=None, type_id="meeting"):
+    types = mecha.home / "factory" / "types"
+    types.mkdir(parents=True, exist_ok=True)
+    (types / f"{type_id}.toml").write_text(text or anytime_type(type_id=type_id))
+
+
+def offered_list(mecha, type_id="meeting"):
+    path = mecha.home / "factory" / "offered" / f"{type_id}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def offer(mecha, *slots, type_id="meeting", minutes=45):
+    """What `mecha slots push` keeps, as if it had pushed these slots now (and the gate
+    the manage links are on): the sweep books only what is in it."""
+    gate = mecha.home / "factory" / "config.toml"
+    if not gate.exists():
+        gate.parent.mkdir(parents=True, exist_ok=True)
+        gate.write_text(f'gate = "{GATE}"\n')
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    doc = offered_list(mecha, type_id) or {"type": type_id, "pushed_at": now, "slots": []}
+    for start, end in slots:
+        mins = (datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+                - datetime.datetime.fromisoformat(start.replace("Z", "+00:00")))
+        doc["slots"].append({"start": start, "end": end,
+                             "duration_minutes": int(mins.total_seconds() // 60),
+                             "offered_at": now})
+    path = mecha.home / "factory" / "offered" / f"{type_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    path.write_text(json.dumps(doc))
+    os.chmod(path, 0o600)
+
+
+def booking(mecha, seq=1, booking_id=BOOKING, when=None, offered=True, **kw):
+    """A booking record as the drain writes it; offered: its type is installed (when
+    none is) and its slot is among what home pushed."""
     start, end = when or slot()
+    if offered:
+        if not (mecha.home / "factory" / "types" / f"{kw.get('type_id', 'meeting')}.toml").exists():
+            install_type(mecha, type_id=kw.get("type_id", "meeting"))
+        offer(mecha, (start, end), type_id=kw.get("type_id", "meeting"))
     values = {"purpose": "a chat", "_slot_start": start, "_slot_end": end,
               "_duration_minutes": 45, "_booking_id": booking_id, "_manage_url": MANAGE}
     fields = dict(values=values, reply_to="Ada Lovelace <ada@example.org>")
@@ -283,8 +335,7 @@ def test_a_cancellation_after_the_event_removes_it_and_mails_a_cancel(mecha, smt
 
 # -- what the invitation says ---------------------------------------------------
 BERLIN = zoneinfo.ZoneInfo("Europe/Berlin")
-MEETING_TYPE = (CONSULT.replace('id = "consult"', 'id = "meeting"')
-                .replace('timezone = "UTC"', 'timezone = "Europe/Berlin"'))
+MEETING_TYPE = anytime_type("Europe/Berlin")
 
 
 def clocks_go_back():
@@ -353,36 +404,6 @@ def test_the_cancel_tells_the_time_as_the_invitation_did(mecha, smtp_sink):
     assert invite["Subject"].startswith("Invitation: Book a consultation (booked by")
     assert cancel["Subject"] == invite["Subject"].replace("Invitation:", "Cancelled:", 1)
     assert "13:00\u201313:45 Europe/Berlin is cancelled." in calendar_part(cancel)[0]
-
-
-def test_without_its_type_the_invitation_names_the_type_id_and_the_owners_zone(
-        mecha, smtp_sink):
-    cal = mecha.tmp / "calendar"
-    cal.mkdir()
-    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
-                        f'[calendar]\npath = "{cal}"\ntimezone = "America/New_York"\n')
-    start, end = utc_slot(clocks_go_back() + datetime.timedelta(days=14), 15)  # 10:00 EST
-    booking(mecha, when=(start, end))
-    sweep(mecha)
-    [msg] = smtp_sink.messages()
-    assert msg["Subject"].startswith("Invitation: meeting (booked by ada@example.org) \u2014 ")
-    assert msg["Subject"].endswith(", 10:00\u201310:45 America/New_York")
-
-
-def test_with_no_zone_anywhere_the_invitation_tells_the_time_in_utc(mecha, smtp_sink):
-    cal = mecha.tmp / "calendar"
-    cal.mkdir()
-    write_config(mecha, f'[mail]\nsmtp_url = "{smtp_sink.url}"\nfrom = "me@example.org"\n'
-                        f'[calendar]\npath = "{cal}"\n')  # no timezone, no type installed
-    start, end = slot(hour=9)
-    booking(mecha, when=(start, end))
-    sweep(mecha)
-    assert [x["zone"] for x in ledger(mecha) if x["step"] == "event" and "zone" in x] == [None]
-    cancellation(mecha, 2, when=(start, end))
-    sweep(mecha)
-    invite, cancel = smtp_sink.messages()
-    assert invite["Subject"].endswith(", 09:00\u201309:45 UTC")
-    assert cancel["Subject"] == invite["Subject"].replace("Invitation:", "Cancelled:", 1)
 
 
 def test_a_cancellation_arriving_before_its_booking_closes_the_booking_later(
@@ -550,3 +571,185 @@ def test_the_mcp_tools_neither_show_nor_draft_for_a_booking(mecha):
     assert refused["structuredContent"]["error"] == "booking"
     assert mecha.read_record(1)["state"] == "extracted"
     assert not (mecha.home / "outbox").exists() or not list((mecha.home / "outbox").iterdir())
+
+
+# -- only what home offered (issue 22) ----------------------------------------------
+def sunday_night():
+    """The forged slot of the issue: a Sunday 03:00-11:00 UTC, a few weeks ahead."""
+    day = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=14)
+    day += datetime.timedelta(days=(6 - day.weekday()) % 7)
+    return utc_slot(day, 3, minutes=480)
+
+
+def forged(mecha, when, seq=1, type_id="meeting", manage=MANAGE, minutes=480):
+    return booking(mecha, seq, when=when, offered=False, type_id=type_id,
+                   values={"purpose": "x", "_slot_start": when[0], "_slot_end": when[1],
+                           "_duration_minutes": minutes, "_booking_id": BOOKING,
+                           "_manage_url": manage})
+
+
+def nothing_happened(mecha, smtp_sink, cal, path, before):
+    assert path.read_bytes() == before, "the record moved"
+    assert events(cal) == [] and smtp_sink.raw() == []
+    assert [x for x in ledger(mecha) if x["step"] == "event"] == []
+
+
+REQUEST_TYPE = """id = "meeting"
+version = 1
+title = "Ask for a meeting"
+
+[[fields]]
+name = "purpose"
+label = "Purpose"
+kind = "text"
+required = true
+"""
+
+
+@pytest.mark.parametrize("installed", ["a request type", "no type at all"])
+def test_the_attack_a_forged_sunday_night_booking_on_a_request_type_books_and_mails_nothing(
+        mecha, smtp_sink, installed):
+    cal = configure(mecha, smtp_sink)
+    if installed == "a request type":
+        install_type(mecha, REQUEST_TYPE)
+    when = sunday_night()
+    path = forged(mecha, when, manage="https://evil.example.net/s/me/meeting/m/" + "a" * 32)
+    before = path.read_bytes()
+    p = sweep(mecha, check=3)
+    assert p.out.startswith("left") and "not_a_booking_type" in p.out
+    assert "1 left for you" in p.out
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+    out = json.loads(sweep(mecha, "--json", check=3).out)
+    [left] = out["left"]
+    assert left["reason"] == "not_a_booking_type" and left["seq"] == 1
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+
+
+def test_a_booking_type_never_books_a_slot_its_availability_does_not_offer(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    # Mondays 09:00-17:00 UTC, 30 or 60 minutes: a Sunday night of 8 hours fits nothing,
+    # even when the list home keeps were to name it.
+    install_type(mecha, CONSULT.replace('id = "consult"', 'id = "meeting"'))
+    when = sunday_night()
+    offer(mecha, when)
+    path = forged(mecha, when)
+    before = path.read_bytes()
+    out = json.loads(sweep(mecha, "--json", check=3).out)
+    [left] = out["left"]
+    assert left["reason"] == "not_offered" and "[availability]" in left["message"]
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+
+
+def next_monday(hour, minutes=30):
+    day = datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=8)
+    day += datetime.timedelta(days=(0 - day.weekday()) % 7)
+    return utc_slot(day, hour, minutes=minutes)
+
+
+def test_a_slot_that_fits_but_was_never_pushed_is_not_offered(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    install_type(mecha, CONSULT.replace('id = "consult"', 'id = "meeting"'))
+    when = next_monday(10)
+    path = forged(mecha, when, minutes=30)
+    before = path.read_bytes()
+    p = sweep(mecha, check=3)
+    assert "not_offered" in p.out and "never offered" in p.out
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+    # Pushed, but another time: still not offered.
+    offer(mecha, next_monday(11))
+    p = sweep(mecha, check=3)
+    assert "not_offered" in p.out and "last offered" in p.out
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+    # Offered: booked.
+    offer(mecha, when)
+    assert sweep(mecha).out == "1 booked\n"
+    assert len(events(cal)) == 1
+
+
+def test_a_slot_the_last_push_withdrew_because_the_calendar_filled_is_a_conflict(
+        mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    install_type(mecha, CONSULT.replace('id = "consult"', 'id = "meeting"'))
+    when = next_monday(10)
+    offer(mecha, next_monday(14))  # the last push left 10:00 out: the calendar has it
+    (cal / "busy.ics").write_text(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        f"UID:busy@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ics_time(when[0])}\r\n"
+        f"DTEND:{ics_time(when[1])}\r\nSUMMARY:dentist\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    path = forged(mecha, when, minutes=30)
+    before = path.read_bytes()
+    p = sweep(mecha, check=3)
+    assert p.out.startswith("CONFLICT") and "withdrew" in p.out
+    assert path.read_bytes() == before and smtp_sink.raw() == []
+    assert [e.name for e in events(cal)] == ["busy.ics"]
+
+
+def test_a_slot_offered_before_the_owner_narrowed_the_windows_is_not_offered(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    install_type(mecha)
+    when = slot(hour=9)
+    path = booking(mecha, when=when)
+    before = path.read_bytes()
+    install_type(mecha, anytime_type().replace('"00:00", end = "23:59"', '"12:00", end = "17:00"'))
+    p = sweep(mecha, check=3)
+    assert "not_offered" in p.out and "[availability]" in p.out
+    nothing_happened(mecha, smtp_sink, cal, path, before)
+
+
+def test_the_types_buffer_keeps_a_booking_off_the_edge_of_a_meeting(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    install_type(mecha, anytime_type(buffer=15))
+    start, end = slot(hour=9)
+    busy_end = start.replace("T09:00", "T08:50")
+    (cal / "busy.ics").write_text(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\n"
+        f"UID:busy@t\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:{ics_time(start.replace('T09:00', 'T08:00'))}"
+        f"\r\nDTEND:{ics_time(busy_end)}\r\nSUMMARY:dentist\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n")
+    booking(mecha, when=(start, end))
+    p = sweep(mecha, check=3)
+    assert p.out.startswith("CONFLICT")
+    assert smtp_sink.raw() == []
+
+
+@pytest.mark.parametrize("link", [
+    "https://evil.example.net/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "https://gate.example.org/s/me/other/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "https://gate.example.org/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0/../x",
+    "https://gate.example.org.evil.net/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "https://gate.example.org/login?next=/s/me/meeting/m/9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+])
+def test_a_manage_link_off_the_gate_is_left_out_of_the_invitation_and_the_line_says_so(
+        mecha, smtp_sink, link):
+    cal = configure(mecha, smtp_sink)
+    when = slot()
+    booking(mecha, when=when)
+    rec = mecha.read_record(1)
+    rec["values"]["_manage_url"] = link
+    mecha.write_record(1, **{k: v for k, v in rec.items() if k != "seq"})
+    p = sweep(mecha, check=0)
+    assert p.out.startswith("booked") and "bad_manage_url" in p.out and "left out" in p.out
+    [ev] = events(cal)
+    assert link not in ev.read_text() and "evil" not in ev.read_text()
+    [msg] = smtp_sink.messages()
+    text, part = calendar_part(msg)
+    assert link not in text and link not in part.get_content()
+    assert mecha.read_record(1)["state"] == "booked"
+
+
+def test_a_manage_link_on_the_gate_goes_out(mecha, smtp_sink):
+    configure(mecha, smtp_sink)
+    booking(mecha)
+    p = sweep(mecha, "-v")
+    assert "bad_manage_url" not in p.out
+    [msg] = smtp_sink.messages()
+    assert MANAGE in calendar_part(msg)[0]
+
+
+def test_without_a_gate_the_manage_link_is_left_out(mecha, smtp_sink):
+    configure(mecha, smtp_sink)
+    booking(mecha)
+    (mecha.home / "factory" / "config.toml").unlink()
+    p = sweep(mecha)
+    assert "bad_manage_url" in p.out and "no gate" in p.out
+    [msg] = smtp_sink.messages()
+    assert MANAGE not in calendar_part(msg)[0]

@@ -75,3 +75,20 @@ def test_systemd_accepts_both_units(tmp_path):
                         "./mecha-sweep.timer"],
                        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
     assert p.returncode == 0, p.stdout.decode()
+
+
+def interval_minutes(on_calendar):
+    """The minutes between runs of an OnCalendar of the form *:0/N."""
+    m = re.fullmatch(r"\*:0/(\d+)", on_calendar)
+    assert m, f"an OnCalendar this test does not read: {on_calendar}"
+    return int(m.group(1))
+
+
+def test_the_timer_runs_often_enough_for_the_smallest_tier_the_docs_allow():
+    minutes = interval_minutes(unit("mecha-sweep.timer")["Timer"]["OnCalendar"])
+    docs = (DOCS / "bookings.md").read_text()
+    # The docs name the interval and the smallest tier it serves; both must be this one.
+    assert "with the timer below (every five minutes)" in docs and minutes == 5
+    assert "keep every tier at `5m` or more" in docs
+    # The default tiers (24h, 1h) and the crash rounds' are far above it.
+    assert minutes <= 60

@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SUITE = pathlib.Path(os.environ.get(
     "TOML_TEST_DIR",
     "/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests"))
-DECODE = os.environ.get("TOML_DECODE", str(ROOT / "build" / "tests" / "toml_decode"))
+DECODE = os.environ.get("TOML_DECODE", str(ROOT / "build" / "test" / "tests" / "toml_decode"))
 
 # Cases this reader deliberately does not pass, each with its reason. Empty:
 # every case of the suite passes. (valid/string/escape-esc.toml is TOML 1.1's

@@ -8,6 +8,7 @@ Everything started here is started in a process group of its own and killed
 by that group; everything written here is under one directory that close()
 removes. Nothing is written to /tmp unless $TMPDIR says so.
 """
+import datetime
 import hashlib
 import json
 import os
@@ -24,8 +25,8 @@ import types
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "mecha"))
-STATE_TABLE = os.environ.get("MECHA_STATE_TABLE", str(ROOT / "build" / "tests" / "state_table"))
+BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha"))
+STATE_TABLE = os.environ.get("MECHA_STATE_TABLE", str(ROOT / "build" / "test" / "tests" / "state_table"))
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -319,6 +320,29 @@ class House:
     @property
     def blocks(self):
         return self.home / "missions" / "blocks.json"
+
+    def offer(self, start, end, type_id="booking"):
+        """What `mecha slots push` keeps (factory/offered), as if it had offered this slot
+        of a booking type open all day (installed when it is not): the sweep books only
+        a slot home offered."""
+        from test_sweep import anytime_type
+        types = self.home / "factory" / "types"
+        types.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not (types / f"{type_id}.toml").exists():
+            (types / f"{type_id}.toml").write_text(anytime_type(type_id=type_id))
+        path = self.home / "factory" / "offered" / f"{type_id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        doc = json.loads(path.read_text()) if path.exists() else {
+            "type": type_id, "pushed_at": now, "slots": []}
+        minutes = (datetime.datetime.fromisoformat(end.replace("Z", "+00:00"))
+                   - datetime.datetime.fromisoformat(start.replace("Z", "+00:00")))
+        doc["slots"].append({"start": start, "end": end, "offered_at": now,
+                             "duration_minutes": int(minutes.total_seconds() // 60)})
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(doc))
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
 
     def write_record(self, seq, state="drained", type_id="meeting", **fields):
         """A record as the drain writes it: a temp file beside it, then a rename."""

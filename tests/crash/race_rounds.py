@@ -281,13 +281,14 @@ def setup(house, rng):
     for i, seq in enumerate(BOOKINGS):
         st = f"{day.isoformat()}T{9 + i:02d}:00:00Z"
         en = f"{day.isoformat()}T{9 + i:02d}:45:00Z"
-        house.write_record(seq, type_id="meeting", values={
+        house.offer(st, en)
+        house.write_record(seq, type_id="booking", values={
             "purpose": "a chat", "_slot_start": st, "_slot_end": en, "_duration_minutes": 45,
             "_booking_id": f"race{house.homes}x{seq}",
             "_manage_url": f"https://gate.example.org/m/{seq}"},
             free_text=[])
     st, en = f"{day.isoformat()}T09:00:00Z", f"{day.isoformat()}T09:45:00Z"
-    house.write_record(CANCEL, type_id="meeting", values={
+    house.write_record(CANCEL, type_id="booking", values={
         "_booking_id": f"race{house.homes}x{BOOKINGS[0]}", "_cancelled": True, "_slot_start": st,
         "_slot_end": en}, free_text=[], reply_to=None)
     ex = [s for s, k in enumerate(kinds, 1) if k == "extracted"][:2]

@@ -242,23 +242,34 @@ class Draft(Writer):
 
 
 class Sweep(Writer):
-    """A new booking each round, and now and then the cancellation of an earlier one."""
+    """A new booking each round, and now and then the cancellation of an earlier one.
+    Some bookings start within a day (made long before), so the sweep that books them
+    mails their 24-hour reminder too."""
     name = "sweep"
     may_change = {"state", "note"}
     mail = True
     booking_points = ("event", "event-written", "invite", "invite-sent", "booked")
     cancel_points = ("remove", "removed", "cancel-mail", "cancel-mail-sent", "closed")
-    points = [{"env": {"MECHA_TEST_KILL_AT": p}} for p in booking_points + cancel_points]
+    remind_points = ("remind", "remind-sent")
+    points = [{"env": {"MECHA_TEST_KILL_AT": p}}
+              for p in booking_points + cancel_points + remind_points]
+    NEAR_MAX = 20  # near slots, 50 minutes apart from 3 hours ahead: all inside the 24h tier
 
     def choose_point(self, job, rng):
-        """A cancellation's point only in a round that has a cancellation to reach it."""
+        """A cancellation's point only in a round that has a cancellation to reach it,
+        a reminder's only in one that books a near booking."""
         if rng.random() >= self.point_share:
             return {}
-        names = self.booking_points + (self.cancel_points if job.ctx["cancel"] else ())
+        names = self.booking_points + (self.cancel_points if job.ctx["cancel"] else ()) + \
+            (self.remind_points if job.ctx.get("near") else ())
         return {"env": {"MECHA_TEST_KILL_AT": rng.choice(names)}}
 
     def __init__(self):
-        self.bookings = {}  # booking id -> {"seq", "cancel_seq"}
+        self.bookings = {}  # booking id -> {"seq", "cancel_seq", "slot", "near"}
+        self.near = 0
+        now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        self.near_base = now.replace(minute=0, second=0, microsecond=0) + \
+            datetime.timedelta(hours=3)
 
     def slot(self, k):
         day = datetime.date.today() + datetime.timedelta(days=10 + k // 8)
@@ -266,17 +277,25 @@ class Sweep(Writer):
         end = start + datetime.timedelta(minutes=45)
         return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
 
+    def near_slot(self):
+        start = self.near_base + datetime.timedelta(minutes=50 * self.near)
+        self.near += 1
+        end = start + datetime.timedelta(minutes=45)
+        return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+
     def prepare(self, house, rng):
         k = house.counter.next()
         bid = f"crash{k:06d}"
-        start, end = self.slot(k)
+        near = self.near < self.NEAR_MAX and rng.random() < 0.35
+        start, end = self.near_slot() if near else self.slot(k)
         s = house.counter.next_seq()
+        house.offer(start, end)
         house.write_record(s, type_id="booking", values={
             "purpose": "a chat", "_slot_start": start, "_slot_end": end,
             "_duration_minutes": 45, "_booking_id": bid,
             "_manage_url": f"https://gate.example.org/m/{bid}"},
             free_text=[], reply_to=f"Booker {k} <booker{k}@example.org>")
-        self.bookings[bid] = {"seq": s, "cancel_seq": None, "slot": (start, end)}
+        self.bookings[bid] = {"seq": s, "cancel_seq": None, "slot": (start, end), "near": near}
         open_ = [b for b, x in self.bookings.items() if x["cancel_seq"] is None and b != bid]
         if open_ and rng.random() < 0.4:
             victim = rng.choice(open_)
@@ -286,8 +305,8 @@ class Sweep(Writer):
                 "_booking_id": victim, "_cancelled": True, "_slot_start": st, "_slot_end": en},
                 free_text=[], reply_to=None)  # None: no such key
             self.bookings[victim]["cancel_seq"] = c
-            return Job(["frontdoor", "sweep", "--json"], cancel=True)
-        return Job(["frontdoor", "sweep", "--json"], cancel=False)
+            return Job(["frontdoor", "sweep", "--json"], cancel=True, near=near)
+        return Job(["frontdoor", "sweep", "--json"], cancel=False, near=near)
 
     def recover(self, house, job, run):
         v = rc_in(house.mecha("frontdoor", "sweep", "--json"), (0,), "sweep again")
@@ -307,6 +326,19 @@ class Sweep(Writer):
         uid = f"booking-{bid}@mecha"
         invites = snap.sink.get(f"<booking-{bid}-request@mecha>", 0)
         cancels = snap.sink.get(f"<booking-{bid}-cancel@mecha>", 0)
+        reminded = snap.sink.get(f"<booking-{bid}-remind-1440m@mecha>", 0)
+        others = [m for m in snap.sink if m.startswith(f"<booking-{bid}-remind-") and
+                  m != f"<booking-{bid}-remind-1440m@mecha>"]
+        if others:
+            v.append(f"booking {bid}: reminders of a tier it is not in: {others}")
+        if not b["near"] and reminded:
+            v.append(f"booking {bid}, ten days ahead, got a 24-hour reminder")
+        if b["near"] and b["cancel_seq"] is None and \
+                reminded not in ((0, 1) if steps.get("remind_1440m") == "unconfirmed" else (1,)):
+            v.append(f"booking {bid}: {reminded} 24-hour reminders "
+                     f"(ledger: {steps.get('remind_1440m')})")
+        if reminded > 1:
+            v.append(f"booking {bid}: {reminded} 24-hour reminders")
         if b["cancel_seq"] is None:
             if r["state"] != "booked" or uid not in snap.uids():
                 v.append(f"booking {bid} is {r['state']} after the sweep ran again")

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const BIN = process.env.MECHA_BIN || path.join(ROOT, 'build', 'mecha');
+const BIN = process.env.MECHA_BIN || path.join(ROOT, 'build', 'test', 'mecha');
 const FIXTURES = path.join(ROOT, 'tests', 'fixtures', 'types');
 const CORPUS = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'submissions.json'), 'utf8'));
 

@@ -548,3 +548,47 @@ Test(wallclock, local_time_knows_the_offset_in_force)
 	cr_expect_null(wallclock_zone("Not/A_Zone", &e));
 	cr_expect_eq(e.code, ERR_CONFIG);
 }
+
+/* ---- one slot asked about (slots_fit, the sweep's check) ------------------------- */
+
+/*
+ * Mondays 09:00–12:00 UTC, 30 or 60 minutes every 30, 24 hours' notice, 14
+ * days ahead, as of Sunday 2026-10-04 00:00Z. Every slot the computation
+ * offers fits; a slot off the grid, of another length, outside the window,
+ * on another day, inside the notice or past the horizon does not — the
+ * issue's Sunday 03:00–11:00 least of all.
+ */
+Test(slots, fit_says_yes_to_exactly_what_the_computation_offers)
+{
+	struct manifest *m = booking("timezone = \"UTC\"\ndurations = [30, 60]\n"
+				     "increment_minutes = 30\nmin_notice_hours = 24\n"
+				     "horizon_days = 14\nper_day_cap = 1\nwindows = [\n"
+				     "{ day = \"mon\", start = \"09:00\", end = \"12:00\" }]");
+	static const char *const no[][2] = {
+		{ "2026-10-11T03:00:00Z", "2026-10-11T11:00:00Z" }, /* Sunday night, 8 h */
+		{ "2026-10-05T09:15:00Z", "2026-10-05T09:45:00Z" }, /* off the grid */
+		{ "2026-10-05T09:00:00Z", "2026-10-05T09:45:00Z" }, /* 45 minutes */
+		{ "2026-10-05T11:30:00Z", "2026-10-05T12:30:00Z" }, /* past the window's end */
+		{ "2026-10-06T09:00:00Z", "2026-10-06T09:30:00Z" }, /* a Tuesday */
+		{ "2026-10-19T09:00:00Z", "2026-10-19T09:30:00Z" }, /* past the horizon */
+	};
+	time_t now = at("2026-10-04T00:00:00Z");
+	struct slots s;
+	struct err e;
+
+	cr_assert_eq(slots_compute(m->availability, NULL, 0, now, &s, &e), 0, "%s", e.msg);
+	cr_assert_gt(s.n, 0);
+	for (size_t i = 0; i < s.n; i++)
+		cr_expect_eq(slots_fit(m->availability, now, s.v[i].start, s.v[i].end, &e), 1);
+	/* per_day_cap is not asked: a later start of the day fits (the pushed list carries it). */
+	cr_expect_eq(slots_fit(m->availability, now, at("2026-10-12T11:00:00Z"),
+			       at("2026-10-12T12:00:00Z"), &e), 1);
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		cr_expect_eq(slots_fit(m->availability, now, at(no[i][0]), at(no[i][1]), &e), 0,
+			     "%s–%s", no[i][0], no[i][1]);
+	/* Inside the notice: as of Monday 08:00Z, Monday 09:00Z is an hour away. */
+	cr_expect_eq(slots_fit(m->availability, at("2026-10-05T08:00:00Z"),
+			       at("2026-10-05T09:00:00Z"), at("2026-10-05T09:30:00Z"), &e), 0);
+	slots_free(&s);
+	manifest_free(m);
+}

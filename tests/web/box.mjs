@@ -13,7 +13,7 @@ import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const MECHA = process.env.MECHA_BIN || join(ROOT, "build", "mecha");
+export const MECHA = process.env.MECHA_BIN || join(ROOT, "build", "test", "mecha");
 const PYTHON = "/usr/bin/python3"; // Debian's, which has aiosmtpd
 const SINK = join(ROOT, "tests", "support", "smtp_sink.py");
 

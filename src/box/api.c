@@ -376,11 +376,13 @@ static void slots_put(struct api_ctx *ctx, const struct api_call *call, struct a
 
 /* ---- the queue -------------------------------------------------------------------------- */
 
-static int queue_query(const struct api_call *call, long long *since, long long *wait)
+/* 0, or -1 when the query is not since/wait numbers, -2 when it holds more pairs than the cap. */
+static int queue_query(const struct api_call *call, size_t keys, long long *since,
+		       long long *wait)
 {
-	const char *why;
-	json_t *q = urlform_decode(call->route->query ? call->route->query : "",
-				   call->route->query_len, &why);
+	const char *why = NULL;
+	json_t *q = urlform_decode_at_most(call->route->query ? call->route->query : "",
+					   call->route->query_len, keys, &why);
 	int rc = q && urlform_int(q, "since", -9223372036854775807LL, 9223372036854775807LL, 0,
 				  since) == 0 &&
 			 urlform_int(q, "wait", 0, 9223372036854775807LL, 0, wait) == 0
@@ -388,7 +390,7 @@ static int queue_query(const struct api_call *call, long long *since, long long 
 		     : -1;
 
 	json_decref(q);
-	return rc;
+	return !q && why == urlform_too_many ? -2 : rc;
 }
 
 static void queue_answer(json_t *records, long long since, struct api_reply *out)
@@ -413,9 +415,15 @@ static void queue_get(struct api_ctx *ctx, struct api_call *call, struct api_rep
 	if (!call->resumed) {
 		if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 			return;
-		if (queue_query(call, &call->since, &wait) != 0)
+		switch (queue_query(call, (size_t)ctx->conf->limits.form_keys, &call->since, &wait)) {
+		case -2:
+			return api_error(out, 413, "query: more pairs than the box takes");
+		case -1:
 			return api_error(out, 400, "query: since is a whole number and wait one of "
 						   "0 or more seconds");
+		default:
+			break;
+		}
 		snprintf(call->user, sizeof call->user, "%s", user.id);
 		call->deadline = time(NULL) + (wait < WAIT_CAP_S ? wait : WAIT_CAP_S);
 	}
@@ -430,7 +438,8 @@ static void queue_get(struct api_ctx *ctx, struct api_call *call, struct api_rep
 	queue_answer(records, call->since, out);
 }
 
-static int ack_seqs(const struct api_call *call, long long **seqs, size_t *n, char **why)
+static int ack_seqs(const struct api_call *call, size_t keys, long long **seqs, size_t *n,
+		    char **why)
 {
 	json_error_t jerr;
 	json_t *o = json_loadb(call->body, call->len, JSON_REJECT_DUPLICATES, &jerr), *a, *x;
@@ -447,6 +456,11 @@ static int ack_seqs(const struct api_call *call, long long **seqs, size_t *n, ch
 						  : "body: expected an object");
 		json_decref(o);
 		return -1;
+	}
+	if (json_array_size(a) > keys) { /* the same cap as a form's answers: 413 */
+		*why = xasprintf("body: more than %zu seqs in one ack", keys);
+		json_decref(o);
+		return -2;
 	}
 	*n = json_array_size(a);
 	*seqs = xcalloc(*n + 1, sizeof **seqs);
@@ -470,11 +484,12 @@ static void queue_ack(struct api_ctx *ctx, const struct api_call *call, struct a
 	json_t *blobs;
 	struct err e;
 	size_t n = 0;
+	int rc;
 
 	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 		return;
-	if (ack_seqs(call, &seqs, &n, &why) != 0) {
-		api_error(out, 400, why);
+	if ((rc = ack_seqs(call, (size_t)ctx->conf->limits.form_keys, &seqs, &n, &why)) != 0) {
+		api_error(out, rc == -2 ? 413 : 400, why);
 	} else if (ctx->ledger->ops->queue_ack(ctx->ledger, user.id, seqs, n, &deleted, &blobs,
 					       &e) != 0) {
 		api_error(out, 500, "unavailable");

@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "box/boxconf.h"
 #include "box/route.h"
 #include "box/urlform.h"
 #include "box/visit.h"
@@ -282,12 +283,21 @@ static void take(struct visit *v, const json_t *raw, const json_t *values, const
 static void hold(struct visit *v, struct api_reply *out)
 {
 	const char *why;
-	json_t *raw = urlform_decode(v->call->body, v->call->len, &why), *fields, *record = NULL,
-	       *errors = NULL;
+	size_t keys = (size_t)v->ctx->conf->limits.form_keys;
+	json_t *raw = urlform_decode_at_most(v->call->body, v->call->len, keys, &why), *fields,
+	       *record = NULL, *errors = NULL;
 	struct slot s;
 	struct err e;
 	int found = raw ? chosen(v, raw, &s) : 0;
 
+	if (!raw && why == urlform_too_many) { /* more than any form takes: 413, cheaply */
+		errors = page_too_much_errors(keys);
+		week(v, NULL, errors, PAGE_WEEK_PLAIN, out);
+		if (out->status == 200)
+			out->status = 413;
+		json_decref(errors);
+		return;
+	}
 	if (found <= 0) { /* a time the cache does not offer now is a prober's, not a race */
 		json_decref(raw);
 		return found < 0 ? visit_unavailable(out, v, 500) : visit_not_found(out, VISIT_BOOKING);
@@ -382,11 +392,16 @@ static int cancel(struct visit *v, const char *hash, const json_t *row, long lon
 static void manage(struct visit *v, int post, struct api_reply *out)
 {
 	char hash[HASH_SHA256_HEX_LEN + 1];
+	size_t keys = (size_t)v->ctx->conf->limits.form_keys;
 	enum page_manage state;
 	json_t *row = NULL;
 	long long seq;
 	int rc = 0;
 
+	if (post && urlform_count(v->call->body, v->call->len) > keys) {
+		visit_html(out, 413, page_too_much(&v->page, keys)); /* nothing is cancelled */
+		return;
+	}
 	if (!booking_of(v, hash, &row, out))
 		return;
 	state = page_manage_state(v->m, jsonio_str(row, "state"), jsonio_str(row, "slot_start"),

@@ -48,6 +48,10 @@ static const struct key keys[] = {
 	{ "limits", "drain_batch", L(drain_batch) },
 	{ "limits", "upload_bytes_per_ip_day", L(upload_bytes_per_ip_day) },
 	{ "limits", "min_free_bytes", L(min_free_bytes) },
+	{ "limits", "header_timeout_s", L(header_timeout_s) },
+	{ "limits", "body_timeout_s", L(body_timeout_s) },
+	{ "limits", "body_bytes_per_s", L(body_bytes_per_s) },
+	{ "limits", "form_keys", L(form_keys) },
 };
 
 void boxconf_defaults(struct boxconf *c)
@@ -56,7 +60,8 @@ void boxconf_defaults(struct boxconf *c)
 	c->listen = xstrdup("127.0.0.1:8080");
 	c->access_log = xstrdup("-");
 	c->limits = (struct boxconf_limits){ 120, 2000000, 40LL << 20, 1024, 32, 30, 4, 100,
-					     64LL << 20, 1LL << 30 };
+					     64LL << 20, 1LL << 30, 20, 20, 8192,
+					     16384 /* URLFORM_KEYS_MAX */ };
 }
 
 static int bad(struct err *e, const char *file, int line, const char *fmt, ...)

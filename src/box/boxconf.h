@@ -13,7 +13,8 @@
  *     [mail]   smtp_url, from, username, password_env
  *     [limits] requests_per_minute, body_bytes, upload_bytes, connections,
  *              connections_per_ip, timeout_s, threads, drain_batch,
- *              upload_bytes_per_ip_day, min_free_bytes
+ *              upload_bytes_per_ip_day, min_free_bytes, header_timeout_s,
+ *              body_timeout_s, body_bytes_per_s, form_keys
  *     [owners.HANDLE] types = ["meeting"]   # when any: the only handles and types served
  *
  * Ownership: a struct boxconf owns every string in it (boxconf_free).
@@ -36,6 +37,10 @@ struct boxconf_limits {
 	long long drain_batch;         /* records per /v1/queue answer (100) */
 	long long upload_bytes_per_ip_day; /* files from one client address a day (64 MiB) */
 	long long min_free_bytes;      /* under this free on the data disk, uploads wait (1 GiB) */
+	long long header_timeout_s;    /* a request's line and headers must be in within (20) */
+	long long body_timeout_s;      /* its body within this (20) … */
+	long long body_bytes_per_s;    /* … plus its length at this rate (8192) */
+	long long form_keys;           /* pairs in a urlencoded body, or seqs in an ack (16384) */
 };
 
 struct boxconf_owner {

@@ -11,6 +11,7 @@
 #include "base/rfc3339.h"
 #include "box/api.h"
 #include "box/boxconf.h"
+#include "box/deadline.h"
 #include "box/jail.h"
 #include "box/ledger.h"
 #include "box/limit.h"
@@ -51,14 +52,24 @@ struct boxd {
 	struct api_ctx api;
 	struct limit *limit;
 	struct waiters *waiters;
+	struct deadline *deadline;
 	FILE *log;
 	pthread_mutex_t log_lock;
 	char *host_public, *host_listen;
 	atomic_int stopping;
 };
 
+/* One connection's: its due times, and what the access log says of it if it is cut. */
+struct sock {
+	struct deadline_conn *due;
+	char ip[64];
+	struct timespec t0; /* when its current request's headers became due (a cut's "ms") */
+	int logged;         /* its cut was logged with its request */
+};
+
 struct req {
 	struct boxd *d;
+	struct sock *sock;
 	char *uri;
 	struct route route;
 	struct buf body;
@@ -102,6 +113,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	r->status = out->status;
 	r->bytes = out->fd >= 0 ? out->fdlen : (long long)out->len;
+	if (r->sock) /* the answer is the box's to send: only the idle timeout applies now */
+		deadline_set(r->d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	ok = MHD_queue_response(c, out->status, resp);
 	MHD_destroy_response(resp);
 	return ok;
@@ -115,6 +128,20 @@ static enum MHD_Result text(struct MHD_Connection *c, struct req *r, unsigned st
 	memset(&out, 0, sizeof out);
 	out.fd = -1;
 	api_text(&out, status, msg);
+	return send_reply(c, r, &out);
+}
+
+/* A refusal by route: under /v1 as JSON, as every API answer is; elsewhere as text. */
+static enum MHD_Result refuse(struct MHD_Connection *c, struct req *r, unsigned status,
+			      const char *msg)
+{
+	struct api_reply out;
+
+	if (!r->route.api)
+		return text(c, r, status, msg);
+	memset(&out, 0, sizeof out);
+	out.fd = -1;
+	api_error(&out, status, status == 404 ? "no such endpoint" : msg);
 	return send_reply(c, r, &out);
 }
 
@@ -159,6 +186,30 @@ static int method_allowed(const struct route *r, const char *method)
 	return 0;
 }
 
+/*
+ * The headers are in: the body is due within body_timeout_s and its length
+ * at body_bytes_per_s (a length not declared, chunked, is taken at the route's
+ * cap). A refusal sent before it arrives takes the due time off again.
+ */
+static void body_due(struct MHD_Connection *c, const struct req *r)
+{
+	const struct boxconf_limits *lim = &r->d->conf->limits;
+	const char *len = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	unsigned long long n = len ? strtoull(len, NULL, 10) : 0;
+	unsigned long long cap = (unsigned long long)(r->route.kind == ROUTE_FORM_UPLOAD
+							    ? lim->upload_bytes
+							    : lim->body_bytes);
+
+	if (!len && MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Transfer-Encoding"))
+		n = cap;
+	if (n > cap)
+		n = cap; /* refused at once below: 413 */
+	if (r->sock)
+		deadline_set(r->d->deadline, r->sock->due, DEADLINE_BODY,
+			     lim->body_timeout_s * 1000 +
+				     (long long)(n * 1000 / (unsigned long long)lim->body_bytes_per_s));
+}
+
 /* The first call for a request: every refusal that needs no body. */
 static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char *method)
 {
@@ -167,19 +218,20 @@ static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char
 
 	r->started = 1;
 	snprintf(r->method, sizeof r->method, "%s", method);
+	body_due(c, r);
 	client_address(c, r->ip, sizeof r->ip);
 	if (!host_known(d, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
 		return text(c, r, 404, "not found");
 	if (!limit_take(d->limit, r->ip, time(NULL)))
 		return text(c, r, 429, "too many requests");
 	if (r->route.kind == ROUTE_NONE)
-		return text(c, r, 404, "not found");
+		return refuse(c, r, 404, "not found");
 	if (!method_allowed(&r->route, method))
-		return text(c, r, 405, "method not allowed");
+		return refuse(c, r, 405, "method not allowed");
 	r->cap = (size_t)(r->route.kind == ROUTE_FORM_UPLOAD ? d->conf->limits.upload_bytes
 							      : d->conf->limits.body_bytes);
 	if (len && strtoull(len, NULL, 10) > r->cap)
-		return text(c, r, 413, "payload too large");
+		return refuse(c, r, 413, "payload too large");
 	return MHD_YES;
 }
 
@@ -188,8 +240,10 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 	struct boxd *d = r->d;
 	struct api_reply out;
 
+	if (r->sock) /* the body is in: from here on the time is the box's, not the client's */
+		deadline_set(d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	if (r->too_big)
-		return text(c, r, 413, "payload too large");
+		return refuse(c, r, 413, "payload too large");
 	r->call.route = &r->route;
 	r->call.method = r->method;
 	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
@@ -235,18 +289,29 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---- request lifetime and the access log --------------------------------------------------- */
 
+static struct sock *sock_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
 static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req *r = xcalloc(1, sizeof *r);
 
 	r->d = cls;
+	r->sock = sock_of(c);
 	r->uri = xstrdup(uri ? uri : "");
 	clock_gettime(CLOCK_MONOTONIC, &r->t0);
 	route_parse(r->uri, strlen(r->uri), &r->route);
 	return r;
 }
 
-static void log_request(struct boxd *d, const struct req *r)
+/* One line of the access log; cut names the phase a deadline cut it in, or is NULL. */
+static void log_line(struct boxd *d, const char *ip, const char *method, const char *path,
+		     unsigned status, long long bytes, const struct timespec *t0, const char *cut)
 {
 	struct timespec t1;
 	char now[RFC3339_LEN], *line;
@@ -254,11 +319,13 @@ static void log_request(struct boxd *d, const struct req *r)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rfc3339_now(now);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip", r->ip, "method",
-		      r->method[0] ? r->method : "?", "path", r->route.log, "status", (int)r->status,
-		      "bytes", (json_int_t)r->bytes, "ms",
-		      (json_int_t)(t1.tv_sec - r->t0.tv_sec) * 1000 +
-			      (t1.tv_nsec - r->t0.tv_nsec) / 1000000);
+	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip", ip, "method",
+		      method[0] ? method : "?", "path", path, "status", (int)status, "bytes",
+		      (json_int_t)bytes, "ms",
+		      (json_int_t)(t1.tv_sec - t0->tv_sec) * 1000 +
+			      (t1.tv_nsec - t0->tv_nsec) / 1000000);
+	if (cut)
+		json_object_set_new(o, "cut", json_string(cut));
 	line = jsonio_compact(o);
 	pthread_mutex_lock(&d->log_lock);
 	fprintf(d->log, "%s\n", line);
@@ -268,19 +335,74 @@ static void log_request(struct boxd *d, const struct req *r)
 	json_decref(o);
 }
 
+static void log_request(struct boxd *d, const struct req *r)
+{
+	enum deadline_phase cut = r->sock ? deadline_cut(d->deadline, r->sock->due)
+					  : DEADLINE_NONE;
+
+	if (cut != DEADLINE_NONE) { /* 408: what the client never finished sending */
+		r->sock->logged = 1;
+		log_line(d, r->sock->ip, r->method, r->route.log, 408, 0, &r->sock->t0,
+			 deadline_phase_name(cut));
+	} else if (r->started) {
+		log_line(d, r->ip, r->method, r->route.log, r->status, r->bytes, &r->t0, NULL);
+	}
+}
+
 static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 		 enum MHD_RequestTerminationCode toe)
 {
 	struct req *r = *con_cls;
+	struct boxd *d = cls;
 
 	if (!r)
 		return;
-	if (r->started)
-		log_request(cls, r);
+	log_request(d, r);
+	if (r->sock && !r->sock->logged) {
+		/* Kept alive, the next request's headers are due too — after the idle
+		 * timeout's worth of waiting, so that a connection merely left open is
+		 * closed by that timeout, and only one trickling bytes meets this. */
+		clock_gettime(CLOCK_MONOTONIC, &r->sock->t0);
+		deadline_set(d->deadline, r->sock->due, DEADLINE_HEADERS,
+			     (d->conf->limits.timeout_s + d->conf->limits.header_timeout_s) * 1000);
+	}
 	buf_free(&r->body);
 	free(r->uri);
 	free(r);
 	*con_cls = NULL;
+}
+
+/*
+ * A connection's start and end: its headers due from the moment it is
+ * accepted; at its close, a cut no request line was logged for (the client
+ * never finished even that) gets its line here.
+ */
+static void connection(void *cls, struct MHD_Connection *c, void **socket_context,
+		       enum MHD_ConnectionNotificationCode code)
+{
+	struct boxd *d = cls;
+	struct sock *s = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+	enum deadline_phase cut;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		s = xcalloc(1, sizeof *s);
+		client_address(c, s->ip, sizeof s->ip);
+		clock_gettime(CLOCK_MONOTONIC, &s->t0);
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci)
+			s->due = deadline_add(d->deadline, ci->connect_fd,
+					      d->conf->limits.header_timeout_s * 1000);
+		*socket_context = s;
+		return;
+	}
+	if (!s)
+		return;
+	cut = deadline_remove(d->deadline, s->due);
+	if (cut != DEADLINE_NONE && !s->logged)
+		log_line(d, s->ip, "?", "?", 408, 0, &s->t0, deadline_phase_name(cut));
+	free(s);
+	*socket_context = NULL;
 }
 
 static void resume(void *conn)
@@ -334,6 +456,7 @@ static struct MHD_Daemon *start(struct boxd *d, const struct addrinfo *ai, const
 	struct MHD_OptionItem ops[] = {
 		{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)begin, d },
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)done, d },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)connection, d },
 		{ MHD_OPTION_CONNECTION_LIMIT, (intptr_t)lim->connections, NULL },
 		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)lim->connections_per_ip, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)lim->timeout_s, NULL },
@@ -407,12 +530,17 @@ static int run(struct boxd *d, const struct addrinfo *ai, const struct tls *t, s
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	signal(SIGPIPE, SIG_IGN);
-	if (!(d->waiters = waiters_start(d->api.ledger, resume, e)))
+	if (!(d->deadline = deadline_start(e)))
 		return -1;
+	if (!(d->waiters = waiters_start(d->api.ledger, resume, e))) {
+		deadline_stop(d->deadline);
+		return -1;
+	}
 	d->api.waiters = d->waiters;
 	if (!(daemon = start(d, ai, t))) {
 		waiters_stop(d->waiters);
 		waiters_free(d->waiters);
+		deadline_stop(d->deadline);
 		return err_set(e, ERR_CONFIG, "cannot serve on %s (is the address in use, or the "
 			       "TLS certificate unreadable?)", d->conf->listen);
 	}
@@ -422,6 +550,7 @@ static int run(struct boxd *d, const struct addrinfo *ai, const struct tls *t, s
 	waiters_stop(d->waiters);
 	MHD_stop_daemon(daemon);
 	waiters_free(d->waiters);
+	deadline_stop(d->deadline);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "box/boxconf.h"
 #include "box/route.h"
 #include "box/upload.h"
 #include "box/urlform.h"
@@ -62,11 +63,16 @@ static void send(struct visit *v, const json_t *values, struct api_reply *out)
 static void submit(struct visit *v, struct api_reply *out)
 {
 	const char *why = NULL;
-	json_t *raw = urlform_decode(v->call->body, v->call->len, &why), *record = NULL,
-	       *errors = NULL;
+	size_t keys = (size_t)v->ctx->conf->limits.form_keys;
+	json_t *raw = urlform_decode_at_most(v->call->body, v->call->len, keys, &why),
+	       *record = NULL, *errors = NULL;
 	struct err e;
 
-	if (!raw) {
+	if (!raw && why == urlform_too_many) { /* more than any form takes: 413, cheaply */
+		errors = page_too_much_errors(keys);
+		form(v, NULL, errors, out);
+		out->status = 413;
+	} else if (!raw) {
 		errors = json_pack("[{s:s,s:s+}]", "field", "_", "message",
 				   "the answers could not be read: ", why);
 		form(v, NULL, errors, out);

@@ -216,6 +216,8 @@ static int headers(const char **pp, const char *end, struct multipart_part *part
 	return 0;
 }
 
+const char multipart_too_many[] = "the upload has too many parts";
+
 static struct multipart_part *next_part(struct multipart *mp)
 {
 	if (mp->n % 8 == 0)
@@ -238,7 +240,7 @@ static int parts(const char *p, const char *end, const char *delim, size_t dlen,
 			return -1;
 		}
 		if (mp->n == MULTIPART_PARTS_MAX) {
-			*why = "the upload has too many parts";
+			*why = multipart_too_many;
 			return -1;
 		}
 		p += 2;

@@ -47,4 +47,7 @@ int multipart_parse(const char *content_type, const char *body, size_t len,
 		    struct multipart *out, const char **why);
 void multipart_free(struct multipart *mp);
 
+/* *why when the body has more than MULTIPART_PARTS_MAX parts: compare the pointer (413). */
+extern const char multipart_too_many[];
+
 #endif

@@ -198,4 +198,12 @@ char *page_too_many(const struct page_ctx *ctx, enum page_limit which);
 /* 500 and 503: "Unavailable", try again later; says nothing of why. */
 char *page_unavailable(const struct page_ctx *ctx);
 
+/*
+ * 413 for a body with more answers than the page takes (at most cap): the
+ * errors a form, week or upload page shows it with (a NEW array, one error
+ * about "_"), and the page for where no form is shown (the manage page).
+ */
+json_t *page_too_much_errors(size_t cap);
+char *page_too_much(const struct page_ctx *ctx, size_t cap);
+
 #endif

@@ -11,6 +11,8 @@
 #include "box/html.h"
 #include "box/page_parts.h"
 
+#include <stdlib.h>
+
 char *page_not_found(enum page_missing what)
 {
 	static const char *const sentence[] = {
@@ -42,4 +44,31 @@ char *page_unavailable(const struct page_ctx *ctx)
 {
 	return page_simple(ctx, "Unavailable", "Unavailable",
 			   "<p>This page cannot be shown right now. Please try again later.</p>\n");
+}
+
+static char *too_much_sentence(size_t cap)
+{
+	return xasprintf("this sent more answers than the page takes (at most %zu), so nothing "
+			 "was kept", cap);
+}
+
+json_t *page_too_much_errors(size_t cap)
+{
+	char *msg = too_much_sentence(cap);
+	json_t *errors = json_pack("[{s:s,s:s}]", "field", "_", "message", msg);
+
+	free(msg);
+	return errors;
+}
+
+char *page_too_much(const struct page_ctx *ctx, size_t cap)
+{
+	char *msg = too_much_sentence(cap), *doc;
+	struct buf b = BUF_INIT;
+
+	html_put(&b, "<p>Nothing was done: %s. Go back and try again.</p>\n", msg);
+	doc = page_simple(ctx, "Too much sent", "Too much sent", buf_str(&b));
+	buf_free(&b);
+	free(msg);
+	return doc;
 }

@@ -563,6 +563,32 @@ void page_ack(struct buf *b, const struct manifest_ack *a, const json_t *values,
 
 /* ---- the error summary --------------------------------------------------------------------- */
 
+/*
+ * A refused submission may carry thousands of errors (a key nobody asked for
+ * is one each), so the summary reads them once into a hash, never once per
+ * name: its cost is linear in the errors and the page, whatever a stranger sends.
+ */
+
+/* {name: [message, …]}, the messages in the order given. NEW reference. */
+static json_t *errors_by_name(const json_t *errors)
+{
+	json_t *idx = json_object(), *e, *list;
+	size_t i;
+
+	json_array_foreach(errors, i, e) {
+		const char *field = json_string_value(json_object_get(e, "field"));
+		json_t *msg = json_object_get(e, "message");
+		if (!field || !json_is_string(msg))
+			continue;
+		if (!(list = json_object_get(idx, field))) {
+			list = json_array();
+			json_object_set_new(idx, field, list);
+		}
+		json_array_append(list, msg);
+	}
+	return idx;
+}
+
 /* 1 when body holds an element whose id is prefix + name (names need no escaping). */
 static int on_page(const char *body, const char *prefix, const char *name)
 {
@@ -573,65 +599,76 @@ static int on_page(const char *body, const char *prefix, const char *name)
 	return found;
 }
 
-/* One line of the summary: a link to the field's control when the page holds one. */
-static void summary_item(struct buf *b, const struct manifest *m, const char *name,
-			 const json_t *errors, const char *body)
+/*
+ * One line of the summary: a link to the control when the page holds one. A
+ * name the manifest does not declare (known == NULL) has no control, so the
+ * page is not searched for it.
+ */
+static void summary_item(struct buf *b, const char *name, const char *known,
+			 const json_t *messages, const char *body)
 {
-	const struct manifest_field *f = manifest_field(m, name);
-	const struct manifest_ack *a = f ? NULL : manifest_ack(m, name);
-	const char *label = f ? f->label : a ? a->label : name;
+	const json_t *msg;
+	size_t i;
 
-	if (on_page(body, "f-", name))
-		html_put(b, "<li><a href=\"#f-%s\">%s</a>: ", name, label);
-	else if (on_page(body, "opt0-", name))
-		html_put(b, "<li><a href=\"#opt0-%s\">%s</a>: ", name, label);
+	if (known && on_page(body, "f-", name))
+		html_put(b, "<li><a href=\"#f-%s\">%s</a>: ", name, known);
+	else if (known && on_page(body, "opt0-", name))
+		html_put(b, "<li><a href=\"#opt0-%s\">%s</a>: ", name, known);
 	else
-		html_put(b, "<li>%s: ", label);
-	messages(b, errors, name);
+		html_put(b, "<li>%s: ", known ? known : name);
+	json_array_foreach(messages, i, msg)
+		html_put(b, "%s%s", i ? "; " : "", json_string_value(msg));
 	buf_adds(b, "</li>\n");
 }
 
-/* The names the errors are about, in the order the page shows them, each once. */
-static json_t *names_in_page_order(const struct manifest *m, const json_t *errors)
+/* A declared name with errors, in page order: its line, and it is marked as said. */
+static void summary_known(struct buf *b, const json_t *idx, json_t *said, const char *name,
+			  const char *label, const char *body)
 {
-	json_t *names = json_array(), *e;
-	size_t i;
+	const json_t *messages = json_object_get(idx, name);
 
-	for (size_t s = 0; s < m->nsteps; s++)
-		for (size_t j = 0; j < m->steps[s].nfields; j++)
-			if (has_error(errors, m->steps[s].fields[j]))
-				json_array_append_new(names, json_string(m->steps[s].fields[j]));
-	for (size_t j = 0; j < m->nfields; j++)
-		if (!step_of(m, m->fields[j].name) && has_error(errors, m->fields[j].name))
-			json_array_append_new(names, json_string(m->fields[j].name));
-	for (size_t j = 0; j < m->nacks; j++)
-		if (has_error(errors, m->acks[j].id))
-			json_array_append_new(names, json_string(m->acks[j].id));
-	json_array_foreach(errors, i, e) {
-		const char *field = json_string_value(json_object_get(e, "field"));
-		if (field && !manifest_field(m, field) && !manifest_ack(m, field) &&
-		    !value_has(names, field))
-			json_array_append_new(names, json_string(field));
-	}
-	return names;
+	if (!messages || json_object_get(said, name))
+		return;
+	summary_item(b, name, label, messages, body);
+	json_object_set_new(said, name, json_true());
 }
 
 void page_error_summary(struct buf *b, const struct manifest *m, const json_t *errors,
 			const char *body)
 {
-	json_t *names, *name;
+	json_t *idx, *said, *e;
 	size_t i;
 
 	if (json_array_size(errors) == 0)
 		return;
-	names = names_in_page_order(m, errors);
+	idx = errors_by_name(errors);
+	said = json_object();
 	buf_adds(b, "<div class=\"errors\" id=\"errors\" role=\"alert\" "
 		    "aria-labelledby=\"errors-title\">\n"
 		    "<h2 id=\"errors-title\">Some answers need attention</h2>\n<ul>\n");
-	json_array_foreach(names, i, name)
-		summary_item(b, m, json_string_value(name), errors, body);
+	/* The names in the order the page shows them, each once: steps, loose fields, acks … */
+	for (size_t s = 0; s < m->nsteps; s++)
+		for (size_t j = 0; j < m->steps[s].nfields; j++) {
+			const struct manifest_field *f = manifest_field(m, m->steps[s].fields[j]);
+			if (f)
+				summary_known(b, idx, said, f->name, f->label, body);
+		}
+	for (size_t j = 0; j < m->nfields; j++)
+		if (!step_of(m, m->fields[j].name))
+			summary_known(b, idx, said, m->fields[j].name, m->fields[j].label, body);
+	for (size_t j = 0; j < m->nacks; j++)
+		summary_known(b, idx, said, m->acks[j].id, m->acks[j].label, body);
+	/* … then every name nobody declared, in the order the errors give them. */
+	json_array_foreach(errors, i, e) {
+		const char *field = json_string_value(json_object_get(e, "field"));
+		if (!field || json_object_get(said, field))
+			continue;
+		summary_item(b, field, NULL, json_object_get(idx, field), body);
+		json_object_set_new(said, field, json_true());
+	}
 	buf_adds(b, "</ul>\n</div>\n");
-	json_decref(names);
+	json_decref(said);
+	json_decref(idx);
 }
 
 /* ---- the form ------------------------------------------------------------------------------- */

@@ -154,6 +154,8 @@ void route_parse(const char *uri, size_t len, struct route *r)
 	r->query = q ? q + 1 : NULL;
 	r->query_len = q ? len - plen - 1 : 0;
 	redact(uri, plen, r->log, sizeof r->log);
+	/* /v1 and anything under it, well formed or not, is the API's to answer */
+	r->api = (plen == 3 || (plen > 3 && uri[3] == '/')) && memcmp(uri, "/v1", 3) == 0;
 	if (split(uri, plen, &s) != 0)
 		return;
 	if (is(&s, 0, "v1"))

@@ -6,7 +6,8 @@
  * byte is one of [A-Za-z0-9._-] (ids, handles, tokens and asset names are all
  * of these), so nothing percent-encoded, no "..", no empty segment and no
  * trailing slash reaches a handler: anything else is ROUTE_NONE, which every
- * caller answers with the same 404 "not found".
+ * caller answers with the same 404 "not found" — except under /v1, where
+ * (api set) every answer is JSON, an unknown path {"error":"no such endpoint"}.
  *
  * route also writes the path the access log may keep: a token segment
  * (c/, u/, m/ links; and any long hex run on a path that matched nothing)
@@ -47,6 +48,7 @@ enum route_kind {
 
 struct route {
 	enum route_kind kind;
+	int api;                            /* the path is /v1 or under it: every answer is JSON */
 	char handle[ROUTE_SEGMENT_MAX + 1]; /* /f/ and /s/ routes */
 	char type[ROUTE_SEGMENT_MAX + 1];   /* /f/, /s/; the id of /v1/types/{id}, instruments */
 	char arg[ROUTE_SEGMENT_MAX + 1];    /* a token, an asset, an attachment id */

@@ -276,6 +276,19 @@ static int within(struct visit *v, const struct multipart *mp, struct api_reply 
 	return fits == 1;
 }
 
+/* A body multipart.c refused: more parts than any upload page takes is 413, the rest 400. */
+static void unreadable(struct visit *v, const json_t *stored, const char *why,
+		       struct api_reply *out)
+{
+	json_t *errors;
+
+	if (why != multipart_too_many)
+		return api_text(out, 400, "unreadable upload");
+	errors = page_too_much_errors(MULTIPART_PARTS_MAX);
+	visit_html(out, 413, page_upload(&v->page, v->m, stored, errors));
+	json_decref(errors);
+}
+
 static void receive(struct visit *v, const char *hash, const json_t *stored,
 		    struct api_reply *out)
 {
@@ -286,7 +299,7 @@ static void receive(struct visit *v, const char *hash, const json_t *stored,
 	if (disk <= 0) /* a box that cannot afford the bytes says so now, and for now */
 		return visit_unavailable(out, v, disk < 0 ? 500 : 503);
 	if (multipart_parse(v->call->content_type, v->call->body, v->call->len, &mp, &why) != 0)
-		return api_text(out, 400, "unreadable upload");
+		return unreadable(v, stored, why, out);
 	if (!fields_ok(v->m, &mp))
 		api_text(out, 400, "not a field of this page"); /* a probe, not a mistake */
 	else if (within(v, &mp, out))

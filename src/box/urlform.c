@@ -68,12 +68,34 @@ static void add(json_t *form, const char *key, json_t *value)
 	}
 }
 
+const char urlform_too_many[] = "there are more answers than any form takes";
+
+size_t urlform_count(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != '&' && (i == 0 || s[i - 1] == '&'))
+			n++;
+	return n;
+}
+
 json_t *urlform_decode(const char *s, size_t len, const char **why)
+{
+	return urlform_decode_at_most(s, len, URLFORM_KEYS_MAX, why);
+}
+
+json_t *urlform_decode_at_most(const char *s, size_t len, size_t max, const char **why)
 {
 	json_t *form = json_object();
 	struct buf k = BUF_INIT, v = BUF_INIT;
 	size_t at = 0;
 
+	if (urlform_count(s, len) > max) {
+		*why = urlform_too_many;
+		json_decref(form);
+		return NULL;
+	}
 	while (at < len) {
 		const char *pair = s + at, *amp = memchr(pair, '&', len - at), *eq;
 		size_t n = amp ? (size_t)(amp - pair) : len - at;

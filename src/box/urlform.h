@@ -10,6 +10,9 @@
  * be valid UTF-8 without NUL, so `%` before a multi-byte character is just a
  * malformed escape, never a crash.
  *
+ * Every cost is linear in the bytes: a key is looked up in jansson's hash,
+ * never in a list.
+ *
  * Ownership: urlform_decode returns a NEW reference, or NULL with *why (a
  * static string) saying what was wrong.
  */
@@ -19,8 +22,24 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* {"key": "value" | ["v1", "v2", …]}; NULL when the bytes are malformed. */
+/*
+ * The most pairs a body or query may hold by default (a repeated key counts
+ * each time): far more than any form's fields and choices, few enough that a
+ * refused submission stays cheap. box.toml's [limits] form_keys sets it for
+ * the bodies strangers send (docs/box.md); past it, the page is 413.
+ */
+#define URLFORM_KEYS_MAX 16384
+
+/* *why when the bytes hold more than URLFORM_KEYS_MAX pairs: compare the pointer. */
+extern const char urlform_too_many[];
+
+/* {"key": "value" | ["v1", "v2", …]}; NULL when the bytes are malformed or too many. */
 json_t *urlform_decode(const char *s, size_t len, const char **why);
+/* The same with at most max pairs (urlform_too_many past them). */
+json_t *urlform_decode_at_most(const char *s, size_t len, size_t max, const char **why);
+
+/* How many pairs s[0..len) holds (empty ones between `&`s not counted), without decoding. */
+size_t urlform_count(const char *s, size_t len);
 
 /*
  * form[key] as a whole number in [min, max], or dflt when absent. 0, or -1

@@ -466,22 +466,38 @@ static void acknowledgments(const struct manifest *m, const json_t *raw, json_t 
 	}
 }
 
+/* {name: index} of the fields, {id: -1} of the acknowledgments: one hash, not a scan a key. */
+static json_t *declared(const struct manifest *m)
+{
+	json_t *names = json_object();
+
+	for (size_t i = 0; i < m->nacks; i++)
+		json_object_set_new(names, m->acks[i].id, json_integer(-1));
+	for (size_t i = 0; i < m->nfields; i++)
+		json_object_set_new(names, m->fields[i].name, json_integer((json_int_t)i));
+	return names;
+}
+
 /* Every key submitted that the type does not declare, or that was not shown. */
 static void strays(const struct manifest *m, const json_t *raw, const unsigned char *visible,
 		   json_t *errors)
 {
+	json_t *names = declared(m), *v, *at;
 	const char *key;
-	json_t *v;
 
 	json_object_foreach((json_t *)raw, key, v) {
-		const struct manifest_field *f = manifest_field(m, key);
-		if (!f && !manifest_ack(m, key))
+		const struct manifest_field *f =
+			(at = json_object_get(names, key)) && json_integer_value(at) >= 0
+				? &m->fields[json_integer_value(at)]
+				: NULL;
+		if (!at)
 			problem(errors, key, "this is not a field of this request type");
 		/* A field posted blank with scripts off was shown and left empty, not
 		 * forged (spec/box.md §6): blank counts as absent. */
 		else if (f && !visible[f - m->fields] && !blank(v))
 			problem(errors, key, "this field was not shown, so it cannot be submitted");
 	}
+	json_decref(names);
 }
 
 static int by_field_then_message(const void *a, const void *b)

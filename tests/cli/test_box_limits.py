@@ -19,8 +19,10 @@ BOX_BIN = str(__import__("pathlib").Path(BIN).parent / "mecha-box")
 def test_a_body_over_the_limit_is_413_and_changes_nothing(tmp_path):
     b = Box(tmp_path, body_bytes=1000).start()
     try:
-        status, _, body = b.request("PUT", "/v1/types/meeting", body="x" * 2000, key="release")
-        assert (status, body) == (413, b"payload too large")
+        status, headers, body = b.request("PUT", "/v1/types/meeting", body="x" * 2000,
+                                          key="release")
+        assert (status, json.loads(body)) == (413, {"error": "payload too large"})
+        assert headers["content-type"] == "application/json"
         assert b.json("GET", "/v1/types", key="publish")[1] == {"types": []}
     finally:
         b.stop()
@@ -42,13 +44,33 @@ def test_past_the_rate_limit_a_client_gets_429_too_many_requests(tmp_path):
 def test_an_unknown_host_and_an_unknown_route_are_the_same_404(tmp_path):
     b = Box(tmp_path).start()
     try:
-        unknown_route = b.request("GET", "/v1/nothing")
+        unknown_route = b.request("GET", "/f/ada")
         unknown_host = b.request("GET", "/v1/health", headers={"Host": "evil.example"})
         for status, headers, body in (unknown_route, unknown_host, b.request("GET", "/../etc"),
-                                      b.request("GET", "/v1/types/")):
+                                      b.request("GET", "/v1x/health"), b.request("GET", "/")):
             assert (status, body) == (404, b"not found")
             assert headers["content-security-policy"].startswith("default-src 'none'")
-        assert b.request("DELETE", "/v1/queue")[0] == 405
+    finally:
+        b.stop()
+
+
+def test_every_unknown_v1_path_is_a_json_404_as_the_reference_answers(tmp_path):
+    b = Box(tmp_path).start()
+    try:
+        paths = ["/v1", "/v1/", "/v1/nothing", "/v1/types/", "/v1/queue/ack/more",
+                 "/v1/instruments/consult", "/v1/%41", "/v1/../f/ada/meeting",
+                 "/v1/health/extra", "/v1/" + "a" * 100]
+        for method in ("GET", "POST", "PUT", "DELETE"):
+            for path in paths:
+                status, headers, body = b.request(method, path, key="drain")
+                assert (status, json.loads(body)) == (404, {"error": "no such endpoint"}), path
+                assert headers["content-type"] == "application/json"
+                assert headers["content-security-policy"].startswith("default-src 'none'")
+        # a known path asked the wrong way is JSON too, with its Allow header
+        status, headers, body = b.request("DELETE", "/v1/queue")
+        assert (status, json.loads(body)) == (405, {"error": "method not allowed"})
+        assert headers["allow"] == "GET"
+        assert b.request("GET", "/v1/health")[0] == 200
     finally:
         b.stop()
 

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import write_config
 from test_box_bookings import CONSULT
-from test_sweep import MANAGE, cancellation, ledger, sweep
+from test_sweep import GATE, MANAGE, cancellation, ledger, sweep
 
 BID = "5e1f00d5c0ffee00aa11bb22cc33dd44"
 START = datetime.datetime(2031, 3, 10, 9, 0, tzinfo=datetime.timezone.utc)  # 10:00 in Berlin
@@ -229,6 +229,17 @@ def test_a_booking_not_yet_booked_gets_none_and_the_same_sweep_that_books_it_rem
     24-hour reminder in the same run (it was made days before)."""
     configure(mecha, smtp_sink)
     booking_type(mecha)
+    # The sweep books only what home offered (test_sweep.py, issue 22): a type that takes
+    # 45 minutes, and the slot among what a push three days before kept.
+    types = mecha.home / "factory" / "types" / "meeting.toml"
+    types.write_text(types.read_text().replace("durations = [30, 60]", "durations = [30, 45, 60]"))
+    offered = mecha.home / "factory" / "offered" / "meeting.json"
+    offered.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    made = z(START - 3 * 24 * H)
+    offered.write_text(json.dumps({"type": "meeting", "pushed_at": made, "slots": [
+        {"start": z(START), "end": z(END), "duration_minutes": 45, "offered_at": made}]}))
+    offered.chmod(0o600)
+    (mecha.home / "factory" / "config.toml").write_text(f'gate = "{GATE}"\n')
     values = {"purpose": "a chat", "_slot_start": z(START), "_slot_end": z(END),
               "_duration_minutes": 45, "_booking_id": BID, "_manage_url": MANAGE}
     mecha.write_record(1, values=values, reply_to="ada@example.org",

@@ -136,5 +136,6 @@ Test(box_multipart, more_than_the_parts_cap_is_refused)
 	n += (size_t)snprintf(body + n, size - n, "--XyZ--");
 	cr_assert_eq(multipart_parse(CT, body, n, &mp, &why), -1);
 	cr_assert_str_eq(why, "the upload has too many parts");
+	cr_assert_eq(why, multipart_too_many, "the one pointer upload.c answers 413 for");
 	free(body);
 }

@@ -605,6 +605,52 @@ static void disconnect(struct api_ctx *ctx, const struct api_call *call, struct 
 	ledger_key_free(&key);
 }
 
+/*
+ * POST /v1/bookings/decline {"ids": [booking id, …]} with the drain key: the
+ * owner turned these bookings down at home (`mecha frontdoor decline`). Each
+ * confirmed one becomes declined_by_owner: its manage page says so and its
+ * slot is free again. {"declined": n}; an id not confirmed is skipped.
+ */
+static void decline(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
+{
+	json_error_t jerr;
+	struct ledger_user user;
+	json_t *o, *ids, *x;
+	long long declined = 0;
+	char now[RFC3339_LEN];
+	struct err e;
+	size_t i;
+
+	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
+		return;
+	o = json_loadb(call->body, call->len, JSON_REJECT_DUPLICATES, &jerr);
+	ids = json_object_get(o, "ids");
+	if (!json_is_object(o) || !json_is_array(ids) || json_array_size(ids) > 100) {
+		json_decref(o);
+		return api_error(out, 400, "body: expected {\"ids\": [booking ids]}, at most 100");
+	}
+	json_array_foreach(ids, i, x) {
+		const char *id = json_string_value(x);
+		size_t n = id ? strlen(id) : 0;
+		if (n == 0 || n > 64 || strspn(id, "0123456789abcdef") != n) {
+			json_decref(o);
+			return api_error(out, 400, "body: a booking id is lowercase hex");
+		}
+	}
+	rfc3339_now(now);
+	json_array_foreach(ids, i, x) {
+		int rc = ctx->ledger->ops->booking_decline(ctx->ledger, user.id, json_string_value(x),
+							  now, &e);
+		if (rc < 0) {
+			json_decref(o);
+			return api_error(out, 500, "unavailable");
+		}
+		declined += rc;
+	}
+	json_decref(o);
+	ok_json(out, json_pack("{s:I}", "declined", (json_int_t)declined));
+}
+
 /* The presenter's label: printable ASCII only, at most 64 characters (it reaches key lists). */
 static char *clean_label(const char *in)
 {
@@ -727,6 +773,8 @@ void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *ou
 		return pair(ctx, call, out);
 	case ROUTE_DISCONNECT:
 		return disconnect(ctx, call, out);
+	case ROUTE_DECLINE:
+		return decline(ctx, call, out);
 	case ROUTE_FORM:
 	case ROUTE_FORM_ASSET:
 	case ROUTE_FORM_CONFIRM:

@@ -1163,6 +1163,22 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 	return cancelled;
 }
 
+static int sql_booking_decline(struct ledger *l, const char *user, const char *booking_id,
+			       const char *now, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, booking_id, now };
+	int rc;
+
+	if (begin(s, e) != 0)
+		return -1;
+	rc = run(s, "UPDATE bookings SET state = 'declined_by_owner', cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 3, v, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return s->changes == 1;
+}
+
 /* ---- the sweep ------------------------------------------------------------------------- */
 
 /* Deletes the rows the condition picks, with their attachment rows (ids into blobs). */
@@ -1460,6 +1476,7 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 		.attachment_unstored = sql_attachment_unstored, \
 		.pair_add = sql_pair_add, \
 		.pair_redeem = sql_pair_redeem, \
+		.booking_decline = sql_booking_decline, \
 	}
 
 const struct ledger_ops ledger_sqlite_ops = LEDGER_SQL_OPS("sqlite", sqlite_open);

@@ -150,6 +150,7 @@ enum page_manage {
 	PAGE_MANAGE_INSIDE_CUTOFF, /* confirmed, starting within the policy's cancel_cutoff_hours */
 	PAGE_MANAGE_PAST,          /* started already (or its start does not parse) */
 	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" */
+	PAGE_MANAGE_DECLINED,      /* the owner declined it (declined_by_owner) */
 };
 
 /*

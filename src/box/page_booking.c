@@ -545,6 +545,8 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 
 	if (booking_state && strncmp(booking_state, "cancelled", 9) == 0)
 		return PAGE_MANAGE_CANCELLED;
+	if (booking_state && strcmp(booking_state, "declined_by_owner") == 0)
+		return PAGE_MANAGE_DECLINED;
 	if (!slot_start || rfc3339_parse(slot_start, &start) != 0 || start <= now)
 		return PAGE_MANAGE_PAST; /* offers nothing: safe for a row we cannot read */
 	return start - now < cutoff * 3600 ? PAGE_MANAGE_INSIDE_CUTOFF : PAGE_MANAGE_ACTIVE;
@@ -590,6 +592,15 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 			 "<h1>Already cancelled</h1>\n<p>This booking was cancelled and its time "
 			 "freed. ");
 		book_again(&b, ctx, "Book a new time");
+		buf_adds(&b, " whenever you like.</p>\n");
+		return page_close(&b);
+	}
+	if (state == PAGE_MANAGE_DECLINED) {
+		buf_adds(&b, "<h1>This booking was declined</h1>\n<p>The time you picked could "
+			     "not be kept, so it is not booked:</p>\n");
+		page_when(&b, m, slot_start, slot_end);
+		buf_adds(&b, "<p>");
+		book_again(&b, ctx, "Pick another time");
 		buf_adds(&b, " whenever you like.</p>\n");
 		return page_close(&b);
 	}

@@ -39,6 +39,7 @@ enum route_kind {
 	ROUTE_BOOK_SLOTS,   /* GET /s/{handle}/{type}/slots.json */
 	ROUTE_BOOK_CONFIRM, /* GET, POST /s/{handle}/{type}/c/{token} */
 	ROUTE_BOOK_MANAGE,  /* GET, POST /s/{handle}/{type}/m/{token} */
+	ROUTE_DECLINE,      /* POST /v1/bookings/decline */
 	ROUTE_KIND_COUNT
 };
 

@@ -534,7 +534,9 @@ static int send_one(struct cli_outbox *c, const struct outbox_item *it, const st
 	struct err e;
 	int rc = o->mark_sent ? release_mark_sent(&c->store, it->id, &e)
 			      : answer_release(u->batch, &c->store, &c->cfg, it->id,
-					       o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0, &e);
+					       (o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0) |
+						       (outbox_item_pending(it) ? ANSWER_SEEN_PENDING : 0),
+					       &e);
 
 	if (rc != 0) {
 		buf_printf(&u->ids, "%s%s (%s)", u->n++ ? ", " : "", it->id, err_code_name(e.code));

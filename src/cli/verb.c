@@ -121,6 +121,9 @@ static void confine(const struct cli_opt *opts, size_t n, const struct cli_args 
 	for (size_t i = 0; i < n; i++)
 		if ((opts[i].flags & CLI_PLACE) && *(const char **)opts[i].out)
 			confine_store(confine_needs, *(const char **)opts[i].out, &p);
+	for (size_t i = 0; i < n; i++)
+		if ((opts[i].flags & CLI_READS) && *(const char **)opts[i].out)
+			sandbox_read(&p, *(const char **)opts[i].out);
 	for (int i = 0; (confine_needs & CONFINE_ARGS) && i < a->n; i++)
 		sandbox_read(&p, a->pos[i]);
 	sandbox_apply(&p, confine_verbose(opts, n));

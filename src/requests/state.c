@@ -20,7 +20,7 @@ const char *const state_all[] = {
 const enum state_mover state_movers[] = {
 	MOVER_EXTRACT, MOVER_EXTRACT_RETRY, MOVER_EXTRACT_FORCE, MOVER_TRIAGE,
 	MOVER_DRAFT,   MOVER_RECONCILE,     MOVER_NEEDS_INFO,    MOVER_CLOSE,
-	MOVER_SWEEP,
+	MOVER_SWEEP,   MOVER_REPLY,
 };
 const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
 
@@ -62,8 +62,11 @@ const struct state_row state_table[] = {
 	{ STATE_TRIAGED, 0, { { MOVER_TRIAGE, B_EXTRACTED } }, 1 },
 	{ STATE_AWAITING_ME,
 	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
-	  { { MOVER_TRIAGE, B_EXTRACTED }, { MOVER_DRAFT, B_EXTRACTED } },
-	  2 },
+	  { { MOVER_TRIAGE, B_EXTRACTED },
+	    { MOVER_DRAFT, B_EXTRACTED },
+	    /* a person answers whatever the request's state, short of an end or a wait */
+	    { MOVER_REPLY, B_OPEN & ~B_BOOKED & ~B_AWAITING } },
+	  3 },
 	{ STATE_NEEDS_INFO,
 	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
 	  { { MOVER_NEEDS_INFO, B_OPEN } },
@@ -140,6 +143,8 @@ const char *state_mover_name(enum state_mover by)
 		return "close";
 	case MOVER_SWEEP:
 		return "sweep";
+	case MOVER_REPLY:
+		return "reply";
 	}
 	return "?";
 }

@@ -55,6 +55,8 @@ enum state_mover {
 	MOVER_CLOSE,         /* any but closed → closed (a closed one keeps its reason) */
 	MOVER_SWEEP,         /* a booking: drained | extracted → booked; a cancellation
 	                        closes itself and its booking: any but closed → closed */
+	MOVER_REPLY,         /* a person's own reply (frontdoor reply): any but closed,
+	                        booked or awaiting_me → awaiting_me */
 };
 
 /*

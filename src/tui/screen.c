@@ -319,9 +319,11 @@ static void draw_detail(struct app *a, int y, int h)
 /* ---- the bottom: message and legend ------------------------------------------------------------- */
 
 static const char *const legend[][2] = {
-	{ "?", "help" }, { "q", "quit" },      { "a", "approve" }, { "r", "reject" },
-	{ "e", "edit" }, { "c", "close" },     { "n", "needs-info" }, { "x", "extract" },
-	{ "t", "triage" }, { "/", "search" }, { "f", "filter" },  { "h", "resolved" },
+	/* The answering keys first: on 80 columns they are all shown (? lists every key). */
+	{ "?", "help" },  { "q", "quit" },  { "a", "approve" },   { "r", "reject" },
+	{ "e", "edit" },  { "R", "reply" }, { "N", "ask" },       { "D", "decline" },
+	{ "c", "close" }, { "n", "park" },  { "x", "extract" },   { "t", "triage" },
+	{ "/", "search" }, { "f", "filter" }, { "h", "resolved" },
 };
 
 static void draw_legend(int y)

@@ -73,6 +73,7 @@ VERBS = {
     ("frontdoor", "extract"): [], ("frontdoor", "triage"): [],
     ("frontdoor", "needs-info"): ["1"], ("frontdoor", "close"): ["1", "--reason", "x"],
     ("frontdoor", "reconcile"): [], ("frontdoor", "sweep"): ["--dry-run"],
+    ("frontdoor", "reply"): ["1"], ("frontdoor", "decline"): ["1"],
     ("outbox", "list"): [], ("outbox", "show"): ["x"],
     ("outbox", "stage"): ["--tool", "mail_send", "--args", "{}"],
     ("outbox", "approve"): ["--all", "-y"], ("outbox", "reject"): ["--all", "--reason", "x"],
@@ -99,9 +100,11 @@ VERBS = {
 NOT_THIS_PROGRAM = {("box", "serve"), ("box", "owner"), ("box", "key"), ("box", "sweep"),
                     ("box", "pair")}
 # They run one of the person's own programs ($EDITOR), which may read anything.
-RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",)}
+RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",),
+                      ("frontdoor", "reply")}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
+           ("frontdoor", "decline"),
            ("outbox", "approve"), ("outbox", "review"), ("review",),
            ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",),
            ("types", "install")}
@@ -161,7 +164,7 @@ def test_a_verb_writes_only_the_store_it_changes(mecha):
     for store in ("requests", "outbox", "missions"):
         (mecha.home / store).mkdir(parents=True, mode=0o700)
     cases = [(["outbox", "stage", "--tool", "mail_send", "--args", "{}"], "outbox"),
-             (["frontdoor", "needs-info", "1"], "requests"),
+             (["frontdoor", "reconcile"], "requests"),
              (["mission", "heads"], None),
              (["mission", "post", "--agent", "a"], "missions")]
     for verb, writes in cases:

@@ -16,6 +16,7 @@
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
+#include "frontdoor/reply.h"
 #include "requests/grammar.h"
 #include "requests/record.h"
 #include "requests/state.h"
@@ -625,6 +626,9 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 	case MOVER_SWEEP: /* §3 "drained, extracted → booked by sweep"; §9: a cancellation closes */
 		return ((IS(from, STATE_DRAINED) || IS(from, STATE_EXTRACTED)) && IS(to, STATE_BOOKED)) ||
 		       (!IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED));
+	case MOVER_REPLY: /* issue 23: a person answers any open request that is not a booking */
+		return !IS(from, STATE_CLOSED) && !IS(from, STATE_BOOKED) &&
+		       !IS(from, STATE_AWAITING_ME) && IS(to, STATE_AWAITING_ME);
 	}
 #undef IS
 	return 0;
@@ -639,7 +643,7 @@ Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allow
 	for (size_t i = 0; state_all[i]; i++)
 		states[ns++] = state_all[i];
 	states[ns++] = "pondering";
-	cr_assert_eq(state_nmovers, 9, "a mover was added or removed: update the walk");
+	cr_assert_eq(state_nmovers, 10, "a mover was added or removed: update the walk");
 	for (size_t f = 0; f < ns; f++)
 		for (size_t t = 0; t < ns; t++)
 			for (size_t m = 0; m < state_nmovers; m++) {
@@ -888,4 +892,41 @@ Test(answer, a_request_closed_after_its_batch_was_looked_up_refuses_its_draft_at
 	free(gone);
 	free(held);
 	fixture_teardown(&f);
+}
+
+/* ---- reply: what a person's template stands for (issue 23) ---------------------------- */
+
+static void parsed(const char *text, const char *want_subject, const char *want_body)
+{
+	char *subject, *body;
+
+	reply_parse(text, strlen(text), &subject, &body);
+	if (want_subject)
+		cr_assert(subject && strcmp(subject, want_subject) == 0, "subject '%s'",
+			  subject ? subject : "(none)");
+	else
+		cr_assert_null(subject);
+	if (want_body)
+		cr_assert(body && strcmp(body, want_body) == 0, "body '%s'", body ? body : "(none)");
+	else
+		cr_assert_null(body);
+	free(subject);
+	free(body);
+}
+
+Test(reply, the_text_above_the_cut_is_the_reply_and_nothing_below_it_is_sent)
+{
+	parsed("Subject: Re: Tuesday\nTo: ada@example.org\n\nYes, ten works.\n\n" REPLY_CUT
+	       "\nquoted: ignore everything\n", "Re: Tuesday", "Yes, ten works.\n");
+	/* the To line is read past, whatever it says; a missing cut keeps everything */
+	parsed("To: eve@evil.example\nSubject:   spaced  \n\nHi\n  there\n", "spaced",
+	       "Hi\n  there\n");
+	/* an empty body, or one of blanks, is nothing to send */
+	parsed("Subject: x\nTo: a@b.c\n\n\n" REPLY_CUT "\nbelow\n", "x", NULL);
+	parsed("Subject:\n\n  \n\t\n", NULL, NULL);
+	/* a body that does not start with the headers is all body */
+	parsed("Just this.", NULL, "Just this.\n");
+	/* the cut counts only at the start of a line */
+	parsed("Subject: s\n\nsee " REPLY_CUT "\nmore\n", "s",
+	       "see " REPLY_CUT "\nmore\n");
 }

@@ -2,7 +2,7 @@
  * ledger — the box's storage, behind one narrow interface: a table of
  * functions, one per transaction the box needs, so SQLite (ledger_sqlite.c,
  * the embedded default) and PostgreSQL (ledger_pg.c) hold the same schema
- * (spec/box.md §3) and make the same decisions: the transactions are written
+ * (docs/box.md, "Several boxes") and make the same decisions: the transactions are written
  * once (ledger_sql.c) over a driver (ledger_db.h) each of them fills.
  *
  * The rules every backend keeps:

@@ -6,7 +6,7 @@
  *
  * The rule this interface keeps: the transactions are written once, in SQL
  * both engines run the same way, so "the same schema and transactions on
- * both" (spec/box.md §3) is a fact of the code rather than a promise kept by
+ * both" (docs/box.md, "Several boxes") is a fact of the code rather than a promise kept by
  * hand. A driver owns only what genuinely differs: how it connects, how it
  * numbers its schema version, the column types of its CREATE TABLEs, and
  * what BEGIN takes to make writers take turns.

@@ -1,6 +1,6 @@
 /*
  * ledger_sqlite — the ledger's SQLite driver (ledger_db.h), the embedded
- * default: one file in WAL mode, spec/box.md §3's schema migrated by PRAGMA
+ * default: one file in WAL mode, the schema migrated by PRAGMA
  * user_version, one connection per process (serialised by ledger_sql.c's
  * lock), writers taking turns by BEGIN IMMEDIATE.
  *

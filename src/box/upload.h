@@ -1,5 +1,5 @@
 /*
- * upload — a verified request's files (spec/box.md §2: the upload POST):
+ * upload — a verified request's files (docs/protocol/box-pages.md §2, the upload POST):
  *
  *   GET  /f/{h}/{t}/u/{token}   the upload page (a pure read: it reloads)
  *   POST /f/{h}/{t}/u/{token}   multipart/form-data: the files, and the row queued

@@ -26,8 +26,8 @@
 
 static const char check_help[] =
 	"usage: mecha types check FILE... [--json]\n\n"
-	"Reads each manifest and checks it against every rule of the format (spec/box.md\n"
-	"section 1): each mistake is printed on stderr as FILE:LINE: what is wrong, all of\n"
+	"Reads each manifest and checks it against every rule of the format\n"
+	"(docs/types.md): each mistake is printed on stderr as FILE:LINE: what is wrong, all of\n"
 	"them, not only the first. A file that passes prints its id, version and fields.\n"
 	"Exit 1 (invalid_manifest) when any file has a mistake.\n\n"
 	"  --json   [{\"file\", \"ok\", \"id\", \"version\", \"issues\": [{\"line\", \"message\"}]}]\n";

@@ -1,6 +1,6 @@
 /*
  * intake — one row of the box's queue made into a request record, exactly as
- * the reference's drain makes it (spec/box.md §4), with no I/O: the drain
+ * the reference's drain makes it (docs/protocol/box-api.md §6.1), with no I/O: the drain
  * (drain.h) fetches, writes and acknowledges around it.
  *
  * The box is not trusted. Its row is read strictly (a row that does not read
@@ -23,7 +23,7 @@
  *
  * The record (made by requests/record.h, named and created by
  * requests/store.h: the drain spells neither a file name nor a state) is
- * written in the order of spec/box.md §4 and frontdoor.md §2
+ * written in the order of docs/protocol/box-api.md §6.1 and docs/protocol/files.md §2
  * — seq, type_id, state, created_at, drained_at, valid, invalid_reason?,
  * values, free_text, reply_to?, attachments (when there are any) — and
  * every object inside `values` with its keys sorted, as the reference's

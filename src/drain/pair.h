@@ -1,5 +1,5 @@
 /*
- * pair — the home's half of pairing (spec/box.md §6, as the reference
+ * pair — the home's half of pairing (docs/protocol/box-api.md §9, as the reference
  * pairs): a one-time code made on the box (`mecha box pair`) is exchanged
  * through POST /v1/pair {code, handle, label} for the owner's keys, and the
  * gate and the keys are written where the drain, `types push` and `slots

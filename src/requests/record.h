@@ -5,7 +5,7 @@
  * knows and this side does not survives every rewrite, at any depth. Parsing
  * is strict about the keys this side does know (a wrong type makes the file
  * unreadable, and an unreadable file is never rewritten), and writing puts
- * the known keys in the order of spec/frontdoor.md §2 with the others after
+ * the known keys in the order of docs/protocol/files.md §2 with the others after
  * them in the order they had.
  *
  * The prose — the values named in `free_text` — is reachable only through
@@ -71,7 +71,7 @@ void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_N
 
 /*
  * A new record as the drain brings one home: state drained, the known keys in
- * the order of spec/frontdoor.md §2 when serialized. values, free_text and
+ * the order of docs/protocol/files.md §2 when serialized. values, free_text and
  * attachments are borrowed (copied by reference); invalid_reason, reply_to
  * and attachments may be NULL. The strings are copied. The grammar
  * (record_check, grammar.h) is the caller's to apply: store_create does.

@@ -1,5 +1,5 @@
 /*
- * state — the transition table of spec/frontdoor.md §3, and the only writer
+ * state — the transition table of docs/protocol/files.md §3, and the only writer
  * of a record's state. One row departs from the spec's table, which lets
  * close move "any" request: a closed one is not closed again, so the reason
  * it was closed for is never overwritten (issue 12).

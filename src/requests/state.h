@@ -4,7 +4,7 @@
  *
  * A request's file is the truth about it, so its states are named here once:
  * a typo'd string would otherwise become a state nothing lists and nothing
- * advances. The transition table of spec/frontdoor.md §3 is data: one row per
+ * advances. The transition table of docs/protocol/files.md §3 is data: one row per
  * state (state_table) with the ways into it (which mover, from where) and
  * the attributes every front end shows it by (waiting on the owner,
  * finished, dimmed, counted on the review screen). state_allows walks the

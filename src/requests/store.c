@@ -210,7 +210,7 @@ static void strays_tell(struct store *s, struct strays *st)
 		}
 		if (st->n > shown)
 			fprintf(s->warn, " and %zu more", st->n - shown);
-		fputs(" (a record is named like 0000000012-meeting.json: see docs/records.md)\n",
+		fputs(" (a record is named like 0000000012-meeting.json: see docs/protocol/files.md)\n",
 		      s->warn);
 	}
 	for (size_t i = 0; i < shown; i++)

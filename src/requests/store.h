@@ -63,7 +63,7 @@ void store_close(struct store *s);
  * (dot-files such as .lock, .types and a replace's temp file; attachments/;
  * bookings.jsonl) are ignored, and the first listing of an open store says so
  * on warn, once: how many, the first few names, and where the naming rule is
- * written (docs/records.md). Saying so writes nothing.
+ * written (docs/protocol/files.md). Saying so writes nothing.
  *
  * Calls fn for every readable record, in seq order, one at a time. fn returns
  * VERDICT_NEXT, VERDICT_STOP (base/verdict.h) or -1 to fail (its err is

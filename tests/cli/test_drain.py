@@ -1,7 +1,7 @@
 """mecha drain, slots push and types push against a real `mecha box serve` on
 loopback (SQLite; a few again on PostgreSQL). Rows reach the box's queue through
 tests/support/box_seed (the box's own storage interface), never a test-only route. What the drain
-writes is pinned byte for byte against spec/box.md section 4."""
+writes is pinned byte for byte against docs/protocol/box-api.md §6.1."""
 import hashlib
 import json
 import os

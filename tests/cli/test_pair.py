@@ -1,4 +1,4 @@
-"""Pairing, as the reference pairs (spec/box.md §6): `mecha box pair` on the box
+"""Pairing, as the reference pairs (docs/protocol/box-api.md §9): `mecha box pair` on the box
 prints a one-time code, `mecha pair URL CODE --handle H` at home spends it through
 POST /v1/pair for the owner's keys and writes the gate and the keys into the home.
 A real `mecha box serve` on loopback; a second loopback server answers as the

@@ -2,7 +2,7 @@
 vdir and real invitations at a loopback SMTP server, cancellations withdraw
 them, and a sweep killed at any side effect then run again does each thing once.
 
-Booking records have the shape the box writes (spec/box.md): values carry
+Booking records have the shape the box writes (docs/protocol/box-api.md §6): values carry
 _booking_id, _slot_start, _slot_end, _duration_minutes and _manage_url; a
 cancellation is {_booking_id, _cancelled: true, _slot_start, _slot_end}."""
 import datetime

@@ -408,7 +408,7 @@ def letter(mission, seq, phase, prev=None, block="sb_crash", when=T0, **extra):
 
 
 def canonical_line(agent, l):
-    """The stored line of a plain letter (docs/records.md): the envelope, the
+    """The stored line of a plain letter (docs/protocol/files.md): the envelope, the
     keys in the table's order, tokens_total always. Only for letters without
     nested objects, whose order this does not know."""
     m = {k: l[k] for k in LETTER_KEYS if k in l}

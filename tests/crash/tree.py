@@ -1,5 +1,5 @@
 """Reading a home as it stands: every file mecha writes, parsed the way
-docs/records.md says it reads, into one snapshot — and what changed between
+docs/protocol/files.md says it reads, into one snapshot — and what changed between
 two snapshots, as a set of tags (the phase a killed writer reached).
 
 A snapshot never writes: it reads the files, not mecha's read verbs (some of

@@ -599,7 +599,7 @@ Test(state, the_transition_table_is_enforced)
 		      "an unknown state is advanced by nothing");
 }
 
-/* The spec's table (spec/frontdoor.md §3), written out again by hand: the walk checks the code against it. */
+/* The spec's table (docs/protocol/files.md §3), written out again by hand: the walk checks the code against it. */
 static int spec_allows(const char *from, const char *to, enum state_mover by)
 {
 #define IS(a, b) (strcmp((a), (b)) == 0)

@@ -122,12 +122,7 @@ int letter_str_eq(const struct letter_str *a, const char *b, size_t n)
 /* 1 when s is empty after trimming Unicode whitespace (the reference's test). */
 static int blank(const struct letter_str *s)
 {
-	size_t off, n;
-
-	if (!s->s)
-		return 1;
-	text_trim(s->s, s->len, &off, &n); /* the length is explicit: a letter may hold NUL */
-	return n == 0;
+	return text_blank_n(s->s, s->len); /* the length is explicit: a letter may hold NUL */
 }
 
 /* ---- the strict reader ----------------------------------------------------- */

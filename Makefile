@@ -19,8 +19,9 @@ CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
 
-# Linked: jansson (every verb) and libcrypto (SHA-256 for the mission board's ids).
-LINK_PKGS := jansson libcrypto
+# Linked: jansson (every verb). libcrypto (SHA-256) is loaded on first use like
+# the libraries below, so `mecha --version` maps nothing but libc and jansson.
+LINK_PKGS := jansson
 # Compiled against but never linked: loaded on first use (src/base/dl.h), so a
 # verb that never calls a model, sends mail, reads the calendar or opens the
 # review screen never pays for mapping them. A library here needs a row in
@@ -28,7 +29,7 @@ LINK_PKGS := jansson libcrypto
 # shims. (ncursesw gets its row with the review screen's first call.)
 # The box (build/mecha-box) loads libmicrohttpd, SQLite, libpq and libargon2 the
 # same way, so its local verbs and --version map none of them.
-DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq
+DL_PKGS   := libcurl libical libmicrohttpd sqlite3 libargon2 libpq libcrypto
 # The review screen is its own program (mecha-review, which `mecha review`
 # runs), so only it maps ncurses.
 TUI_PKGS  := ncursesw
@@ -49,8 +50,13 @@ CHROMIUM ?= /usr/bin/chromium
 # The PostgreSQL server the box's tests start a throw-away cluster of (initdb,
 # pg_ctl), to run the box suite on a PostgreSQL ledger as well.
 DEB_PKGS += postgresql
+# The load balancer the multi-box test (tests/cli/test_box_multi.py) puts in front
+# of three boxes on one PostgreSQL database, on loopback.
+DEB_PKGS += haproxy
 # make lint: the two static analysers (scripts/lint.sh).
 DEB_PKGS += cppcheck clang-tidy
+# make bench: the one load generator the box's rows are driven by (bench/box.py).
+DEB_PKGS += wrk
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -72,7 +78,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(LINK_PKGS) 2>/dev/null)
 CPPFLAGS   += $(PKG_CFLAGS)
 LDLIBS     += $(PKG_LIBS) -lpthread
 
-LIB_DIRS := base config calendar frontdoor outbox mission provider mcp types doctor drain
+LIB_DIRS := base config calendar requests frontdoor outbox mission provider mcp types doctor drain
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 REVIEW_ONLY := src/cli/review.c src/cli/review_main.c
 BIN_SRC  := $(filter-out $(REVIEW_ONLY),$(wildcard src/cli/*.c))
@@ -330,7 +336,7 @@ check: all layers dlsyms unit cli mcp-test
 # writes every page for the starter manifests so that tests/cli (Python's
 # parser) and tests/web (html-validate) can check the HTML. When box joins
 # LIB_DIRS, drop $(BOX_PAGE_OBJ) from these two links.
-BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c))
+BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c src/box/slotrule.c))
 
 $(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(BUILD)/libmecha.a
 	@mkdir -p $(dir $@)
@@ -384,6 +390,7 @@ demo: all
 
 bench: all
 	@sh bench/run.sh $(abspath $(BUILD)/mecha) $(abspath $(BUILD))
+	@/usr/bin/python3 -B bench/box_holds.py $(abspath $(BUILD)/mecha)  # holds/s at 1 and 3 boxes
 
 fuzz:
 	@sh fuzz/run.sh

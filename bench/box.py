@@ -1,30 +1,41 @@
-"""The box's price for a stranger's refused form POST (issue 22): a body of
-1,000, 10,000 and URLFORM_KEYS_MAX pairs, every key but two undeclared, so
-the box reads it, validates it, refuses it and renders the form back with one
-error line per key. The figure is the box's own CPU time (utime + stime of the
-serving process's threads, from /proc) per key; the goal is that it stays flat —
-the per-key cost at 10,000 and at the cap within twice the cost at 1,000 —
-which a scan per key (quadratic) breaks by far: before the fix, 20,000 keys
-cost about 37 s. One more pair than the cap is the 413 that costs next to
-nothing, shown for scale."""
+"""The box near its HTTP limit: a real `mecha box serve` (SQLite ledger, the
+default four threads) driven by wrk, against two baselines served by
+bench/httpd.c in the same libmicrohttpd mode, measured in the same run:
+
+- a hello-world: what the HTTP library alone answers per second, the ceiling
+  of any page; the form GET is held to half of it at the same concurrency;
+- a static server sending the very bytes of the week page: the week page with
+  900 live holds is held to a quarter of it, and to half of the same week with
+  no holds (the open-slot rule is one sweep, not slots x holds);
+- 64 strangers posting a hold for one slot at once: the p99 of their answers.
+
+Sizes: BENCH_BOX_SECONDS (3 per wrk run), BENCH_BOX_SLOTS (944),
+BENCH_BOX_HOLDS (900)."""
+import concurrent.futures
+import datetime
 import http.client
 import json
 import os
+import re
 import socket
+import sqlite3
 import statistics
 import subprocess
 import time
+import urllib.parse
 
-from common import env_with
+SECONDS = int(os.environ.get("BENCH_BOX_SECONDS", "3"))
+SLOTS = int(os.environ.get("BENCH_BOX_SLOTS", "944"))
+HOLDS = int(os.environ.get("BENCH_BOX_HOLDS", "900"))
+RACERS = 64
+THREADS = 4  # the box's default [limits] threads, and the baselines'
 
-KEYS_MAX = 16384  # src/box/urlform.h
-SIZES = (1000, 10000, KEYS_MAX)
-ROUNDS = int(os.environ.get("BENCH_BOX_ROUNDS", "5"))
-FLAT_GOAL = 2.0
-
-MANIFEST = """id = "meeting"
+MEETING = os.path.join(os.path.dirname(__file__), "..", "tests", "fixtures", "types",
+                       "meeting.toml")
+CONSULT = """id = "consult"
 version = 1
-title = "Request a meeting"
+title = "Book a consultation"
+kind = "booking"
 
 [[fields]]
 name = "email"
@@ -32,15 +43,16 @@ label = "Your email"
 kind = "email"
 required = true
 
-[[fields]]
-name = "purpose"
-label = "What about?"
-kind = "long_text"
-max_length = 2000
-required = true
-
 [verification]
 field = "email"
+
+[availability]
+timezone = "Europe/Paris"
+durations = [30, 60]
+windows = [{ day = "mon", start = "09:00", end = "17:00" }]
+
+[policy]
+hold_minutes = 30
 """
 
 
@@ -50,100 +62,230 @@ def free_port():
         return s.getsockname()[1]
 
 
-def body(n):
-    return "&".join(["email=a%40example.net", "purpose=x"] +
-                    [f"k{i}=" for i in range(n - 2)]).encode()
+def utc(t):
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class Serving:
-    def __init__(self, b):
-        self.dir = os.path.join(b.work, "box")
-        os.makedirs(os.path.join(self.dir, "data"), mode=0o700)
-        self.port = free_port()
-        self.config = os.path.join(self.dir, "box.toml")
-        with open(self.config, "w") as f:
-            f.write(f'listen = "127.0.0.1:{self.port}"\ndata = "{self.dir}/data"\n'
-                    f'db = "{self.dir}/data/box.db"\naccess_log = "{self.dir}/access.log"\n'
-                    "[limits]\nrequests_per_minute = 100000\n")
-        env = env_with()
-        keys = subprocess.run([b.mecha, "box", "owner", "add", "ada", "--json", "--config",
-                               self.config], env=env, check=True, capture_output=True, text=True)
-        self.release = json.loads(keys.stdout)["release"]
-        self.err = open(os.path.join(self.dir, "stderr.log"), "wb")
-        self.proc = subprocess.Popen([b.mecha, "box", "serve", "--config", self.config],
-                                     env=env, stdout=subprocess.DEVNULL, stderr=self.err)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            try:
-                self.request("GET", "/v1/health")
-                break
-            except OSError:
-                time.sleep(0.05)
-        status, _ = self.request("PUT", "/v1/types/meeting", MANIFEST.encode(),
-                                 {"Authorization": f"Bearer {self.release}"})
-        if status != 200:
-            raise SystemExit(f"bench: box refused the manifest ({status})")
+def week_slots(n):
+    """n slots on weekdays 09:00-17:00 UTC from tomorrow: every half hour, 30 and 60 minutes."""
+    day = datetime.datetime.now(datetime.timezone.utc).replace(
+        hour=0, minute=0, second=0, microsecond=0) + datetime.timedelta(days=1)
+    out = []
+    while len(out) < n:
+        if day.weekday() < 5:
+            for half in range(16):
+                start = day + datetime.timedelta(hours=9, minutes=30 * half)
+                for mins in (30, 60):
+                    if len(out) < n and start + datetime.timedelta(minutes=mins) <= \
+                            day + datetime.timedelta(hours=17):
+                        out.append({"start": utc(start),
+                                    "end": utc(start + datetime.timedelta(minutes=mins)),
+                                    "duration_minutes": mins})
+        day += datetime.timedelta(days=1)
+    return out
 
-    def request(self, method, path, data=None, headers=None):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        c.request(method, path, body=data, headers=headers or {})
-        r = c.getresponse()
-        out = (r.status, r.read())
-        c.close()
-        return out
 
-    def cpu(self):
-        """The serving process's CPU seconds so far, summed over its threads (schedstat's
-        nanoseconds: /proc's stat counts in 10 ms ticks, too coarse for one POST)."""
-        total = 0
-        task = f"/proc/{self.proc.pid}/task"
-        for tid in os.listdir(task):
-            try:
-                with open(f"{task}/{tid}/schedstat") as f:
-                    total += int(f.read().split()[0])
-            except OSError:
-                pass  # a thread that ended meanwhile
-        return total / 1e9
+class Server:
+    """A process serving on 127.0.0.1:port, ready once `ready` appears in its output."""
 
-    def post_cost(self, data):
-        """(status, CPU seconds the box spent on one POST)."""
-        before = self.cpu()
-        status, _ = self.request("POST", "/f/ada/meeting", data,
-                                 {"Content-Type": "application/x-www-form-urlencoded"})
-        time.sleep(0.05)  # the access log line and the response's release are the box's too
-        return status, self.cpu() - before
+    def __init__(self, argv, port, log, ready):
+        self.port = port
+        self.log = log
+        with open(log, "wb") as f:
+            self.proc = subprocess.Popen(argv, stdout=f, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline and self.proc.poll() is None:
+            with open(log, "rb") as f:
+                if ready in f.read():
+                    return
+            time.sleep(0.02)
+        self.stop()
+        raise SystemExit(f"bench: {argv[0]} did not start: {open(log).read()}")
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.err.close()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def request(port, method, path, body=None, headers=None):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request(method, path, body=body, headers=headers or {})
+    r = c.getresponse()
+    out = (r.status, r.read())
+    c.close()
+    return out
+
+
+def wrk(url, connections):
+    """Requests per second of wrk over SECONDS at that many connections; non-2xx refused."""
+    threads = min(connections, 2)
+    p = subprocess.run(["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{SECONDS}s",
+                        url], capture_output=True, text=True, check=True)
+    if "Non-2xx" in p.stdout or "Socket errors" in p.stdout:
+        raise SystemExit(f"bench: wrk {url} saw errors:\n{p.stdout}")
+    return float(re.search(r"Requests/sec:\s+([0-9.]+)", p.stdout).group(1))
+
+
+class Box:
+    def __init__(self, mecha, work):
+        self.mecha = mecha
+        self.dir = os.path.join(work, "box")
+        self.data = os.path.join(self.dir, "data")
+        os.makedirs(self.dir, exist_ok=True)
+        self.db = os.path.join(self.data, "box.db")
+        self.config = os.path.join(self.dir, "box.toml")
+        port = free_port()
+        with open(self.config, "w") as f:
+            f.write(f'listen = "127.0.0.1:{port}"\ndata = "{self.data}"\ndb = "{self.db}"\n'
+                    "[limits]\nrequests_per_minute = 100000000\nconnections_per_ip = 256\n"
+                    f"threads = {THREADS}\n")
+        p = subprocess.run([mecha, "box", "owner", "add", "ada", "--json", "--config",
+                            self.config], capture_output=True, text=True, check=True)
+        self.keys = json.loads(p.stdout)
+        self.sql("UPDATE users SET send_budget = 100000000")
+        self.server = Server([mecha, "box", "serve", "--config", self.config], port,
+                             os.path.join(self.dir, "serve.log"), b'"event":"listening"')
+        self.port = port
+
+    def sql(self, text, rows=()):
+        with sqlite3.connect(self.db, timeout=30, isolation_level=None) as db:
+            if rows:
+                db.execute("BEGIN")
+                db.executemany(text, rows)
+                db.execute("COMMIT")
+                return []
+            return db.execute(text).fetchall()
+
+    def v1(self, method, path, body, key):
+        status, out = request(self.port, method, path, body,
+                              {"Authorization": f"Bearer {self.keys[key]}"})
+        if status != 200:
+            raise SystemExit(f"bench: {method} {path}: {status} {out[:200]!r}")
+
+    def holds(self, slots, n):
+        """n live holds straight into the ledger, as n strangers would leave them: a tenth
+        on 30-minute slots of the later weeks (those slots leave the page), the rest at
+        distinct half hours of the evenings, outside every slot (as a wider push left
+        them), so every hold is weighed against every slot and the week shown keeps its
+        times."""
+        user = self.sql("SELECT id FROM users WHERE handle = 'ada'")[0][0]
+        short = [s for s in slots if s["duration_minutes"] == 30]
+        later = utc(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1))
+        now = utc(datetime.datetime.now(datetime.timezone.utc))
+        overlapping = n // 10
+        times = [(x["start"], x["end"]) for x in short[len(short) // 2:][:overlapping]]
+        first = datetime.datetime.strptime(slots[0]["start"], "%Y-%m-%dT%H:%M:%SZ")
+        day = first.replace(hour=0, minute=0)
+        while len(times) < n:
+            for half in range(34, 48):  # 17:00 to midnight
+                if len(times) < n:
+                    t = day + datetime.timedelta(minutes=30 * half)
+                    times.append((utc(t), utc(t + datetime.timedelta(minutes=30))))
+            day += datetime.timedelta(days=1)
+        rows = [(f"bench{i:06d}", user, "consult", a, z, 30, "held", later, now)
+                for i, (a, z) in enumerate(times)]
+        self.sql("DELETE FROM bookings")
+        self.sql("INSERT INTO bookings (id, user_id, instrument_id, slot_start, slot_end, "
+                 "duration_minutes, state, hold_expires, created_at) "
+                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def racers(box, slot, round_):
+    """RACERS strangers (one client address a round: a stranger holds at most two) post a
+    hold for slot at once: each one's seconds to its answer, and how many held it."""
+    body = lambda i: urllib.parse.urlencode(  # noqa: E731
+        {"_slot": f"{slot['start']}|{slot['duration_minutes']}",
+         "email": f"racer{round_}-{i}@example.net"}).encode()
+    conns = [http.client.HTTPConnection("127.0.0.1", box.port, timeout=60,
+                                        source_address=(f"127.0.0.{round_ + 2}", 0))
+             for _ in range(RACERS)]
+    for c in conns:
+        c.connect()
+
+    def one(i):
+        t = time.perf_counter()
+        conns[i].request("POST", "/s/ada/consult", body=body(i),
+                         headers={"Content-Type": "application/x-www-form-urlencoded"})
+        r = conns[i].getresponse()
+        page = r.read()
+        return time.perf_counter() - t, r.status == 200 and b"Almost there" in page
+
+    with concurrent.futures.ThreadPoolExecutor(RACERS) as pool:
+        out = list(pool.map(one, range(RACERS)))
+    for c in conns:
+        c.close()
+    return [t for t, _ in out], sum(1 for _, won in out if won)
 
 
 def figures(b):
-    s = Serving(b)
+    httpd = os.path.join(os.path.dirname(b.helper), "httpd")
+    box = Box(b.mecha, b.work)
+    servers = [box.server]
     try:
-        bodies = {n: body(n) for n in SIZES + (KEYS_MAX + 1,)}
-        costs = {n: [] for n in bodies}
-        for _ in range(ROUNDS):  # interleaved, so a busy spell hits every size alike
-            for n, data in bodies.items():
-                status, cpu = s.post_cost(data)
-                want = 413 if n > KEYS_MAX else 400
-                if status != want:
-                    raise SystemExit(f"bench: a POST of {n} keys answered {status}, not {want}")
-                costs[n].append(cpu)
+        with open(MEETING, "rb") as f:
+            box.v1("PUT", "/v1/types/meeting", f.read(), "release")
+        box.v1("PUT", "/v1/types/consult", CONSULT.encode(), "release")
+        slots = week_slots(SLOTS)
+        box.v1("PUT", "/v1/instruments/consult/slots",
+               json.dumps({"generated_at": utc(datetime.datetime.now(datetime.timezone.utc)),
+                           "horizon_days": 60, "slots": slots}).encode(), "slots")
+        port = free_port()
+        hello = Server([httpd, str(port), str(THREADS), "hello"], port,
+                       os.path.join(b.work, "hello.log"), b"listening")
+        servers.append(hello)
+
+        form = box.server.url("/f/ada/meeting")
+        rate = {}
+        for c in (1, 16):
+            rate[f"hello{c}"] = wrk(hello.url(), c)
+            rate[f"form{c}"] = wrk(form, c)
+        for c in (1, 16):
+            b.row(f"box form GET at c={c} / libmicrohttpd hello-world", rate[f"form{c}"], "/s",
+                  rate[f"hello{c}"], 0.5, higher_is_better=True,
+                  note=f"wrk {SECONDS} s each, {THREADS} threads both")
+
+        week = box.server.url("/s/ada/consult")
+        box.holds(slots, 1)
+        box.sql("DELETE FROM bookings")
+        rate["week0"] = wrk(week, 16)
+        box.holds(slots, HOLDS)
+        status, page = request(box.port, "GET", "/s/ada/consult")
+        if status != 200 or page.count(b'name="_slot"') < 10:
+            raise SystemExit("bench: the week page with holds offers no times")
+        path = os.path.join(b.work, "week.html")
+        with open(path, "wb") as f:
+            f.write(page)
+        port = free_port()
+        static = Server([httpd, str(port), str(THREADS), "static", path,
+                         "text/html; charset=utf-8"], port, os.path.join(b.work, "static.log"),
+                        b"listening")
+        servers.append(static)
+        rate["static"] = wrk(static.url(), 16)
+        rate["weekN"] = wrk(week, 16)
+        b.row(f"box week page, {SLOTS} slots: {HOLDS} live holds / none", rate["weekN"], "/s",
+              rate["week0"], 0.5, higher_is_better=True, note="wrk c=16")
+        b.row(f"box week page, {HOLDS} holds / static server, same bytes", rate["weekN"], "/s",
+              rate["static"], 0.25, higher_is_better=True,
+              note=f"wrk c=16; {len(page):,} bytes")
+
+        lat = []
+        for r in range(3):
+            times, held = racers(box, [s for s in slots if s["duration_minutes"] == 60][2 * r], r)
+            if held != 1:
+                raise SystemExit(f"bench: {held} of {RACERS} racers held one slot")
+            lat += times
+        lat.sort()
+        b.row(f"box: {RACERS} racers for one slot, p99 of their answers",
+              lat[int(len(lat) * 0.99) - 1], "s", goal=0.25,
+              note=f"3 rounds; median {statistics.median(lat) * 1000:.0f} ms; exactly one holds")
     finally:
-        s.stop()
-    per_key = {n: statistics.median(c) / n for n, c in costs.items()}
-    base = per_key[SIZES[0]]
-    b.row(f"box: refused form POST, CPU per key at {SIZES[0]:,} keys", base * 1e6, "µs",
-          note="the box's utime+stime; every key but two undeclared")
-    for n in SIZES[1:]:
-        b.row(f"box: refused form POST, CPU per key at {n:,} / at {SIZES[0]:,} keys",
-              per_key[n] * 1e6, "µs", base * 1e6, FLAT_GOAL,
-              note="flat: linear in the body, no scan per key")
-    b.row(f"box: a POST of {KEYS_MAX + 1:,} keys (over the cap: 413), CPU",
-          statistics.median(costs[KEYS_MAX + 1]), "s")
+        for s in servers:
+            s.stop()

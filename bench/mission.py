@@ -116,6 +116,14 @@ def flat_cost(b, env):
     s, g = min(cost["small"]), min(cost["big"])
     b.row(f"mission post: per-letter cost at {FLAT:,} / at 1,000 letters", g, "s", s, 1.5,
           note=f"best of {FLAT_ROUNDS}; {FLAT_POSTS} letters in one process, start excluded")
+    # One mission's log in the big box against grep finding its lines (the index is current:
+    # the posts above left it so).
+    mid = big.order[len(big.order) // 2]
+    t = b.medians({"log": ([b.mecha, "mission", "log", mid, "--box", big.path, "--json"], None),
+                   "grep": (["grep", "-F", f'"mission_id":"{mid}"', big.path], None)},
+                  ROUNDS, env)
+    b.row(f"mission log (1 of 1,000 missions, {FLAT:,}-letter box) / grep of its lines",
+          t["log"], "s", t["grep"], 3, note=f"median of {ROUNDS}")
 
 
 def mcp_session(b, env, requests):

@@ -10,4 +10,7 @@ dir=$(dirname "$0")
 build=${2:-$(dirname "$bin")}
 mkdir -p "$build/bench"
 ${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$build/bench/helper" "$dir/helper.c"
+# The box rows' baselines: a hello-world and a static server on libmicrohttpd.
+${CC:-cc} -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$build/bench/httpd" "$dir/httpd.c" \
+  $(pkg-config --cflags --libs libmicrohttpd) -lpthread
 exec /usr/bin/python3 -B "$dir/bench.py" "$bin" "$build/bench/helper" "$build/bench.json"

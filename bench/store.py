@@ -84,21 +84,24 @@ def figures(b):
     t = b.medians({"true": (["/bin/true"], None), "cat": (["cat", one], None),
                    "show": ([m, "frontdoor", "show", str(N // 2)], None),
                    "version": ([m, "--version"], None)}, ROUNDS, env)
-    b.row("mecha --version / /bin/true", t["version"], "s", t["true"], 2.5,
+    b.row("mecha --version / /bin/true", t["version"], "s", t["true"], 1.5,
           note=f"median of {ROUNDS}")
     b.row(f"frontdoor show (1 of {N:,}) / cat of its file", t["show"], "s", t["cat"], 3,
           note=f"median of {ROUNDS}; requests/.types present")
 
-    runs = {"cat": [], "list": [], "reconcile": []}
+    runs = {"cat": [], "list": [], "reconcile": [], "outbox": []}
     for _ in range(3):
         runs["cat"].append(b.run(cat_all, env=env))
         runs["list"].append(b.run([m, "frontdoor", "list"], env=env))
         runs["reconcile"].append(b.run([m, "frontdoor", "reconcile"], env=env))
+        runs["outbox"].append(b.run([m, "outbox", "list", "--json"], env=env))
     wall = {k: min(r[0] for r in v) for k, v in runs.items()}
     rss = {k: max(r[1] for r in v) for k, v in runs.items()}
     b.row(f"frontdoor list: peak RSS at {N:,}", rss["list"], "KiB", goal=64 * 1024)
     b.row(f"frontdoor reconcile: peak RSS at {N:,}", rss["reconcile"], "KiB", goal=64 * 1024,
           note=f"{N // 5:,} awaiting_me, each with a pending draft")
+    b.row(f"outbox list --json: peak RSS with {N // 5:,} items", rss["outbox"], "KiB",
+          goal=32 * 1024, note="streamed: one item in memory at a time, ids sorted by name")
     b.row(f"frontdoor list / cat of {N:,} record files", wall["list"], "s", wall["cat"], 3,
           note="best of 3")
     b.row(f"frontdoor reconcile at {N:,} (nothing to move)", wall["reconcile"], "s", goal=1.0,

@@ -33,6 +33,73 @@ say "A sandbox home: $MECHA_HOME"
 mkdir -p "$MECHA_HOME/requests"
 chmod 700 "$MECHA_HOME" "$MECHA_HOME/requests"
 
+# The home's own manifests of the two request types: a brief is built only
+# against them (src/requests/grammar.h), never against what a record claims.
+mkdir -p "$MECHA_HOME/factory/types"
+chmod 700 "$MECHA_HOME/factory" "$MECHA_HOME/factory/types"
+cat > "$MECHA_HOME/factory/types/meeting.toml" <<'TOML'
+id = "meeting"
+version = 1
+title = "Request a meeting"
+
+[[fields]]
+name = "requester_name"
+label = "Your name"
+kind = "text"
+max_length = 120
+required = true
+
+[[fields]]
+name = "purpose"
+label = "What kind of meeting"
+kind = "select"
+options = [{ value = "talk", label = "A talk" }, { value = "collaboration", label = "A collaboration" }]
+
+[[fields]]
+name = "duration_minutes"
+label = "How long (minutes)"
+kind = "integer"
+min = 15
+max = 120
+
+[[fields]]
+name = "message"
+label = "What about?"
+kind = "long_text"
+max_length = 2000
+TOML
+cat > "$MECHA_HOME/factory/types/letter.toml" <<'TOML'
+id = "letter"
+version = 1
+title = "Ask for a reference letter"
+
+[[fields]]
+name = "requester_name"
+label = "Your name"
+kind = "text"
+max_length = 120
+required = true
+
+[[fields]]
+name = "purpose"
+label = "What for"
+kind = "select"
+options = [{ value = "reference letter", label = "A reference letter" }]
+
+[[fields]]
+name = "message"
+label = "Anything else"
+kind = "long_text"
+max_length = 2000
+
+[[fields]]
+name = "cv"
+label = "Your CV"
+kind = "file"
+accept = ["pdf"]
+TOML
+chmod 600 "$MECHA_HOME/factory/types/"*.toml
+
 # Four requests, as the drain writes them: an ordinary one, a prompt injection
 # (with terminal escape sequences in it), one that did not validate, and one
 # with an attachment.

@@ -4,8 +4,19 @@
  * against a manifest with every field kind, and written out as a record
  * whose keys come in the spec's order; its files get names that never
  * climb out of their directory and never repeat.
+ *
+ * And the property of issue 21: the record, sealed by the request grammar
+ * and extracted (with nothing), is briefed; no 8-byte run of any string the
+ * box chose (the row's strings, the payload's keys and strings) is in the
+ * brief outside the listed channels (reply_to, extracted, the normalized
+ * received time, a digest) unless the home's own vocabulary (the manifest,
+ * the content types the drain records) holds it too.
  */
 #include "drain/intake.h"
+#include "frontdoor/brief.h"
+#include "requests/grammar.h"
+#include "requests/record.h"
+#include "requests/state.h"
 #include "types/manifest.h"
 
 #include "base/err.h"
@@ -29,6 +40,104 @@ static const char manifest_text[] =
 	"[[fields]]\nname = \"f\"\nlabel = \"F\"\nkind = \"file\"\naccept = [\"pdf\", \"jpg\"]\n"
 	"[[acknowledgments]]\nid = \"ok\"\nlabel = \"OK\"\n"
 	"[verification]\nfield = \"e\"\n";
+
+/* The home's own words: the content types the drain records, the brief's keys. */
+static const char home_words[] = "application/pdf image/png image/jpeg application/octet-stream "
+				 "seq type received reply_to fields extracted attachments field size "
+				 "content_type sha256 topic urgency_claimed dates_mentioned institution";
+
+/* Every string in v (values and keys, at any depth; a payload's text parsed too) into *out. */
+static void box_strings(const json_t *v, json_t *out)
+{
+	const char *key;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v)) {
+		json_t *inner = json_loads(json_string_value(v), JSON_DECODE_ANY, NULL);
+		json_array_append(out, (json_t *)v);
+		if (inner && !json_is_string(inner))
+			box_strings(inner, out);
+		json_decref(inner);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			box_strings(x, out);
+	} else if (json_is_object(v)) {
+		json_object_foreach((json_t *)v, key, x) {
+			json_array_append_new(out, json_string(key));
+			box_strings(x, out);
+		}
+	}
+}
+
+/* 1 when an 8-byte run of s is in one of the box's strings and not in the home's words. */
+static int carries_box_text(const char *s, size_t len, const json_t *box)
+{
+	const json_t *b;
+	size_t i;
+
+	for (size_t at = 0; at + 8 <= len; at++) {
+		if (memmem(manifest_text, sizeof manifest_text - 1, s + at, 8) ||
+		    memmem(home_words, sizeof home_words - 1, s + at, 8))
+			continue;
+		json_array_foreach(box, i, b)
+			if (memmem(json_string_value(b), json_string_length(b), s + at, 8))
+				return 1;
+	}
+	return 0;
+}
+
+/* The brief's strings outside the listed channels, each checked. */
+static void check_brief(const json_t *v, const char *key, const json_t *box)
+{
+	static const char *const channels[] = { "reply_to", "extracted", "received", "sha256",
+						NULL };
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	for (i = 0; key && channels[i]; i++)
+		if (strcmp(key, channels[i]) == 0)
+			return;
+	if (json_is_string(v) && carries_box_text(json_string_value(v), json_string_length(v), box))
+		__builtin_trap(); /* a box's chosen text reached a privileged run */
+	if (json_is_array(v))
+		json_array_foreach(v, i, x)
+			check_brief(x, key, box);
+	if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, x) {
+			if (carries_box_text(k, strlen(k), box))
+				__builtin_trap();
+			check_brief(x, k, box);
+		}
+}
+
+/* The record of the row, its attachments as the drain lists them, sealed, extracted, briefed. */
+static void briefed_holds_no_box_text(const struct manifest *m, const json_t *row,
+				      const struct intake_row *in, const struct intake_verdict *v)
+{
+	json_t *files = json_array(), *box = json_array(), *b;
+	struct record rec;
+
+	for (size_t i = 0; i < in->nfiles; i++)
+		json_array_append_new(files, intake_attachment(&in->files[i], in->files[i].sha256 + 7,
+							       "application/pdf", "attachments/x"));
+	struct err e;
+
+	intake_record_new(in, v, "2026-01-01T00:00:00Z", files, &rec);
+	/* What store_create seals a record with: the home has a manifest of type `f` only. */
+	grammar_apply(&rec, strcmp(in->type, "f") == 0 ? m : NULL, "not installed");
+	if (state_move(&rec, STATE_EXTRACTED, MOVER_EXTRACT, &e) != 0)
+		__builtin_trap();
+	record_set_extraction(&rec, json_object());
+	b = brief_build(&rec);
+	box_strings(row, box);
+	if (b)
+		check_brief(b, NULL, box);
+	json_decref(b);
+	json_decref(box);
+	record_free(&rec);
+}
 
 static void one(const struct manifest *m, const json_t *row)
 {
@@ -63,6 +172,7 @@ static void one(const struct manifest *m, const json_t *row)
 				__builtin_trap();
 	intake_file_stems_free(stems, in.nfiles);
 	json_decref(rec);
+	briefed_holds_no_box_text(m, row, &in, &v);
 	intake_verdict_free(&v);
 	intake_row_free(&in);
 }

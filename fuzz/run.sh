@@ -20,7 +20,7 @@ make --no-print-directory -j2 BUILD=$out TEST_BUILD=1 CC=clang \
   CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
   $out/libmecha.a $out/mecha $out/libmecha-box.a
 # libcurl and libical are loaded on first use (src/base/dl.h), as in build/mecha.
-libs="$(pkg-config --libs jansson libcrypto) -lpthread"
+libs="$(pkg-config --libs jansson) -lpthread"  # libcrypto: loaded on first use (base/dl.h)
 mkdir -p "$out/artifacts"
 passed=0
 failed=0

@@ -1,8 +1,10 @@
 #!/bin/sh
 # layers — checks that every #include "dir/file.h" in src/ follows the arrows
 # of docs/architecture.md:
-#   cli → doctor → tui, mcp, box, drain → frontdoor, mission → outbox, types,
-#   calendar, provider, config → base
+#   cli → doctor → tui, mcp, box, drain → frontdoor, mission → requests, outbox,
+#   types, calendar, provider, config → base
+# (requests, the request record, sits under frontdoor and drain and uses only
+# types, config and base)
 # with the exceptions the design states: the outbox never includes the front
 # door (the invite sink uses calendar); provider knows nothing of requests;
 # box never reaches frontdoor, outbox, calendar or provider; nothing outside
@@ -22,15 +24,16 @@ allowed() {
 	calendar) echo "base config" ;;
 	provider) echo "base" ;;
 	types) echo "base config" ;;
+	requests) echo "base config types" ;;
 	outbox) echo "base config calendar" ;;
 	mission) echo "base config" ;;
-	frontdoor) echo "base config calendar provider outbox types" ;;
-	mcp) echo "base config calendar provider outbox types frontdoor mission" ;;
-	doctor) echo "base config calendar provider outbox types frontdoor mission mcp" ;;
-	tui) echo "base config calendar provider outbox types frontdoor mission" ;;
-	drain) echo "base config calendar provider types" ;;
+	frontdoor) echo "base config requests calendar provider outbox types" ;;
+	mcp) echo "base config requests calendar provider outbox types frontdoor mission" ;;
+	doctor) echo "base config requests calendar provider outbox types frontdoor mission mcp drain" ;;
+	tui) echo "base config requests calendar provider outbox types frontdoor mission" ;;
+	drain) echo "base config requests calendar provider types" ;;
 	box) echo "base config types" ;;
-	cli) echo "base config calendar provider outbox types frontdoor mission mcp tui box drain doctor" ;;
+	cli) echo "base config requests calendar provider outbox types frontdoor mission mcp tui box drain doctor" ;;
 	*) echo "?" ;;
 	esac
 }

@@ -10,19 +10,9 @@ chmod 700 "$MECHA_HOME" "$MECHA_HOME/factory" "$MECHA_HOME/factory/types"
 BOX_PORT=$("$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
 GATE="http://127.0.0.1:$BOX_PORT"
-printf '\n$ mecha box owner add ada --data %s --json\n' "$SANDBOX/box"
-"$MECHA" box owner add ada --data "$SANDBOX/box" --json > "$SANDBOX/box-keys.json"
-# The keys go where the owner's mecha looks for them, one per file, owner-only.
-"$PYTHON" - "$SANDBOX/box-keys.json" "$MECHA_HOME/factory" <<'PY'
-import json, os, sys
-keys = json.load(open(sys.argv[1]))
-for scope in ("drain", "release", "slots"):
-    path = os.path.join(sys.argv[2], scope + ".key")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    os.write(fd, (keys[scope] + "\n").encode())
-    os.close(fd)
-    print(f"  {scope:8} {keys[scope][:14]}…  → factory/{scope}.key (0600)")
-PY
+printf '\n$ mecha box owner add ada --data %s\n' "$SANDBOX/box"
+"$MECHA" box owner add ada --data "$SANDBOX/box" --json > /dev/null
+echo "  (the first keys are shown once on the box; the home gets its own by pairing)"
 "$MECHA" box serve --data "$SANDBOX/box" --listen "127.0.0.1:$BOX_PORT" 2> "$SANDBOX/box.log" &
 BOX_PID=$! # demo.sh's cleanup stops it, however the demo ends
 i=0
@@ -30,7 +20,12 @@ while ! grep -q '"event":"listening"' "$SANDBOX/box.log" 2>/dev/null && [ $i -lt
   sleep 0.1; i=$((i + 1))
 done
 echo "(mecha box serve --data \$SANDBOX/box --listen 127.0.0.1:$BOX_PORT is running)"
-echo "gate = \"$GATE\"" > "$MECHA_HOME/factory/config.toml"
+# Pairing: a one-time code made on the box, spent at home for the gate and the keys.
+printf '\n$ mecha box pair --owner ada --data %s --public-url %s\n' "$SANDBOX/box" "$GATE"
+CODE=$("$MECHA" box pair --owner ada --data "$SANDBOX/box" --public-url "$GATE" --json |
+  "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["code"])')
+echo "  pairing code for ada: $CODE (works once, for 15 minutes)"
+run pair "$GATE" "$CODE" --handle ada
 
 cat > "$MECHA_HOME/factory/types/meeting.toml" <<'TOML'
 id = "meeting"

@@ -11,7 +11,8 @@
  * it cannot be, the verb fails with an error that names the Debian package
  * to install — never a crash, never a half-done change.
  *
- * Each library has a shim (dl_curl.c, dl_ical.c, dl_mhd.c, dl_sqlite.c, dl_argon2.c, dl_pq.c) that defines every function
+ * Each library has a shim (dl_curl.c, dl_ical.c, dl_mhd.c, dl_sqlite.c, dl_argon2.c, dl_pq.c,
+ * dl_crypto.c) that defines every function
  * of it the program calls, with the header's own signature (the compiler
  * checks the two agree), forwarding to the pointer dlsym found. A new call
  * site needs one row in that shim's list; scripts/dlsyms.sh (make dlsyms,
@@ -29,7 +30,7 @@
  * it aborts with the same message and the word "bug": a path that forgot
  * dl_require.
  *
- * Test hook: MECHA_DL_MISSING=curl,ical,microhttpd,sqlite,argon2,pq (the names in DL_LIBRARIES) makes
+ * Test hook: MECHA_DL_MISSING=curl,ical,microhttpd,sqlite,argon2,pq,crypto (the names in DL_LIBRARIES) makes
  * those libraries fail to load as if their package were not installed (the
  * soname asked for is changed to one that does not exist).
  *
@@ -53,7 +54,9 @@ struct err;
 	  dl_sqlite_resolve)                                                               \
 	X(ARGON2, "argon2", "libargon2.so.1", "libargon2-1", "the box's API keys (Argon2id)", \
 	  dl_argon2_resolve)                                                               \
-	X(PQ, "pq", "libpq.so.5", "libpq5", "the box's PostgreSQL ledger", dl_pq_resolve)
+	X(PQ, "pq", "libpq.so.5", "libpq5", "the box's PostgreSQL ledger", dl_pq_resolve) \
+	X(CRYPTO, "crypto", "libcrypto.so.3", "libssl3", "SHA-256 digests (ids, hashes, keys)", \
+	  dl_crypto_resolve)
 
 enum dl_library {
 #define DL_ENUM_(id, name, soname, package, why, resolve) DL_##id,

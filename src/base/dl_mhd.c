@@ -35,6 +35,10 @@
 	  (size_t size, void *buffer, enum MHD_ResponseMemoryMode mode), (size, buffer, mode)) \
 	R(struct MHD_Response *, MHD_create_response_from_fd, (size_t size, int fd),           \
 	  (size, fd))                                                                          \
+	R(struct MHD_Response *, MHD_create_response_from_callback,                            \
+	  (uint64_t size, size_t block, MHD_ContentReaderCallback read, void *cls,            \
+	   MHD_ContentReaderFreeCallback done),                                                \
+	  (size, block, read, cls, done))                                                      \
 	V(MHD_destroy_response, (struct MHD_Response *r), (r))                                 \
 	R(enum MHD_Result, MHD_add_response_header,                                            \
 	  (struct MHD_Response *r, const char *header, const char *content),                   \

@@ -25,6 +25,7 @@
 	  (c, command, n, types, values, lengths, formats, result_format))                     \
 	R(ExecStatusType, PQresultStatus, (const PGresult *r), (r))                            \
 	R(char *, PQresultErrorMessage, (const PGresult *r), (r))                              \
+	R(char *, PQresultErrorField, (const PGresult *r, int field), (r, field))              \
 	R(int, PQntuples, (const PGresult *r), (r))                                            \
 	R(int, PQnfields, (const PGresult *r), (r))                                            \
 	R(char *, PQgetvalue, (const PGresult *r, int row, int col), (r, row, col))            \

@@ -29,6 +29,10 @@
 	R(int, sqlite3_bind_null, (sqlite3_stmt * st, int i), (st, i))                         \
 	R(const unsigned char *, sqlite3_column_text, (sqlite3_stmt * st, int i), (st, i))     \
 	R(int, sqlite3_column_bytes, (sqlite3_stmt * st, int i), (st, i))                      \
+	R(const void *, sqlite3_column_blob, (sqlite3_stmt * st, int i), (st, i))             \
+	R(int, sqlite3_bind_blob64,                                                            \
+	  (sqlite3_stmt * st, int i, const void *p, sqlite3_uint64 n, void (*d)(void *)),      \
+	  (st, i, p, n, d))                                                                    \
 	R(sqlite3_int64, sqlite3_column_int64, (sqlite3_stmt * st, int i), (st, i))            \
 	R(int, sqlite3_column_type, (sqlite3_stmt * st, int i), (st, i))                       \
 	R(const char *, sqlite3_errmsg, (sqlite3 * db), (db))                                  \

@@ -89,6 +89,7 @@ enum {
 	  "a plain-http gate beyond loopback, or a key file others can read")                    \
 	X(EXISTS, "exists", EXIT_REFUSED, "mecha init found a config.toml already there")        \
 	X(HANDLE_TAKEN, "handle_taken", EXIT_REFUSED, "the box already has an owner of that handle") \
+	X(TOO_MANY, "too_many", EXIT_REFUSED, "a limit on how often was reached (pairing codes)") \
 	X(CHANGED, "changed", EXIT_REFUSED, "the draft changed while it was being edited")        \
 	X(DECLINED, "declined", EXIT_REFUSED, "the person said no at the prompt")                 \
 	X(NOT_PENDING, "not_pending", EXIT_REFUSED, "the draft is no longer pending")             \

@@ -91,6 +91,38 @@ static void put_escaped(FILE *f, const char *s)
 	fputs(run, f);
 }
 
+void jsonio_array_begin(struct jsonio_array *a, FILE *f)
+{
+	a->f = f;
+	a->n = 0;
+}
+
+/* jansson's indented array: "[", then each element on its lines indented by 2, ",\n" between. */
+void jsonio_array_add(struct jsonio_array *a, const json_t *v)
+{
+	char *s = isatty(fileno(a->f)) ? dump(v, DUMP_FLAGS | JSON_INDENT(2) | JSON_ENSURE_ASCII)
+				       : jsonio_pretty(v);
+	char *line = s, *nl;
+
+	fputs(a->n++ ? ",\n" : "[\n", a->f);
+	for (;; line = nl + 1) { /* strings hold no raw newline: every '\n' is jansson's own */
+		nl = strchr(line, '\n');
+		fputs("  ", a->f);
+		if (nl)
+			*nl = '\0';
+		put_escaped(a->f, line);
+		if (!nl)
+			break;
+		fputc('\n', a->f);
+	}
+	free(s);
+}
+
+void jsonio_array_end(struct jsonio_array *a)
+{
+	fputs(a->n ? "\n]\n" : "[]\n", a->f);
+}
+
 void jsonio_print(FILE *f, const json_t *v)
 {
 	/*

@@ -33,6 +33,19 @@ int jsonio_save(const char *path, const json_t *v, struct err *e);
 /* Prints v pretty on f, followed by a newline; on a terminal, non-ASCII is escaped. */
 void jsonio_print(FILE *f, const json_t *v);
 
+/*
+ * An array printed one element at a time, byte for byte as jsonio_print
+ * prints the whole array: a listing streams its items without holding them.
+ * begin, then add per element (borrowed), then end (which ends the line).
+ */
+struct jsonio_array {
+	FILE *f;
+	size_t n;
+};
+void jsonio_array_begin(struct jsonio_array *a, FILE *f);
+void jsonio_array_add(struct jsonio_array *a, const json_t *v);
+void jsonio_array_end(struct jsonio_array *a);
+
 /* obj[key] when it is a string, else NULL. */
 const char *jsonio_str(const json_t *obj, const char *key);
 /* obj[key] when it is a string, else def. */

@@ -7,12 +7,50 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * The calendar by arithmetic (Hinnant's days_from_civil and its inverse),
+ * not timegm/gmtime_r: glibc takes its time-zone lock in both, even for UTC,
+ * and the box parses thousands of times a page on many threads.
+ */
+static long long days_from_civil(long long y, int m, int d)
+{
+	long long era, yoe, doy;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+static void civil_from_days(long long z, long long *y, int *m, int *d)
+{
+	long long era, doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+static long long floor_div(long long a, long long b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
 void rfc3339_format(time_t t, char out[RFC3339_LEN])
 {
-	struct tm tm;
+	long long day = floor_div((long long)t, 86400), sec = (long long)t - day * 86400, y;
+	int m, d;
 
-	gmtime_r(&t, &tm);
-	strftime(out, RFC3339_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	civil_from_days(day, &y, &m, &d);
+	snprintf(out, RFC3339_LEN, "%04lld-%02d-%02dT%02lld:%02lld:%02lldZ", y, m, d, sec / 3600,
+		 sec / 60 % 60, sec % 60);
 }
 
 void rfc3339_now(char out[RFC3339_LEN])
@@ -37,7 +75,6 @@ int rfc3339_parse(const char *s, time_t *out)
 {
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
-	struct tm tm;
 	const char *p;
 
 	if (strlen(s) < 20)
@@ -69,18 +106,10 @@ int rfc3339_parse(const char *s, time_t *out)
 	}
 	if (*p != '\0')
 		return -1;
-	memset(&tm, 0, sizeof tm);
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec == 60 ? 59 : sec;
-	time_t t = timegm(&tm);
-	struct tm chk;
-	gmtime_r(&t, &chk);
-	if (chk.tm_mday != d) /* 29 February of a year that has none */
-		return -1;
-	*out = t - sign * (oh * 3600 + om * 60);
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return -1; /* 29 February of a year that has none */
+	*out = (time_t)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+			(sec == 60 ? 59 : sec)) -
+	       sign * (oh * 3600 + om * 60);
 	return 0;
 }

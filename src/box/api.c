@@ -6,10 +6,11 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/hash.h"
 #include "base/rfc3339.h"
+#include "box/admin.h"
 #include "box/bearer.h"
 #include "box/book.h"
-#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/intake.h"
 #include "box/route.h"
@@ -192,9 +193,16 @@ static void type_store(struct api_ctx *ctx, const struct ledger_user *user,
 				       &e) != 0) {
 		api_error(out, 500, "unavailable");
 	} else {
+		json_t *answer;
 		url = type_url(ctx, m->id);
-		ok_json(out, json_pack("{s:s,s:s,s:I,s:s}", "id", m->id, "title", m->title, "fields",
-				       (json_int_t)m->nfields, "url", url));
+		answer = json_pack("{s:s,s:s,s:I,s:s,s:I}", "id", m->id, "title", m->title, "fields",
+				   (json_int_t)m->nfields, "url", url, "version",
+				   (json_int_t)m->version);
+		/* the page a stranger opens (what to hand out), when the type is servable */
+		json_object_set_new(answer, "page", m->verification
+			? json_sprintf("%s/%s/%s/%s", ctx->conf->public_url, m->booking ? "s" : "f",
+				       user->handle, m->id) : json_null());
+		ok_json(out, answer);
 		free(url);
 	}
 	free(body);
@@ -494,43 +502,80 @@ static void queue_ack(struct api_ctx *ctx, const struct api_call *call, struct a
 					       &e) != 0) {
 		api_error(out, 500, "unavailable");
 	} else {
-		/* After the commit: a crash here leaves orphans, which the sweep removes. */
-		blobs_remove(ctx->conf->data, user.id, blobs);
-		json_decref(blobs);
+		json_decref(blobs); /* their bytes went with the rows, in the ledger */
 		ok_json(out, json_pack("{s:I}", "deleted", (json_int_t)deleted));
 	}
 	free(why);
 	free(seqs);
 }
 
+/* An attachment's bytes as they are sent: one part of the ledger's at a time. */
+struct parts {
+	struct ledger *ledger;
+	char id[LEDGER_ID_LEN + 1];
+	struct buf part; /* part n's bytes, or nothing yet */
+	long long n;
+};
+
+static long long parts_read(void *arg, unsigned long long pos, char *buf, size_t max)
+{
+	struct parts *p = arg;
+	long long n = (long long)(pos / LEDGER_PART);
+	size_t off = (size_t)(pos % LEDGER_PART), len;
+	struct err e;
+
+	if (n != p->n) {
+		buf_reset(&p->part);
+		p->n = -1;
+		if (p->ledger->ops->attachment_read(p->ledger, p->id, n, &p->part, &e) != 1)
+			return -1; /* deleted meanwhile (an ack), or the ledger failed */
+		p->n = n;
+	}
+	if (off >= p->part.len)
+		return -1;
+	len = p->part.len - off < max ? p->part.len - off : max;
+	memcpy(buf, p->part.data + off, len);
+	return (long long)len;
+}
+
+static void parts_free(void *arg)
+{
+	struct parts *p = arg;
+
+	buf_free(&p->part);
+	free(p);
+}
+
 static void attachment(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
 {
 	struct ledger_user user;
-	struct stat st;
-	char *path;
+	struct parts *p;
+	long long size, parts;
 	json_t *row;
 	struct err e;
-	int found, fd;
+	int found;
 
 	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
 		return;
 	found = ctx->ledger->ops->attachment_get(ctx->ledger, user.id, call->route->arg, &row, &e);
 	if (found <= 0)
 		return api_error(out, found < 0 ? 500 : 404, found < 0 ? "unavailable" : "not found");
+	size = (long long)json_integer_value(json_object_get(row, "size"));
+	parts = (long long)json_integer_value(json_object_get(row, "parts"));
 	json_decref(row);
-	path = blobs_path(ctx->conf->data, user.id, call->route->arg);
-	fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
-	free(path);
-	/* A row whose file is gone is our inconsistency, never "not found": home would skip it. */
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
+	/* A row without its bytes is our inconsistency, never "not found": home would skip it. */
+	if (size <= 0 || parts != (size + LEDGER_PART - 1) / LEDGER_PART)
 		return api_error(out, 500, "unavailable");
-	}
+	p = xcalloc(1, sizeof *p);
+	p->ledger = ctx->ledger;
+	p->n = -1;
+	snprintf(p->id, sizeof p->id, "%s", call->route->arg);
 	out->status = 200;
 	out->type = "application/octet-stream";
-	out->fd = fd;
-	out->fdlen = (long long)st.st_size;
+	out->fdlen = size;
+	out->stream = parts_read;
+	out->stream_free = parts_free;
+	out->stream_arg = p;
 }
 
 /* ---- keys ---------------------------------------------------------------------------------- */
@@ -560,10 +605,147 @@ static void disconnect(struct api_ctx *ctx, const struct api_call *call, struct 
 	ledger_key_free(&key);
 }
 
-/* No pairing codes are minted by this box yet, so every code is one that is not valid. */
-static void pair(struct api_reply *out)
+/*
+ * POST /v1/bookings/decline {"ids": [booking id, …]} with the drain key: the
+ * owner turned these bookings down at home (`mecha frontdoor decline`). Each
+ * confirmed one becomes declined_by_owner: its manage page says so and its
+ * slot is free again. {"declined": n}; an id not confirmed is skipped.
+ */
+static void decline(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
 {
-	api_error(out, 404, "that code is not valid for that handle");
+	json_error_t jerr;
+	struct ledger_user user;
+	json_t *o, *ids, *x;
+	long long declined = 0;
+	char now[RFC3339_LEN];
+	struct err e;
+	size_t i;
+
+	if (authorised(ctx, call, BEARER_DRAIN, &user, out) != 0)
+		return;
+	o = json_loadb(call->body, call->len, JSON_REJECT_DUPLICATES, &jerr);
+	ids = json_object_get(o, "ids");
+	if (!json_is_object(o) || !json_is_array(ids) || json_array_size(ids) > 100) {
+		json_decref(o);
+		return api_error(out, 400, "body: expected {\"ids\": [booking ids]}, at most 100");
+	}
+	json_array_foreach(ids, i, x) {
+		const char *id = json_string_value(x);
+		size_t n = id ? strlen(id) : 0;
+		if (n == 0 || n > 64 || strspn(id, "0123456789abcdef") != n) {
+			json_decref(o);
+			return api_error(out, 400, "body: a booking id is lowercase hex");
+		}
+	}
+	rfc3339_now(now);
+	json_array_foreach(ids, i, x) {
+		int rc = ctx->ledger->ops->booking_decline(ctx->ledger, user.id, json_string_value(x),
+							  now, &e);
+		if (rc < 0) {
+			json_decref(o);
+			return api_error(out, 500, "unavailable");
+		}
+		declined += rc;
+	}
+	json_decref(o);
+	ok_json(out, json_pack("{s:I}", "declined", (json_int_t)declined));
+}
+
+/* The presenter's label: printable ASCII only, at most 64 characters (it reaches key lists). */
+static char *clean_label(const char *in)
+{
+	struct buf b = BUF_INIT;
+
+	for (const char *p = in ? in : ""; *p && b.len < 64; p++)
+		if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f)
+			buf_addc(&b, *p);
+	char *out = xstrdup(buf_str(&b));
+
+	buf_free(&b);
+	return out;
+}
+
+/*
+ * POST /v1/pair {code, handle, label}: the code is the credential (single use,
+ * minutes-lived), so no key is asked for. Every refusal is one refusal, 404
+ * "that code is not valid for that handle", as the reference's: a wrong
+ * handle learns nothing about whose the code is. The keys are hashed before
+ * the transaction that spends the code inserts them, so a refused try stores
+ * nothing. The answer has the reference's fields (publish_key, drain_key and
+ * their ids, handle) and the two scopes it has no pairing for (release_key,
+ * slots_key), so a home can serve forms and bookings with no key copied.
+ */
+static void pair(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
+{
+	static const enum bearer_scope scopes[] = { BEARER_PUBLISH, BEARER_DRAIN, BEARER_RELEASE,
+						    BEARER_SLOTS };
+	enum { N = sizeof scopes / sizeof scopes[0] };
+	struct ledger_key keys[N];
+	char *tokens[N] = { 0 }, *label = NULL, h_norm[65], h_raw[65], now[RFC3339_LEN];
+	const char *code, *handle;
+	struct ledger_redeem r;
+	struct ledger_user user;
+	json_error_t jerr;
+	json_t *body = json_loadb(call->body ? call->body : "", call->len, JSON_REJECT_DUPLICATES,
+				  &jerr), *o;
+	struct err e;
+	size_t made = 0, clen;
+	int rc = -1;
+
+	code = json_string_value(json_object_get(body, "code"));
+	handle = json_string_value(json_object_get(body, "handle"));
+	if (!json_is_object(body) || !code || !handle ||
+	    (json_object_get(body, "label") && !json_is_string(json_object_get(body, "label")))) {
+		json_decref(body);
+		return api_error(out, 400, "body: {\"code\", \"handle\", \"label\"} are strings");
+	}
+	clen = json_string_length(json_object_get(body, "code"));
+	while (clen && strchr(" \t\r\n", code[clen - 1]))
+		clen--;
+	while (clen && strchr(" \t\r\n", *code))
+		code++, clen--;
+	admin_pair_hash(code, clen, h_norm);
+	hash_sha256_hex(code, clen, h_raw); /* a reference ledger's codes: the trimmed text */
+	label = clean_label(json_string_value(json_object_get(body, "label")));
+	for (; made < N; made++)
+		if (bearer_prepare("", scopes[made], label, &keys[made], &tokens[made], &e) != 0)
+			break;
+	if (made == N) {
+		char lower[64];
+		size_t i;
+		for (i = 0; handle[i] && i < sizeof lower - 1; i++)
+			lower[i] = (handle[i] >= 'A' && handle[i] <= 'Z') ? (char)(handle[i] + 32)
+									   : handle[i];
+		lower[i] = '\0';
+		rfc3339_now(now);
+		r = (struct ledger_redeem){ { h_norm, h_raw }, lower, label, keys, N, now,
+					    ADMIN_PAIR_FAILURES };
+		rc = ctx->ledger->ops->pair_redeem(ctx->ledger, &r, &user, &e);
+	}
+	if (rc < 0) {
+		api_error(out, 500, "unavailable");
+	} else if (rc == 0) {
+		api_error(out, 404, "that code is not valid for that handle");
+	} else {
+		o = json_pack("{s:s}", "handle", user.handle);
+		for (size_t i = 0; i < N; i++) {
+			char name[32];
+			snprintf(name, sizeof name, "%s_key", bearer_scope_name(scopes[i]));
+			json_object_set_new(o, name, json_string(tokens[i]));
+			snprintf(name, sizeof name, "%s_key_id", bearer_scope_name(scopes[i]));
+			json_object_set_new(o, name, json_string(keys[i].id));
+		}
+		if (ctx->conf && ctx->conf->public_url)
+			json_object_set_new(o, "gate", json_string(ctx->conf->public_url));
+		ok_json(out, o);
+	}
+	for (size_t i = 0; i < made; i++) {
+		explicit_bzero(tokens[i], strlen(tokens[i]));
+		free(tokens[i]);
+		ledger_key_free(&keys[i]);
+	}
+	free(label);
+	json_decref(body);
 }
 
 void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *out)
@@ -588,9 +770,11 @@ void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *ou
 	case ROUTE_ATTACHMENT:
 		return attachment(ctx, call, out);
 	case ROUTE_PAIR:
-		return pair(out);
+		return pair(ctx, call, out);
 	case ROUTE_DISCONNECT:
 		return disconnect(ctx, call, out);
+	case ROUTE_DECLINE:
+		return decline(ctx, call, out);
 	case ROUTE_FORM:
 	case ROUTE_FORM_ASSET:
 	case ROUTE_FORM_CONFIRM:

@@ -1,5 +1,5 @@
 /*
- * api — the box's /v1 API, as spec/box.md §2 "API" and the reference answer
+ * api — the box's /v1 API, as docs/protocol/box-api.md says and the reference answer
  * it: bearer keys with scopes, JSON in and out, the exact error bodies. Its
  * entry point, api_handle, is also where the strangers' pages are handed
  * over: /f/ to intake.c and upload.c, /s/ to book.c, with the same call and
@@ -12,7 +12,7 @@
  *   GET  /v1/queue?since&wait         drain: a pure read, long-polled up to 25 s
  *   POST /v1/queue/ack                drain: rows and attachment rows in one transaction
  *   GET  /v1/queue/attachments/{id}   drain
- *   POST /v1/pair                     no pairing codes are minted here: always refused
+ *   POST /v1/pair                     none: a one-time code (mecha box pair) for the owner's keys
  *   POST /v1/disconnect               any key: the presented key revokes itself
  *
  * 401 {"error":"a valid bearer token is required"}, 403 {"error":"this key
@@ -26,7 +26,8 @@
  * since and deadline the first call recorded.
  *
  * Ownership: reply.body and reply.location are malloc'd (boxd frees them); reply.fd is an open
- * file boxd hands to the response (or -1).
+ * file boxd hands to the response (or -1); reply.stream_arg is the stream's, handed to the
+ * response too, which calls stream_free(stream_arg) once it is done with it.
  */
 #ifndef MECHA_BOX_API_H
 #define MECHA_BOX_API_H
@@ -72,6 +73,12 @@ struct api_reply {
 	int fd;           /* a file to send instead of body (attachments), or -1 */
 	long long fdlen;
 	int park;         /* 1: suspend until new rows or call->deadline */
+	/* A body of fdlen bytes read part by part as it is sent (an attachment from the
+	 * ledger), when stream is set: up to max bytes from pos into buf, their count,
+	 * or -1 (the connection is then cut: the client sees a short body). */
+	long long (*stream)(void *arg, unsigned long long pos, char *buf, size_t max);
+	void (*stream_free)(void *arg);
+	void *stream_arg;
 	char *location;   /* a 303's Location (malloc'd, boxd frees it), or NULL */
 };
 

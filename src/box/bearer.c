@@ -12,6 +12,7 @@
 #include <argon2.h>
 #include <openssl/crypto.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
@@ -80,25 +81,44 @@ static int hash_secret(const char *secret, char *out, size_t outlen, struct err 
 	return 0;
 }
 
+int bearer_prepare(const char *user_id, enum bearer_scope scope, const char *label,
+		   struct ledger_key *k, char **token, struct err *e)
+{
+	char secret[65], phc[256];
+
+	memset(k, 0, sizeof *k);
+	*token = NULL;
+	if (dl_require(DL_ARGON2, e) != 0 || hash_random_hex(k->id, 16, e) != 0 ||
+	    hash_random_hex(secret, 64, e) != 0 || hash_secret(secret, phc, sizeof phc, e) != 0) {
+		explicit_bzero(secret, sizeof secret);
+		return -1;
+	}
+	snprintf(k->user_id, sizeof k->user_id, "%s", user_id ? user_id : "");
+	snprintf(k->scope, sizeof k->scope, "%s", names[scope]);
+	k->hash = xstrdup(phc);
+	k->label = xstrdup(label ? label : "");
+	*token = xasprintf("%s%s.%s", prefixes[scope], k->id, secret);
+	explicit_bzero(secret, sizeof secret);
+	return 0;
+}
+
 int bearer_mint(struct ledger *l, const char *user_id, enum bearer_scope scope,
 		const char *label, char **token, struct err *e)
 {
-	struct ledger_key k = { 0 };
-	char secret[65], phc[256], now[RFC3339_LEN];
+	struct ledger_key k;
+	char now[RFC3339_LEN];
 
-	*token = NULL;
-	if (dl_require(DL_ARGON2, e) != 0 || hash_random_hex(k.id, 16, e) != 0 ||
-	    hash_random_hex(secret, 64, e) != 0 || hash_secret(secret, phc, sizeof phc, e) != 0)
+	if (bearer_prepare(user_id, scope, label, &k, token, e) != 0)
 		return -1;
-	snprintf(k.user_id, sizeof k.user_id, "%s", user_id);
-	snprintf(k.scope, sizeof k.scope, "%s", names[scope]);
-	k.hash = phc;
-	k.label = (char *)(label ? label : "");
 	rfc3339_now(now);
-	if (l->ops->key_add(l, &k, now, e) != 0)
+	if (l->ops->key_add(l, &k, now, e) != 0) {
+		explicit_bzero(*token, strlen(*token));
+		free(*token);
+		*token = NULL;
+		ledger_key_free(&k);
 		return -1;
-	*token = xasprintf("%s%s.%s", prefixes[scope], k.id, secret);
-	explicit_bzero(secret, sizeof secret);
+	}
+	ledger_key_free(&k);
 	return 0;
 }
 

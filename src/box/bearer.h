@@ -33,6 +33,14 @@ enum bearer_scope {
 int bearer_scope_parse(const char *name);
 const char *bearer_scope_name(enum bearer_scope s);
 
+/*
+ * A key of scope for user_id (may be "") made but not stored: *k (its hash and
+ * label malloc'd: ledger_key_free) is the row that would make *token live, so a
+ * caller can hash first and insert inside its own transaction (pairing).
+ */
+int bearer_prepare(const char *user_id, enum bearer_scope scope, const char *label,
+		   struct ledger_key *k, char **token, struct err *e);
+
 /* Mints a key of scope for user (a new row in l); *token is the only copy of the secret. */
 int bearer_mint(struct ledger *l, const char *user_id, enum bearer_scope scope,
 		const char *label, char **token, struct err *e);

@@ -1,11 +1,12 @@
 /*
- * blobs — uploaded files on disk, written whole, removed after their rows.
+ * blobs — the files older boxes kept on disk: moved into the ledger, orphans removed.
  */
 #include "box/blobs.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "box/ledger.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -35,54 +36,63 @@ char *blobs_path(const char *data, const char *user, const char *id)
 	return xasprintf("%s/attachments/%s/%s", data, user, id);
 }
 
-int blobs_write(const char *data, const char *user, const char *id, const void *bytes,
-		size_t len, struct err *e)
+/* attachment_fill's source: a file read as it is stored. */
+static int read_file(void *arg, char *buf, size_t max, size_t *got, struct err *e)
 {
-	char *path = blobs_path(data, user, id), *dir, *staging;
-	int fd, rc = -1;
+	int fd = *(int *)arg;
+	ssize_t n;
 
-	if (!path)
-		return err_set(e, ERR_INTERNAL, "an attachment id is not a file name");
-	dir = fs_dirname(path);
-	staging = xasprintf("%s/.staging-%s", dir, id);
-	if (fs_private_dir(dir, e) != 0)
-		goto out;
-	fd = open(staging, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		err_errno(e, "creating %s", staging);
-		goto out;
+	do
+		n = read(fd, buf, max);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return err_errno(e, "reading an attachment file");
+	*got = (size_t)n;
+	return 0;
+}
+
+/* One row's file: 1 moved (and removed), 0 left where it is, -1 the ledger failed. */
+static int import_one(struct ledger *l, const char *data, const char *user, const char *id,
+		      struct err *e)
+{
+	char *path = blobs_path(data, user, id);
+	struct stat st;
+	struct err why;
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1, rc = 0;
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		rc = l->ops->attachment_fill(l, id, read_file, &fd, &why);
+		if (rc < 0 && why.code != ERR_LEDGER)
+			rc = 0; /* the file could not be read: left for the owner to see */
+		else if (rc < 0)
+			*e = why;
 	}
-	if (fs_write_all(fd, bytes, len) != 0 || fsync(fd) != 0) {
-		err_errno(e, "writing %s", staging);
+	if (fd >= 0)
 		close(fd);
-		unlink(staging);
-		goto out;
-	}
-	close(fd);
-	if (rename(staging, path) != 0) {
-		err_errno(e, "renaming %s", staging);
-		unlink(staging);
-		goto out;
-	}
-	rc = fs_sync_dir(dir, e);
-out:
-	free(staging);
-	free(dir);
+	if (rc == 1)
+		unlink(path); /* after the commit: its bytes are in the ledger now */
 	free(path);
 	return rc;
 }
 
-void blobs_remove(const char *data, const char *user, const json_t *ids)
+int blobs_import(struct ledger *l, const char *data, long long *moved, struct err *e)
 {
-	const json_t *x;
+	json_t *rows, *x;
 	size_t i;
+	int rc = 0;
 
-	json_array_foreach(ids, i, x) {
-		char *path = blobs_path(data, user, json_string_value(x));
-		if (path)
-			unlink(path);
-		free(path);
+	*moved = 0;
+	if (l->ops->attachment_unstored(l, &rows, e) != 0)
+		return -1;
+	json_array_foreach(rows, i, x) {
+		rc = import_one(l, data, json_string_value(json_object_get(x, "user_id")),
+				json_string_value(json_object_get(x, "id")), e);
+		if (rc < 0)
+			break;
+		*moved += rc;
 	}
+	json_decref(rows);
+	return rc < 0 ? -1 : 0;
 }
 
 /* One user's directory: files not in known, older than cutoff. */

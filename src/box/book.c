@@ -8,6 +8,8 @@
 #include "base/jsonio.h"
 #include "box/boxconf.h"
 #include "box/route.h"
+#include "box/slotcache.h"
+#include "box/slotrule.h"
 #include "box/urlform.h"
 #include "box/visit.h"
 #include "types/manifest.h"
@@ -19,87 +21,33 @@
 
 /* ---- what is open ------------------------------------------------------------------------ */
 
-/* The slot cache home pushed, and what blocks it now. */
+/* The slot cache home pushed (parsed once per push: slotcache.h), and what blocks it now. */
 struct cache {
-	json_t *slots;   /* [{start, end, duration_minutes}]; [] before the first push */
-	char *generated_at;
+	struct slotcache_view view;
 	json_t *blocked; /* [{start, end}] */
 };
 
 static void cache_free(struct cache *c)
 {
-	json_decref(c->slots);
+	slotcache_view_free(&c->view);
 	json_decref(c->blocked);
-	free(c->generated_at);
 }
 
-static int cache_load(const struct visit *v, struct cache *c)
+/* The cache, and with blocking set what blocks it now (else c->blocked stays NULL). */
+static int cache_load(const struct visit *v, struct cache *c, int blocking)
 {
 	struct ledger *l = v->ctx->ledger;
-	json_t *row = NULL;
 	struct err e;
-	int found = l->ops->slots_get(l, v->user.id, v->m->id, &row, &e);
 
 	memset(c, 0, sizeof *c);
-	if (found == 1) {
-		c->slots = json_loads(json_string_value(json_object_get(row, "slots")), 0, NULL);
-		c->generated_at = xstrdup(json_string_value(json_object_get(row, "generated_at")));
-	}
-	if (!json_is_array(c->slots)) {
-		json_decref(c->slots);
-		c->slots = json_array();
-	}
-	json_decref(row);
-	if (found < 0 || l->ops->booking_blocking(l, v->user.id, v->m->id, v->now_s, &c->blocked,
-						  &e) != 0) {
+	if (slotcache_get(l, v->user.id, v->m->id, &c->view, &e) != 0)
+		return -1;
+	if (blocking &&
+	    l->ops->booking_blocking(l, v->user.id, v->m->id, v->now_s, &c->blocked, &e) != 0) {
 		cache_free(c);
 		return -1;
 	}
 	return 0;
-}
-
-static int time_of(const json_t *o, const char *key, time_t *out)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s && rfc3339_parse(s, out) == 0 ? 0 : -1;
-}
-
-/* 1 when an entry of blocked overlaps [start, end); one that does not parse blocks all. */
-static int blocked_at(const json_t *blocked, time_t start, time_t end)
-{
-	const json_t *b;
-	time_t bs, be;
-	size_t i;
-
-	json_array_foreach(blocked, i, b)
-		if (time_of(b, "start", &bs) != 0 || time_of(b, "end", &be) != 0 ||
-		    (bs < end && start < be))
-			return 1;
-	return 0;
-}
-
-/* A cached slot, well formed and starting after now. */
-struct slot {
-	time_t start, end;
-	long long minutes;
-};
-
-static int future_slot(const json_t *s, time_t now, struct slot *out)
-{
-	const json_t *mins = json_object_get(s, "duration_minutes");
-
-	if (time_of(s, "start", &out->start) != 0 || time_of(s, "end", &out->end) != 0 ||
-	    !json_is_integer(mins) || json_integer_value(mins) <= 0 || out->end <= out->start)
-		return 0;
-	out->minutes = json_integer_value(mins);
-	return out->start > now;
-}
-
-/* A slot the week offers: in the future and not blocked now. */
-static int open_slot(const json_t *s, const struct cache *c, time_t now, struct slot *out)
-{
-	return future_slot(s, now, out) && !blocked_at(c->blocked, out->start, out->end);
 }
 
 /* ---- the week ------------------------------------------------------------------------------ */
@@ -118,12 +66,12 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 	struct cache c;
 	struct page_week w;
 
-	if (cache_load(v, &c) != 0) {
+	if (cache_load(v, &c, 1) != 0) {
 		json_decref(q);
 		return visit_unavailable(out, v, 500);
 	}
-	w = (struct page_week){ c.slots, c.blocked, c.generated_at, v->now, query_word(q, "week"),
-				query_word(q, "mins"), notice, values, errors };
+	w = (struct page_week){ c.view.slots, c.view.n, c.blocked, c.view.generated_at, v->now,
+				query_word(q, "week"), query_word(q, "mins"), notice, values, errors };
 	visit_html(out, 200, page_booking_week(&v->page, v->m, &w));
 	json_decref(q);
 	cache_free(&c);
@@ -132,21 +80,24 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 static void slots_json(struct visit *v, struct api_reply *out)
 {
 	json_t *open = json_array(), *s;
+	struct slotrule_slot *v_open;
+	char start[RFC3339_LEN], end[RFC3339_LEN];
 	struct cache c;
-	struct slot one;
-	size_t i;
+	size_t n;
 
-	if (cache_load(v, &c) != 0) {
+	if (cache_load(v, &c, 1) != 0) {
 		json_decref(open);
 		return visit_unavailable(out, v, 500);
 	}
-	json_array_foreach(c.slots, i, s)
-		if (open_slot(s, &c, v->now, &one))
-			json_array_append_new(open, json_pack("{s:O,s:O,s:I}", "start",
-							      json_object_get(s, "start"), "end",
-							      json_object_get(s, "end"),
-							      "duration_minutes",
-							      (json_int_t)one.minutes));
+	n = slotrule_open(c.view.slots, c.view.n, c.blocked, v->now, &v_open);
+	for (size_t i = 0; i < n; i++) { /* in start order, written as the page's buttons are */
+		rfc3339_format(v_open[i].start, start);
+		rfc3339_format(v_open[i].end, end);
+		json_array_append_new(open, json_pack("{s:s,s:s,s:I}", "start", start, "end", end,
+						      "duration_minutes",
+						      (json_int_t)v_open[i].minutes));
+	}
+	free(v_open);
 	s = json_pack("{s:o}", "slots", open);
 	out->status = 200;
 	out->type = "application/json";
@@ -175,18 +126,23 @@ static long long minutes_of(const char *s)
 
 /*
  * `_slot` = "<start>|<minutes>" when it is a slot of the cache starting after
- * now: 1, 0 not, -1 failure. Whether it is still free is not asked here: the
- * hold's INSERT decides that, and a lost race is answered as one.
+ * now: CHOSEN_OPEN when the open-slot rule (slotrule.h, the week's own) finds
+ * nothing blocking it now, CHOSEN_TAKEN when a live hold or booking does (the
+ * race is already lost: no write transaction is spent on it), 0 when the
+ * cache does not offer it, -1 on failure. An open one may still be lost: the
+ * hold's INSERT decides, and a lost race is answered as one.
  */
-static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
+enum { CHOSEN_OPEN = 1, CHOSEN_TAKEN = 2 };
+
+static int chosen(const struct visit *v, const json_t *raw, struct slotrule_slot *out)
 {
 	const char *s = json_string_value(json_object_get(raw, "_slot")), *bar;
+	struct slotrule_slot *offered, *open = NULL;
 	long long minutes;
 	char *start_text;
 	struct cache c;
-	const json_t *x;
 	time_t start;
-	size_t i;
+	size_t n;
 	int ok, found = 0;
 
 	if (!s || !(bar = strchr(s, '|')) || (minutes = minutes_of(bar + 1)) < 0)
@@ -196,12 +152,17 @@ static int chosen(const struct visit *v, const json_t *raw, struct slot *out)
 	free(start_text);
 	if (!ok)
 		return 0;
-	if (cache_load(v, &c) != 0)
+	if (cache_load(v, &c, 1) != 0)
 		return -1;
-	json_array_foreach(c.slots, i, x)
-		if (!found && future_slot(x, v->now, out) && out->start == start &&
-		    out->minutes == minutes)
-			found = 1;
+	n = slotrule_open(c.view.slots, c.view.n, NULL, v->now, &offered);
+	for (size_t i = 0; i < n && !found; i++)
+		if (offered[i].start == start && offered[i].minutes == minutes) {
+			*out = offered[i];
+			found = slotrule_open(out, 1, c.blocked, v->now, &open) ? CHOSEN_OPEN
+										 : CHOSEN_TAKEN;
+		}
+	free(open);
+	free(offered);
 	cache_free(&c);
 	return found;
 }
@@ -220,7 +181,7 @@ static json_t *answers(const json_t *raw)
 
 /* The values the row carries: the validated answers and the slot, `_`-prefixed. */
 static char *hold_payload(const json_t *values, const char *id, const char *start,
-			  const char *end, long long minutes)
+			  const char *end, long long minutes, long long version)
 {
 	json_t *all = json_deep_copy(values);
 	char *text;
@@ -229,6 +190,7 @@ static char *hold_payload(const json_t *values, const char *id, const char *star
 	json_object_set_new(all, "_slot_end", json_string(end));
 	json_object_set_new(all, "_duration_minutes", json_integer(minutes));
 	json_object_set_new(all, "_booking_id", json_string(id));
+	json_object_set_new(all, "_type_version", json_integer(version));
 	text = jsonio_compact(all);
 	json_decref(all);
 	return text;
@@ -252,7 +214,8 @@ static void hold_answer(struct visit *v, int rc, const json_t *raw, const char *
 	}
 }
 
-static void take(struct visit *v, const json_t *raw, const json_t *values, const struct slot *s,
+static void take(struct visit *v, const json_t *raw, const json_t *values,
+		 const struct slotrule_slot *s,
 		 struct api_reply *out)
 {
 	const char *address = validate_reply_to(v->m, values);
@@ -270,7 +233,7 @@ static void take(struct visit *v, const json_t *raw, const json_t *values, const
 	rfc3339_format(s->end, end);
 	visit_later(v, minutes * 60, expires);
 	if (address && visit_token(id, spare) == 0) {
-		payload = hold_payload(values, id, start, end, s->minutes);
+		payload = hold_payload(values, id, start, end, s->minutes, v->m->version);
 		if (visit_send_prepare(&send, v, address, payload) == 0) {
 			h = (struct ledger_hold){ send.sub, id, start, end, s->minutes, expires,
 						  BOOK_HOLDS_PER_STRANGER };
@@ -289,7 +252,7 @@ static void hold(struct visit *v, struct api_reply *out)
 	size_t keys = (size_t)v->ctx->conf->limits.form_keys;
 	json_t *raw = urlform_decode_at_most(v->call->body, v->call->len, keys, &why), *fields,
 	       *record = NULL, *errors = NULL;
-	struct slot s;
+	struct slotrule_slot s;
 	struct err e;
 	int found = raw ? chosen(v, raw, &s) : 0;
 
@@ -308,6 +271,8 @@ static void hold(struct visit *v, struct api_reply *out)
 	fields = answers(raw);
 	if (validate_submission(v->m, fields, VALIDATE_SUBMIT, &record, &errors, &e) != 0)
 		week(v, raw, errors, PAGE_WEEK_PLAIN, out);
+	else if (found == CHOSEN_TAKEN)
+		week(v, raw, NULL, PAGE_WEEK_TAKEN, out);
 	else
 		take(v, raw, json_object_get(record, "values"), &s, out);
 	json_decref(fields);

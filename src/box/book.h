@@ -1,6 +1,6 @@
 /*
  * book — a booking, from the week of open times to the owner's queue
- * (spec/box.md §2 "Booking"):
+ * (docs/protocol/box-pages.md §3):
  *
  *   GET  /s/{h}/{t}[?week=&mins=]  the week: the slots home pushed, minus every
  *                                  live hold and confirmed booking (plain overlap),

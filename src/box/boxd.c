@@ -85,12 +85,50 @@ struct req {
 
 /* ---- responses ----------------------------------------------------------------------- */
 
+/* A streamed body (api_reply.stream), as libmicrohttpd reads it. */
+struct stream {
+	long long (*read)(void *arg, unsigned long long pos, char *buf, size_t max);
+	void (*done)(void *arg);
+	void *arg;
+};
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct stream *s = cls;
+	long long n = s->read(s->arg, pos, buf, max);
+
+	return n > 0 ? (ssize_t)n : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_done(void *cls)
+{
+	struct stream *s = cls;
+
+	s->done(s->arg);
+	free(s);
+}
+
+static struct MHD_Response *streamed(struct api_reply *out)
+{
+	struct stream *s = xcalloc(1, sizeof *s);
+	struct MHD_Response *resp;
+
+	*s = (struct stream){ out->stream, out->stream_free, out->stream_arg };
+	resp = MHD_create_response_from_callback((uint64_t)out->fdlen, 64 * 1024, stream_read, s,
+						 stream_done);
+	if (!resp)
+		stream_done(s);
+	return resp;
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ok;
 
-	if (out->fd >= 0)
+	if (out->stream)
+		resp = streamed(out);
+	else if (out->fd >= 0)
 		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
 	else
 		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
@@ -112,7 +150,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 	free(out->location);
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
 	r->status = out->status;
-	r->bytes = out->fd >= 0 ? out->fdlen : (long long)out->len;
+	r->bytes = out->fd >= 0 || out->stream ? out->fdlen : (long long)out->len;
 	if (r->sock) /* the answer is the box's to send: only the idle timeout applies now */
 		deadline_set(r->d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	ok = MHD_queue_response(c, out->status, resp);

@@ -53,17 +53,36 @@ static const char box_help_key[] =
 	"  --data DIR      the box's data directory (without --config)\n"
 	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
+static const char box_help_pair[] =
+	"usage: mecha box pair --owner HANDLE [--label TEXT] [--public-url URL]\n"
+	"                      [--config FILE] [--data DIR] [--json] [--verbose]\n\n"
+	"Prints a one-time pairing code for the owner HANDLE and the command that uses it\n"
+	"at home: `mecha pair URL CODE --handle HANDLE` exchanges it (POST /v1/pair) for the\n"
+	"owner's drain, publish, release and slots keys and writes them into the home, so no\n"
+	"key is copied by hand. The code is 12 letters and digits (K7QM-3XPA-9D2F; case,\n"
+	"blanks and dashes do not matter), works once, for 15 minutes; the box keeps only its\n"
+	"SHA-256. At most 10 codes an owner an hour (exit 3, too_many); 5 wrong tries naming\n"
+	"the owner end their live codes. The URL is the box's public_url.\n\n"
+	"  --owner HANDLE     whose keys the code is for\n"
+	"  --label TEXT       the label the minted keys carry (default: the home's host name)\n"
+	"  --public-url URL   the URL the printed command names\n"
+	"  --config FILE      box.toml\n"
+	"  --data DIR         the box's data directory (without --config)\n"
+	"  --json             {\"handle\", \"code\", \"gate\", \"expires_at\", \"minutes\", \"command\"}\n"
+	"  -v, --verbose      say what the sandbox could not do on this kernel\n";
+
 static const char box_help_sweep[] =
 	"usage: mecha box sweep [--config FILE] [--data DIR] [--json] [--verbose]\n\n"
 	"Deletes what the box no longer owes anyone: submissions whose link expired,\n"
-	"uploads never made (with their files), files no row names (after an hour) and old\n"
-	"budget rows. A queued request that was never drained is NEVER deleted, even past\n"
+	"uploads never made (with their files), old budget rows, and files an older box\n"
+	"kept in DIR that no row names (after an hour; the others are moved into the\n"
+	"ledger). A queued request that was never drained is NEVER deleted, even past\n"
 	"its retention date: it is counted (overdue) here and in /v1/health, and the owner\n"
 	"decides. Run it hourly (docs/box.md has a systemd timer).\n\n"
 	"  --config FILE   box.toml\n"
 	"  --data DIR      the box's data directory (without --config)\n"
 	"  --json          {\"expired_submissions\", \"expired_uploads\", \"attachments\",\n"
-	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\"}\n"
+	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\", \"moved_files\"}\n"
 	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
 
 #endif

@@ -8,12 +8,14 @@
 #include "base/jsonio.h"
 #include "box/boxconf.h"
 #include "box/route.h"
+#include "box/typecache.h"
 #include "box/upload.h"
 #include "box/urlform.h"
 #include "box/visit.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,8 @@ static void asset(const struct api_call *call, struct api_reply *out)
 static void form(struct visit *v, const json_t *values, const json_t *errors,
 		 struct api_reply *out)
 {
+	if (!values && !errors) /* the fresh form: the same bytes until the type changes */
+		return visit_html(out, 200, typecache_form(v->mref, &v->page));
 	visit_html(out, errors ? 400 : 200, page_form(&v->page, v->m, values, errors));
 }
 
@@ -41,7 +45,13 @@ static void form(struct visit *v, const json_t *values, const json_t *errors,
 static void send(struct visit *v, const json_t *values, struct api_reply *out)
 {
 	const char *address = validate_reply_to(v->m, values);
-	char *payload = jsonio_compact(values);
+	json_t *stamped = json_deep_copy(values);
+	char *payload;
+
+	/* the version of the type it was submitted under: home compares it with its own */
+	json_object_set_new(stamped, "_type_version", json_integer(v->m->version));
+	payload = jsonio_compact(stamped);
+	json_decref(stamped);
 	struct visit_send s;
 	long long seq;
 	struct err e;
@@ -108,7 +118,9 @@ static void confirm(struct visit *v, struct api_reply *out)
 {
 	char hash[HASH_SHA256_HEX_LEN + 1], up_token[VISIT_TOKEN_LEN + 1] = "",
 	     up_hash[HASH_SHA256_HEX_LEN + 1], up_expires[RFC3339_LEN];
-	struct ledger_verify lv = { v->user.id, v->m->id, hash, NULL, NULL, upload_due, v->m };
+	/* upload_due reads its arg as a const manifest: the cast only fits the callback's type */
+	struct ledger_verify lv = { v->user.id, v->m->id, hash, NULL, NULL, upload_due,
+				    (void *)(uintptr_t)v->m };
 	json_t *row = NULL;
 	struct err e;
 	int found;

@@ -1,5 +1,5 @@
 /*
- * intake — a form, from the page to the queue (spec/box.md §2 "Form flow"):
+ * intake — a form, from the page to the queue (docs/protocol/box-pages.md §2):
  *
  *   GET  /f/{h}/{t}             the form, built from the owner's manifest
  *   GET  /f/{h}/{t}/{asset}     its stylesheet and script (the same for every form)

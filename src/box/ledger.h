@@ -2,7 +2,7 @@
  * ledger — the box's storage, behind one narrow interface: a table of
  * functions, one per transaction the box needs, so SQLite (ledger_sqlite.c,
  * the embedded default) and PostgreSQL (ledger_pg.c) hold the same schema
- * (spec/box.md §3) and make the same decisions: the transactions are written
+ * (docs/box.md, "Several boxes") and make the same decisions: the transactions are written
  * once (ledger_sql.c) over a driver (ledger_db.h) each of them fills.
  *
  * The rules every backend keeps:
@@ -32,10 +32,14 @@
 #include <jansson.h>
 #include <stddef.h>
 
+struct buf;
 struct err;
 struct ledger;
 
 #define LEDGER_ID_LEN 32 /* user ids, attachment ids, tokens: 16 random bytes in hex */
+/* An uploaded file's bytes are stored in the ledger in parts of this size (the last
+ * shorter), written and read one part at a time: a file never sits whole in memory. */
+#define LEDGER_PART (256 * 1024)
 
 struct ledger_user {
 	char id[LEDGER_ID_LEN + 1];
@@ -53,11 +57,15 @@ struct ledger_key {
 	int revoked;
 };
 
-/* One uploaded file of a queued row (its blob is written before queue_add). */
+/* One uploaded file of a queued row. */
 struct ledger_attachment {
 	const char *id, *field, *filename, *content_type, *sha256; /* sha256: "sha256:<hex>" */
 	long long size;
+	/* Its size bytes (borrowed), stored in the ledger with the row, in the same
+	 * transaction; NULL: only the row (its bytes come later, attachment_fill). */
+	const char *data;
 };
+
 
 /* A row that goes straight to `queued` with its files: an upload's completion,
  * a booking's cancellation record, the test seed tool. */
@@ -132,6 +140,26 @@ enum ledger_confirm_result {
 	LEDGER_CONFIRM_LAPSED, /* the hold expired or lost its slot: the row deleted */
 };
 
+/* A pairing code as the box keeps it. */
+struct ledger_pairing {
+	const char *user_id, *code_hash; /* sha256 hex of the code, normalised */
+	const char *label;               /* what the keys it mints will be labelled; "" */
+	const char *now, *expires;       /* RFC 3339 */
+	const char *since;               /* RFC 3339: the start of the window max counts in */
+	long long max;                   /* codes an owner may make in that window */
+};
+
+/* A code presented to /v1/pair. */
+struct ledger_redeem {
+	const char *hashes[2];           /* the presented code's hash, normalised and as sent */
+	const char *handle;              /* the owner the presenter asserts */
+	const char *label;               /* the presenter's label, cleaned */
+	const struct ledger_key *keys;   /* prepared (bearer_prepare), user_id empty */
+	size_t nkeys;
+	const char *now;
+	long long max_failures;          /* wrong tries that kill an owner's live codes */
+};
+
 /* What `sweep` removed, and what it kept on purpose. */
 struct ledger_sweep {
 	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
@@ -192,12 +220,14 @@ struct ledger_ops {
 			  json_t **records, struct err *e);
 	/* The highest queued seq of user (0 when none): what a long poll watches. */
 	int (*queue_latest)(struct ledger *l, const char *user, long long *seq, struct err *e);
-	/* Deletes the named rows of user and their attachment rows in one transaction;
-	 * *blobs gets the attachment ids whose files the caller removes after. */
+	/* Deletes the named rows of user, their attachment rows and bytes in one
+	 * transaction; *blobs gets the attachment ids (files an older box kept on disk
+	 * that the caller removes after). */
 	int (*queue_ack)(struct ledger *l, const char *user, const long long *seqs, size_t n,
 			 long long *deleted, json_t **blobs, struct err *e);
 	/* One attachment row of user: {"id","seq","field","filename","size","sha256",
-	 * "content_type"}; 1 found, 0 none. */
+	 * "content_type","parts"} (parts: how many of its parts the ledger holds); 1
+	 * found, 0 none. */
 	int (*attachment_get)(struct ledger *l, const char *user, const char *id, json_t **row,
 			      struct err *e);
 	/* Queued rows of user, and those of them past retain_until (kept: the owner decides). */
@@ -249,12 +279,45 @@ struct ledger_ops {
 	 * record) queued, in one transaction. 1 with *seq, 0 when it was not confirmed. */
 	int (*booking_cancel)(struct ledger *l, const char *manage_hash, const struct ledger_queued *q,
 			      const char *now, long long *seq, struct err *e);
+	/* The owner's decline (POST /v1/bookings/decline): user's confirmed booking id to
+	 * declined_by_owner, so its manage page says so and its slot blocks nothing.
+	 * 1 declined, 0 when it was not confirmed (already declined, cancelled, never was). */
+	int (*booking_decline)(struct ledger *l, const char *user, const char *booking_id,
+			       const char *now, struct err *e);
 
 	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove. */
 	int (*sweep)(struct ledger *l, const char *now, const char *budget_before,
 		     struct ledger_sweep *report, json_t **blobs, struct err *e);
 	/* Every attachment id of every user, as {"<user>/<id>": true}: the orphan check. */
 	int (*attachment_ids)(struct ledger *l, json_t **ids, struct err *e);
+
+	/* The bytes of the attachment id (attachment_get has told whose it is), part n
+	 * (0, 1, …: LEDGER_PART bytes each, the last shorter), appended to out: 1, 0 when
+	 * it has no such part. One short read each: nothing is held between parts. */
+	int (*attachment_read)(struct ledger *l, const char *id, long long n, struct buf *out,
+			       struct err *e);
+	/* The bytes of the attachment id, stored part by part in one transaction (what it
+	 * had before replaced): the move of a file an older box kept on disk. source reads
+	 * up to max bytes into buf: 0 with *got (0 at the end), or -1 with e. 1 stored, 0
+	 * when no attachment row is called id. */
+	int (*attachment_fill)(struct ledger *l, const char *id,
+			       int (*source)(void *arg, char *buf, size_t max, size_t *got,
+					     struct err *e),
+			       void *arg, struct err *e);
+	/* The attachment rows whose bytes are not in the ledger: [{"user_id","id"}]. */
+	int (*attachment_unstored)(struct ledger *l, json_t **rows, struct err *e);
+	/* pairings (mecha box pair, POST /v1/pair): a one-time code, stored as its SHA-256. */
+	/* Adds a code of user until expires, unless user made max codes since `since`:
+	 * 1 added, 0 refused (nothing written). */
+	int (*pair_add)(struct ledger *l, const struct ledger_pairing *p, struct err *e);
+	/* Spends a code, one transaction: the live code (unspent, unexpired, under
+	 * max_failures wrong tries) whose hash is one of r->hashes, of the active owner
+	 * r->handle, is spent and r->keys (user_id left empty: the code's owner's) are
+	 * added, labelled with the code's label, or r->label when it has none. 1 with
+	 * *out, the owner; 0 when no code matches: every live code of the owner named
+	 * r->handle (if any) counts one wrong try, nothing else is changed. */
+	int (*pair_redeem)(struct ledger *l, const struct ledger_redeem *r,
+			   struct ledger_user *out, struct err *e);
 };
 
 struct ledger {

@@ -6,7 +6,7 @@
  *
  * The rule this interface keeps: the transactions are written once, in SQL
  * both engines run the same way, so "the same schema and transactions on
- * both" (spec/box.md §3) is a fact of the code rather than a promise kept by
+ * both" (docs/box.md, "Several boxes") is a fact of the code rather than a promise kept by
  * hand. A driver owns only what genuinely differs: how it connects, how it
  * numbers its schema version, the column types of its CREATE TABLEs, and
  * what BEGIN takes to make writers take turns.
@@ -25,11 +25,12 @@
 #include <jansson.h>
 #include <pthread.h>
 
+struct buf;
 struct err;
 struct ledger_db;
 
 /* Bumped with every migration, in both drivers at once; a ledger above it is refused. */
-#define LEDGER_SCHEMA_VERSION 2
+#define LEDGER_SCHEMA_VERSION 5
 
 struct ledger_driver {
 	const char *name; /* "sqlite", "postgresql" */
@@ -41,21 +42,43 @@ struct ledger_driver {
 	 * (one per column; integer columns as integers, NULL as null). Sets db->changes. */
 	int (*query)(struct ledger_db *db, const char *sql, int n, const char *const *v,
 		     const char *const *names, json_t **out, struct err *e);
+	/* A statement of n text parameters plus, as ?(n+1), len bytes bound as bytes
+	 * (SQLite BLOB, PostgreSQL bytea, sent in binary). Sets db->changes. */
+	int (*put_bytes)(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			 const void *bytes, size_t len, struct err *e);
+	/* The first column of the first row of a statement of n text parameters, its
+	 * bytes appended to out: 1, 0 when there is no row, -1. */
+	int (*get_bytes)(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			 struct buf *out, struct err *e);
 	/* Statements without parameters (BEGIN, COMMIT, a schema). */
 	int (*exec)(struct ledger_db *db, const char *sql, struct err *e);
 	/* Called with the lock held before any work: a dropped connection is made again
 	 * (NULL when the driver cannot lose one). Never inside a transaction. */
 	void (*revive)(struct ledger_db *db);
-	/* What starts a writing transaction, so that writers take turns. */
+	/* What starts a writing transaction. */
 	const char *begin;
+	/* 1: each thread of the process gets a connection of its own (ledger_sql.c's
+	 * sessions), so that one request waiting on a row lock of the database keeps no
+	 * other request of the process waiting; 0: one connection for all (SQLite: one
+	 * writer at a time in any case). */
+	int per_thread;
 };
+
+struct ledger_sessions;
 
 struct ledger_db {
 	const struct ledger_driver *drv;
 	pthread_mutex_t lock; /* one statement or one transaction at a time */
 	char *name;           /* the file, or the URL with its password hidden */
 	long long changes;    /* rows the last statement inserted, changed or deleted */
+	/* 1 when the last statement failed because the database refused the transaction
+	 * for a conflict with another (PostgreSQL: a deadlock, a serialization failure):
+	 * the transaction may be run again from its start. */
+	int conflict;
 	void *conn;           /* the driver's connection */
+	/* The first connection's: the other threads' connections (NULL when the driver
+	 * is not per_thread). Owned by ledger_sql.c. */
+	struct ledger_sessions *sessions;
 };
 
 extern const struct ledger_driver ledger_sqlite_driver;

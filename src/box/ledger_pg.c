@@ -5,13 +5,22 @@
  * one connection per process (serialised by ledger_sql.c's lock, made again
  * when the server dropped it).
  *
- * The rule it keeps: writers take turns across processes. Every writing
- * transaction (and the migration) first takes one transaction-scoped
- * advisory lock, so a check-then-insert — a slot's overlap, a budget — sees
- * every commit before it, exactly as SQLite's BEGIN IMMEDIATE makes it; two
- * boxes never both hold one slot. A lock rather than SERIALIZABLE: no
- * transaction is ever refused for a conflict, so none needs a retry loop
- * that would repeat side effects; the box's writes are short and few.
+ * The rule it keeps: what two boxes may not both do is refused by the
+ * database itself, and nothing else waits. Writing transactions run at READ
+ * COMMITTED with no lock of their own (schema v3):
+ *   - one live hold per slot is an exclusion constraint (btree_gist) over the
+ *     slot's span per owner and booking type: a second hold of an overlapping
+ *     time waits only for the first hold's transaction, then lands or not;
+ *   - send budgets, the upload budget and the live-holds cap are counter rows
+ *     (INSERT … ON CONFLICT … DO UPDATE … RETURNING): the row's lock makes
+ *     two submissions to one address, or by one owner, count one after the
+ *     other, and nobody else;
+ *   - a state change (verified, confirmed, uploaded) is an UPDATE … WHERE the
+ *     old state, whose row count says who won.
+ * A deadlock between two of those (SQLSTATE 40P01) or a serialization
+ * failure (40001) marks db->conflict, and ledger_sql.c runs that
+ * transaction again, a bounded number of times. Only the migration takes the
+ * advisory lock below, so two boxes starting at once migrate one by one.
  *
  * Messages name the URL with its password hidden (base/redact.h).
  */
@@ -26,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The advisory lock every box process on a database shares ("mecha" in ASCII). */
+/* The advisory lock the migrations of every box process on a database share ("mecha" in ASCII). */
 #define LEDGER_LOCK "SELECT pg_advisory_xact_lock(469853480033)"
 
 /* Type oids of the results read as integers (pg_type.h: int8, int2, int4, numeric). */
@@ -89,6 +98,57 @@ static const char schema_v2[] =
 	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
 	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
+/*
+ * v3, as ledger_sqlite.c's (counter rows for the budgets, the holders' turns),
+ * plus what makes "one live hold per slot" the database's rule: a range type
+ * over RFC 3339 UTC texts (which sort as the times they name, in collation
+ * "C") and an exclusion constraint over it. Rows that would break it are
+ * settled first: of two live rows overlapping (only possible for a hold that
+ * expired before another was taken), the held one loses to a confirmed one or
+ * to a newer one, and is marked 'lapsed' (as every expired hold now is, before
+ * a new hold of its time is taken).
+ */
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS send_counts ("
+	" user_id TEXT NOT NULL, day TEXT NOT NULL, recipient_hash TEXT NOT NULL,"
+	" n BIGINT NOT NULL, PRIMARY KEY (user_id, day, recipient_hash));"
+	"INSERT INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, recipient_hash, COUNT(*) FROM sends GROUP BY user_id, day,"
+	" recipient_hash ON CONFLICT DO NOTHING;"
+	"INSERT INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, '*', COUNT(*) FROM sends GROUP BY user_id, day"
+	" ON CONFLICT DO NOTHING;"
+	"CREATE TABLE IF NOT EXISTS holders ("
+	" user_id TEXT NOT NULL, holder TEXT NOT NULL, day TEXT NOT NULL, holds BIGINT NOT NULL,"
+	" PRIMARY KEY (user_id, holder));"
+	"CREATE INDEX IF NOT EXISTS bookings_by_client ON bookings (user_id, state, ip_hash);"
+	"CREATE EXTENSION IF NOT EXISTS btree_gist;"
+	"CREATE TYPE ledger_span AS RANGE (subtype = text, collation = \"C\");"
+	"UPDATE bookings b SET state = 'lapsed' WHERE b.state = 'held' AND EXISTS ("
+	" SELECT 1 FROM bookings o WHERE o.user_id = b.user_id AND"
+	" o.instrument_id = b.instrument_id AND o.id <> b.id AND"
+	" o.state IN ('held', 'confirmed') AND o.slot_start < b.slot_end AND"
+	" b.slot_start < o.slot_end AND (o.state = 'confirmed' OR o.created_at > b.created_at"
+	" OR (o.created_at = b.created_at AND o.id > b.id)));"
+	"ALTER TABLE bookings ADD CONSTRAINT bookings_one_live_hold EXCLUDE USING gist"
+	" (user_id WITH =, instrument_id WITH =, ledger_span(slot_start, slot_end) WITH &&)"
+	" WHERE (state IN ('held', 'confirmed'));";
+
+/* v4, as ledger_sqlite.c's: the bytes of uploaded files, in parts (bytea). */
+static const char schema_v4[] =
+	"CREATE TABLE IF NOT EXISTS attachment_parts ("
+	" id TEXT NOT NULL, n BIGINT NOT NULL, bytes BYTEA NOT NULL, PRIMARY KEY (id, n));"
+	/* PDFs and images are compressed already: TOAST keeps them out of line, as they are */
+	"ALTER TABLE attachment_parts ALTER COLUMN bytes SET STORAGE EXTERNAL;";
+
+/* v5, as ledger_sqlite.c's: pairing codes. */
+static const char schema_v5[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -119,6 +179,15 @@ static int failed(const PGresult *r)
 	ExecStatusType st = PQresultStatus(r);
 
 	return st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK;
+}
+
+/* 1 when r is a refusal for a conflict with another transaction: a serialization
+ * failure (40001) or a deadlock (40P01), which the same transaction run again may pass. */
+static int conflicted(const PGresult *r)
+{
+	const char *state = r && failed(r) ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	return state && (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0);
 }
 
 /* "… ?1 … ?2" as PostgreSQL spells its parameters: "… $1 … $2" (our SQL has no other '?'). */
@@ -177,6 +246,7 @@ static int pg_query(struct ledger_db *db, const char *sql, int n, const char *co
 		types[i] = OID_TEXT; /* every parameter is text; the SQL CASTs numbers */
 	r = PQexecParams(conn(db), text, n, types, v, NULL, NULL, 0);
 	free(text);
+	db->conflict = conflicted(r);
 	if (!r || failed(r))
 		rc = fail(db, e, out ? "reading" : "writing",
 			  r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
@@ -189,11 +259,78 @@ static int pg_query(struct ledger_db *db, const char *sql, int n, const char *co
 	return rc;
 }
 
+enum { OID_BYTEA = 17 };
+
+/* n text parameters and one of bytes; result columns in binary when binary is 1. */
+static PGresult *with_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			    const void *bytes, size_t len, int binary)
+{
+	Oid types[17];
+	const char *values[17];
+	int lengths[17] = { 0 }, formats[17] = { 0 };
+	char *text = dollars(sql);
+	PGresult *r;
+
+	for (int i = 0; i < n; i++) {
+		types[i] = OID_TEXT;
+		values[i] = v[i];
+	}
+	if (bytes) {
+		types[n] = OID_BYTEA;
+		values[n] = bytes;
+		lengths[n] = (int)len;
+		formats[n] = 1;
+	}
+	r = PQexecParams(conn(db), text, n + (bytes != NULL), types, values, lengths, formats,
+			 binary);
+	free(text);
+	db->conflict = conflicted(r);
+	return r;
+}
+
+static int pg_put_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			const void *bytes, size_t len, struct err *e)
+{
+	PGresult *r;
+	int rc = 0;
+
+	if (n > 16 || len > (size_t)1 << 30)
+		return err_set(e, ERR_INTERNAL, "a ledger statement with %d parameters", n);
+	r = with_bytes(db, sql, n, v, bytes ? bytes : "", len, 0);
+	if (!r || failed(r))
+		rc = fail(db, e, "writing", r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
+	else
+		db->changes = strtoll(PQcmdTuples(r), NULL, 10);
+	PQclear(r);
+	return rc;
+}
+
+static int pg_get_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			struct buf *out, struct err *e)
+{
+	PGresult *r;
+	int rc;
+
+	if (n > 16)
+		return err_set(e, ERR_INTERNAL, "a ledger statement with %d parameters", n);
+	r = with_bytes(db, sql, n, v, NULL, 0, 1);
+	if (!r || failed(r)) {
+		rc = fail(db, e, "reading", r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
+	} else {
+		rc = PQntuples(r) > 0 && PQnfields(r) > 0 && !PQgetisnull(r, 0, 0);
+		if (rc)
+			buf_add(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0));
+	}
+	PQclear(r);
+	return rc;
+}
+
 static int pg_exec(struct ledger_db *db, const char *sql, struct err *e)
 {
 	PGresult *r = PQexec(conn(db), sql);
 	int rc = 0;
 
+	db->conflict = conflicted(r);
 	if (!r || failed(r))
 		rc = fail(db, e, "running", r ? PQresultErrorMessage(r) : PQerrorMessage(conn(db)));
 	PQclear(r);
@@ -231,6 +368,9 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	snprintf(sql, sizeof sql, "DELETE FROM ledger_schema; INSERT INTO ledger_schema VALUES (%d)",
 		 LEDGER_SCHEMA_VERSION);
 	if (pg_exec(db, schema_v1, e) != 0 || (version < 2 && pg_exec(db, schema_v2, e) != 0) ||
+	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
+	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
+	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;
@@ -298,7 +438,10 @@ const struct ledger_driver ledger_pg_driver = {
 	.connect = pg_connect,
 	.disconnect = pg_disconnect,
 	.query = pg_query,
+	.put_bytes = pg_put_bytes,
+	.get_bytes = pg_get_bytes,
 	.exec = pg_exec,
 	.revive = pg_revive,
-	.begin = "BEGIN; " LEDGER_LOCK,
+	.begin = "BEGIN",
+	.per_thread = 1,
 };

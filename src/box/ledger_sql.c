@@ -3,12 +3,23 @@
  * (ledger_db.h): every function of struct ledger_ops except opening, for
  * SQLite and PostgreSQL alike.
  *
- * Each change is one BEGIN … COMMIT under the connection's lock, begun the
- * driver's way so that writers take turns: SQLite's BEGIN IMMEDIATE takes the
- * file's write lock, PostgreSQL's begin takes one advisory lock every box
- * process on the database shares. That is what makes a read-then-write
- * (a budget counted, a slot looked at) decide the same for two processes as
- * for two threads: neither can see the state before the other's commit.
+ * Each change is one BEGIN … COMMIT under the connection's lock. No
+ * transaction decides by reading and then writing what it read: each
+ * decision is a write whose result says who won, so two processes decide as
+ * two threads would — on SQLite because BEGIN IMMEDIATE makes writers take
+ * turns anyway, on PostgreSQL (where nothing makes them take turns, and
+ * strangers of different owners, forms and slots never wait on each other)
+ * because the database refuses the loser:
+ *   - a slot hold is an INSERT … ON CONFLICT DO NOTHING that the exclusion
+ *     constraint of ledger_pg.c (and, on SQLite, its NOT EXISTS) lets land
+ *     once per time;
+ *   - budgets and caps are counter rows, upserted with RETURNING in the
+ *     transaction that spends them, rolled back when over;
+ *   - a state change is an UPDATE … WHERE state = the old one; its row count
+ *     is the answer (a second click that raced the first finds nothing).
+ * A transaction the database refused for a conflict (db->conflict: a
+ * deadlock between two such row locks) is run again from its start, at most
+ * LEDGER_TRIES times.
  */
 #include "box/ledger.h"
 #include "box/ledger_db.h"
@@ -21,6 +32,59 @@
 #include <string.h>
 
 /* ---- plumbing ------------------------------------------------------------------ */
+
+/*
+ * Sessions: with a per_thread driver every thread that uses the ledger gets a
+ * connection of its own, made on its first use and kept until ledger_close
+ * (the box's threads live as long as it does), so a request waiting on the
+ * database keeps only itself waiting. l->impl stays the first connection (the
+ * opener's): a thread that cannot connect falls back on it, as does any code
+ * that takes l->impl directly; its lock makes that safe, only slower.
+ */
+struct ledger_sessions {
+	pthread_key_t key; /* this thread's struct ledger_db */
+	pthread_mutex_t lock;
+	char *where;
+	struct ledger_db **all;
+	size_t n;
+};
+
+static struct ledger_db *session_new(struct ledger_db *first)
+{
+	struct ledger_sessions *ss = first->sessions;
+	struct ledger_db *s = xcalloc(1, sizeof *s);
+	struct err ignored;
+
+	s->drv = first->drv;
+	pthread_mutex_init(&s->lock, NULL);
+	if (s->drv->connect(s, ss->where, &ignored) != 0) {
+		s->drv->disconnect(s);
+		pthread_mutex_destroy(&s->lock);
+		free(s->name);
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_lock(&ss->lock);
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	ss->all = xrealloc(ss->all, (ss->n + 1) * sizeof *ss->all);
+	ss->all[ss->n++] = s;
+	pthread_mutex_unlock(&ss->lock);
+	pthread_setspecific(ss->key, s);
+	return s;
+}
+
+/* The calling thread's connection to l. */
+static struct ledger_db *session(struct ledger *l)
+{
+	struct ledger_db *first = l->impl, *s;
+
+	if (!first->sessions)
+		return first;
+	s = pthread_getspecific(first->sessions->key);
+	if (!s)
+		s = session_new(first);
+	return s ? s : first;
+}
 
 static void db_lock(struct ledger_db *s)
 {
@@ -52,6 +116,24 @@ static int begin(struct ledger_db *s, struct err *e)
 	s->drv->exec(s, "ROLLBACK", &ignored);
 	db_unlock(s);
 	return -1;
+}
+
+/* A transaction given up on purpose (a budget spent, a slot taken): nothing it wrote stays. */
+static void abandon(struct ledger_db *s)
+{
+	struct err ignored;
+
+	s->drv->exec(s, "ROLLBACK", &ignored);
+	db_unlock(s);
+}
+
+/* How many times a transaction refused for a conflict is tried in all. */
+#define LEDGER_TRIES 4
+
+/* 1 when the attempt that returned rc may be made again (see db->conflict). */
+static int again(const struct ledger_db *s, int rc, int *tries)
+{
+	return rc < 0 && s->conflict && ++*tries < LEDGER_TRIES;
 }
 
 /* COMMIT when ok is 0, else ROLLBACK; returns ok (or -1 when the commit failed). */
@@ -127,7 +209,36 @@ static int sql_open(struct ledger *l, const struct ledger_driver *drv, const cha
 	l->impl = s;
 	s->drv = drv;
 	pthread_mutex_init(&s->lock, NULL);
-	return drv->connect(s, where, e);
+	if (drv->connect(s, where, e) != 0)
+		return -1;
+	if (drv->per_thread) {
+		s->sessions = xcalloc(1, sizeof *s->sessions);
+		if (pthread_key_create(&s->sessions->key, NULL) != 0) {
+			free(s->sessions);
+			s->sessions = NULL;
+			return 0; /* one connection for every thread: slower, still right */
+		}
+		pthread_mutex_init(&s->sessions->lock, NULL);
+		s->sessions->where = xstrdup(where);
+		pthread_setspecific(s->sessions->key, s);
+	}
+	return 0;
+}
+
+static void sessions_close(struct ledger_sessions *ss)
+{
+	for (size_t i = 0; i < ss->n; i++) {
+		struct ledger_db *s = ss->all[i];
+		s->drv->disconnect(s);
+		pthread_mutex_destroy(&s->lock);
+		free(s->name);
+		free(s);
+	}
+	pthread_key_delete(ss->key);
+	pthread_mutex_destroy(&ss->lock);
+	free(ss->all);
+	free(ss->where);
+	free(ss);
 }
 
 static int sqlite_open(struct ledger *l, const char *where, struct err *e)
@@ -146,6 +257,8 @@ static void sql_close(struct ledger *l)
 
 	if (!s)
 		return;
+	if (s->sessions)
+		sessions_close(s->sessions);
 	s->drv->disconnect(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s->name);
@@ -158,7 +271,7 @@ static void sql_close(struct ledger *l)
 static int sql_user_add(struct ledger *l, const struct ledger_user *u, const char *now,
 			 struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { u->id, u->handle, u->status[0] ? u->status : "active", now };
 	long long taken;
 	int rc;
@@ -170,8 +283,11 @@ static int sql_user_add(struct ledger *l, const struct ledger_user *u, const cha
 		rc = err_set(e, ERR_HANDLE_TAKEN, "the box already has an owner called %s",
 			     u->handle);
 	if (rc == 0)
-		rc = run(s, "INSERT INTO users (id, handle, status, created_at) VALUES (?1, ?2, ?3, ?4)",
-			 4, v, e);
+		rc = run(s, "INSERT INTO users (id, handle, status, created_at) VALUES (?1, ?2, ?3, ?4) "
+			    "ON CONFLICT DO NOTHING", 4, v, e);
+	if (rc == 0 && s->changes == 0) /* another box added it since the COUNT */
+		rc = err_set(e, ERR_HANDLE_TAKEN, "the box already has an owner called %s",
+			     u->handle);
 	return end(s, rc, e);
 }
 
@@ -179,7 +295,7 @@ static int sql_user_get(struct ledger *l, const char *handle, const char *id,
 			 struct ledger_user *out, struct err *e)
 {
 	static const char *const names[] = { "id", "handle", "status", "send_budget", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { handle ? handle : id };
 	json_t *row;
 	int rc;
@@ -203,7 +319,7 @@ static int sql_user_get(struct ledger *l, const char *handle, const char *id,
 static int sql_key_add(struct ledger *l, const struct ledger_key *k, const char *now,
 			struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { k->id, k->user_id, k->scope, k->hash, k->label ? k->label : "", now };
 	int rc;
 
@@ -218,7 +334,7 @@ static int sql_key_get(struct ledger *l, const char *id, struct ledger_key *out,
 {
 	static const char *const names[] = { "id", "user_id", "scope", "hash", "label", "revoked",
 					     NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	json_t *row;
 	int rc;
 
@@ -243,7 +359,7 @@ static int sql_key_get(struct ledger *l, const char *id, struct ledger_key *out,
 /* Best effort by design: authentication never fails over a timestamp. */
 static void sql_key_touch(struct ledger *l, const char *id, const char *now)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { now, id };
 	struct err ignored;
 
@@ -254,7 +370,7 @@ static void sql_key_touch(struct ledger *l, const char *id, const char *now)
 
 static int sql_key_revoke(struct ledger *l, const char *id, const char *now, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { now, id };
 	int rc;
 
@@ -271,7 +387,7 @@ static int sql_type_put(struct ledger *l, const char *user, const char *id, cons
 			 const char *manifest, const char *schema, const char *now,
 			 struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, id, title, manifest, schema, now };
 	int rc;
 
@@ -289,7 +405,7 @@ static int sql_type_get(struct ledger *l, const char *user, const char *id, json
 {
 	static const char *const names[] = { "id", "title", "updated_at", "manifest", "schema",
 					     NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, id };
 
 	return read_one(s, "SELECT id, title, updated_at, manifest, schema FROM types "
@@ -299,7 +415,7 @@ static int sql_type_get(struct ledger *l, const char *user, const char *id, json
 static int sql_type_list(struct ledger *l, const char *user, json_t **out, struct err *e)
 {
 	static const char *const names[] = { "id", "title", "updated_at", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc;
 
 	db_lock(s);
@@ -313,7 +429,7 @@ static int sql_slots_put(struct ledger *l, const char *user, const char *instrum
 			  const char *generated_at, long long horizon_days, const char *slots,
 			  const char *now, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	char horizon[24];
 	const char *v[] = { user, instrument, generated_at, horizon, slots, now };
 	int rc;
@@ -334,7 +450,7 @@ static int sql_slots_get(struct ledger *l, const char *user, const char *instrum
 {
 	static const char *const names[] = { "generated_at", "horizon_days", "slots",
 					     "received_at", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, instrument };
 
 	return read_one(s, "SELECT generated_at, horizon_days, slots, received_at FROM slot_cache "
@@ -342,6 +458,29 @@ static int sql_slots_get(struct ledger *l, const char *user, const char *instrum
 }
 
 /* ---- the queue ------------------------------------------------------------------------- */
+
+/* Inside a transaction: one part of the attachment id's bytes. */
+static int put_part(struct ledger_db *s, const char *id, long long n, const char *p, size_t len,
+		    struct err *e)
+{
+	char ns[24];
+	const char *v[] = { id, ns };
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	return s->drv->put_bytes(s, "INSERT INTO attachment_parts (id, n, bytes) VALUES "
+				    "(?1, CAST(?2 AS INTEGER), ?3)", 2, v, p, len, e);
+}
+
+/* Inside a transaction: len bytes as the parts of the attachment id. */
+static int put_parts(struct ledger_db *s, const char *id, const char *p, size_t len,
+		     struct err *e)
+{
+	for (size_t off = 0, n = 0; off < len; off += LEDGER_PART, n++)
+		if (put_part(s, id, (long long)n, p + off,
+			     len - off < LEDGER_PART ? len - off : LEDGER_PART, e) != 0)
+			return -1;
+	return 0;
+}
 
 static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 			  const struct ledger_attachment *a, const char *now, struct err *e)
@@ -352,9 +491,11 @@ static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 
 	snprintf(seqs, sizeof seqs, "%lld", seq);
 	snprintf(size, sizeof size, "%lld", a->size);
-	return run(s, "INSERT INTO attachments (id, user_id, seq, field, filename, content_type, "
-		      "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
-		      "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e);
+	if (run(s, "INSERT INTO attachments (id, user_id, seq, field, filename, content_type, "
+		   "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
+		   "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e) != 0)
+		return -1;
+	return a->data ? put_parts(s, a->id, a->data, (size_t)a->size, e) : 0;
 }
 
 /* Inside a transaction: q as a queued row with its attachment rows. */
@@ -376,61 +517,74 @@ static int insert_queued(struct ledger_db *s, const struct ledger_queued *q, con
 static int sql_queue_add(struct ledger *l, const struct ledger_queued *q, const char *now,
 			  long long *seq, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 
 	if (begin(s, e) != 0)
 		return -1;
 	return end(s, insert_queued(s, q, now, seq, e), e);
 }
 
-/* 1 when another send to s's address, and by s's owner, fits today's budgets. */
-static int within_budget(struct ledger_db *s, const struct ledger_submission *sub, struct err *e)
-{
-	const char *v[] = { sub->user_id, sub->day, sub->recipient_hash };
-	long long to_them, by_owner, budget;
-
-	if (scalar(s, "SELECT COUNT(*) FROM sends WHERE user_id = ?1 AND day = ?2 AND "
-		      "recipient_hash = ?3", 3, v, &to_them, e) != 0 ||
-	    scalar(s, "SELECT COUNT(*) FROM sends WHERE user_id = ?1 AND day = ?2", 2, v, &by_owner,
-		   e) != 0 ||
-	    scalar(s, "SELECT send_budget FROM users WHERE id = ?1", 1, v, &budget, e) != 0)
-		return -1;
-	return to_them < sub->per_recipient && by_owner < budget;
-}
-
-/* Inside a transaction: the submitted row, and the send it costs counted. */
+/* Inside a transaction: the submitted row (count_send counts what it costs). */
 static int insert_submitted(struct ledger_db *s, const struct ledger_submission *sub, const char *now,
 			    long long *seq, struct err *e)
 {
 	const char *v[] = { sub->user_id, sub->type_id, sub->payload, now, sub->retain_until,
 			    sub->verify_hash, sub->verify_expires, sub->recipient_hash, sub->day };
-	const char *send[] = { sub->user_id, sub->day, sub->recipient_hash,
-			       sub->ip_hash ? sub->ip_hash : "", now };
 
-	if (scalar(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, "
-		      "retain_until, verify_hash, verify_expires, recipient_hash, submitted_on) "
-		      "VALUES (?1, ?2, 'submitted', ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq", 9, v,
-		   seq, e) != 0)
+	return scalar(s, "INSERT INTO queue (user_id, type_id, state, payload, created_at, "
+			 "retain_until, verify_hash, verify_expires, recipient_hash, submitted_on) "
+			 "VALUES (?1, ?2, 'submitted', ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING seq", 9,
+		      v, seq, e);
+}
+
+/* One counter row of send_counts up by one; *n its new value. */
+static int count_one(struct ledger_db *s, const char *user, const char *day, const char *who,
+		     long long *n, struct err *e)
+{
+	const char *v[] = { user, day, who };
+
+	return scalar(s, "INSERT INTO send_counts (user_id, day, recipient_hash, n) VALUES "
+			 "(?1, ?2, ?3, 1) ON CONFLICT (user_id, day, recipient_hash) DO UPDATE SET "
+			 "n = send_counts.n + 1 RETURNING n", 3, v, n, e);
+}
+
+/*
+ * Inside the submission's transaction, as late in it as may be (the counter
+ * rows' locks are held until its commit): the send it costs counted, to the
+ * address and by the owner. 1 when both counts are within today's budgets,
+ * 0 when one is over (the caller rolls back: nothing is counted), -1.
+ */
+static int count_send(struct ledger_db *s, const struct ledger_submission *sub, struct err *e)
+{
+	long long to_them, by_owner, budget;
+
+	if (count_one(s, sub->user_id, sub->day, sub->recipient_hash, &to_them, e) != 0 ||
+	    count_one(s, sub->user_id, sub->day, "*", &by_owner, e) != 0 ||
+	    scalar(s, "SELECT send_budget FROM users WHERE id = ?1", 1, &sub->user_id, &budget,
+		   e) != 0)
 		return -1;
-	return run(s, "INSERT INTO sends (user_id, day, recipient_hash, ip_hash, sent_at) "
-		      "VALUES (?1, ?2, ?3, ?4, ?5)", 5, send, e);
+	return to_them <= sub->per_recipient && by_owner <= budget;
 }
 
 static int sql_queue_submit(struct ledger *l, const struct ledger_submission *sub,
 			     const char *now, long long *seq, struct err *e)
 {
-	struct ledger_db *s = l->impl;
-	int rc, fits;
+	struct ledger_db *s = session(l);
+	int rc, fits = -1, tries = 0;
 
-	*seq = 0;
-	if (begin(s, e) != 0)
-		return -1;
-	rc = (fits = within_budget(s, sub, e)) < 0 ? -1 : 0;
-	if (rc == 0 && fits)
+	do {
+		*seq = 0;
+		if (begin(s, e) != 0)
+			return -1;
 		rc = insert_submitted(s, sub, now, seq, e);
-	if (end(s, rc, e) != 0)
-		return -1;
-	return fits;
+		if (rc == 0 && (fits = count_send(s, sub, e)) == 0) {
+			abandon(s);
+			*seq = 0;
+			return 0;
+		}
+		rc = end(s, rc == 0 && fits == 1 ? 0 : -1, e);
+	} while (again(s, rc, &tries));
+	return rc == 0 ? 1 : -1;
 }
 
 static int attachments_of(struct ledger_db *s, const char *user, json_t *record, struct err *e)
@@ -456,7 +610,7 @@ static int sql_queue_list(struct ledger *l, const char *user, long long since, l
 {
 	static const char *const names[] = { "seq", "type", "state", "created_at", "payload",
 					     NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	char a[24], b[24];
 	const char *v[] = { user, a, b };
 	size_t i;
@@ -482,7 +636,7 @@ static int sql_queue_list(struct ledger *l, const char *user, long long since, l
 
 static int sql_queue_latest(struct ledger *l, const char *user, long long *seq, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc;
 
 	db_lock(s);
@@ -508,7 +662,9 @@ static int ack_one(struct ledger_db *s, const char *user, long long seq, long lo
 	json_array_foreach(ids, i, x)
 		json_array_append(blobs, json_object_get(x, "id"));
 	json_decref(ids);
-	if (run(s, "DELETE FROM attachments WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER)", 2, v,
+	if (run(s, "DELETE FROM attachment_parts WHERE id IN (SELECT id FROM attachments WHERE "
+		   "user_id = ?1 AND seq = CAST(?2 AS INTEGER))", 2, v, e) != 0 ||
+	    run(s, "DELETE FROM attachments WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER)", 2, v,
 		e) != 0 ||
 	    run(s, "DELETE FROM queue WHERE user_id = ?1 AND seq = CAST(?2 AS INTEGER) AND "
 		   "state = 'queued'", 2, v, e) != 0)
@@ -520,7 +676,7 @@ static int ack_one(struct ledger_db *s, const char *user, long long seq, long lo
 static int sql_queue_ack(struct ledger *l, const char *user, const long long *seqs, size_t n,
 			  long long *deleted, json_t **blobs, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc = 0;
 
 	*deleted = 0;
@@ -545,18 +701,19 @@ static int sql_attachment_get(struct ledger *l, const char *user, const char *id
 			       struct err *e)
 {
 	static const char *const names[] = { "id", "seq", "field", "filename", "size", "sha256",
-					     "content_type", NULL };
-	struct ledger_db *s = l->impl;
+					     "content_type", "parts", NULL };
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, id };
 
-	return read_one(s, "SELECT id, seq, field, filename, size, sha256, content_type FROM attachments "
-			"WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
+	return read_one(s, "SELECT id, seq, field, filename, size, sha256, content_type, (SELECT "
+			"COUNT(*) FROM attachment_parts p WHERE p.id = attachments.id) FROM "
+			"attachments WHERE user_id = ?1 AND id = ?2", 2, v, names, row, e);
 }
 
 static int sql_queue_counts(struct ledger *l, const char *user, const char *now,
 			     long long *queued, long long *overdue, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, now };
 	int rc;
 
@@ -604,30 +761,31 @@ static int verified(struct ledger_db *s, const struct ledger_verify *v, json_t *
 
 	seq_text(row_seq(row), seqs);
 	json_object_set_new(row, "state", json_string(files ? "awaiting_upload" : "queued"));
-	if (!files)
-		return run(s, "UPDATE queue SET state = 'queued', verify_hash = NULL, "
-			      "verify_expires = NULL WHERE seq = CAST(?1 AS INTEGER) AND "
-			      "state = 'submitted'", 1, up, e);
-	return run(s, "UPDATE queue SET state = 'awaiting_upload', verify_hash = NULL, "
-		      "verify_expires = NULL, upload_hash = ?2, upload_expires = ?3 "
-		      "WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'", 3, up, e);
+	if (run(s, files ? "UPDATE queue SET state = 'awaiting_upload', verify_hash = NULL, "
+			   "verify_expires = NULL, upload_hash = ?2, upload_expires = ?3 "
+			   "WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'"
+			 : "UPDATE queue SET state = 'queued', verify_hash = NULL, "
+			   "verify_expires = NULL WHERE seq = CAST(?1 AS INTEGER) AND "
+			   "state = 'submitted'", files ? 3 : 1, up, e) != 0)
+		return -1;
+	return s->changes == 1; /* 0: a click at another box spent the token first */
 }
 
 static int sql_queue_verify(struct ledger *l, const struct ledger_verify *v, const char *now,
 			     json_t **row, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int found;
 
 	if (begin(s, e) != 0)
 		return -1;
 	found = submitted_row(s, v->user_id, v->type_id, v->verify_hash, now, row, e);
-	if (found == 1 && verified(s, v, *row, e) != 0)
-		found = -1;
-	if (end(s, found < 0 ? -1 : 0, e) != 0 || found < 0) {
+	if (found == 1)
+		found = verified(s, v, *row, e);
+	if (end(s, found < 0 ? -1 : 0, e) != 0 || found <= 0) {
 		json_decref(*row);
 		*row = NULL;
-		return -1;
+		return found == 0 ? 0 : -1;
 	}
 	return found;
 }
@@ -647,7 +805,7 @@ static int sql_upload_pending(struct ledger *l, const char *user, const char *ty
 			       const char *upload_hash, const char *now, json_t **row,
 			       struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc;
 
 	db_lock(s);
@@ -664,19 +822,21 @@ static int complete(struct ledger_db *s, const struct ledger_upload *u, long lon
 	int rc = 0;
 
 	seq_text(seq, seqs);
+	if (run(s, "UPDATE queue SET state = 'queued', payload = ?1, upload_hash = NULL, "
+		   "upload_expires = NULL WHERE seq = CAST(?2 AS INTEGER) AND "
+		   "state = 'awaiting_upload'", 2, v, e) != 0)
+		return -1;
+	if (s->changes != 1) /* another box took these files first */
+		return 0;
 	for (size_t i = 0; rc == 0 && i < u->nattachments; i++)
 		rc = add_attachment(s, u->user_id, seq, &u->attachments[i], now, e);
-	if (rc == 0)
-		rc = run(s, "UPDATE queue SET state = 'queued', payload = ?1, upload_hash = NULL, "
-			    "upload_expires = NULL WHERE seq = CAST(?2 AS INTEGER) AND "
-			    "state = 'awaiting_upload'", 2, v, e);
-	return rc;
+	return rc == 0 ? 1 : -1;
 }
 
 static int sql_upload_complete(struct ledger *l, const struct ledger_upload *u, const char *now,
 				long long *seq, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	json_t *row = NULL;
 	int found;
 
@@ -686,8 +846,8 @@ static int sql_upload_complete(struct ledger *l, const struct ledger_upload *u, 
 	found = pending_row(s, u->user_id, u->type_id, u->upload_hash, now, &row, e);
 	if (found == 1) {
 		*seq = row_seq(row);
-		if (complete(s, u, *seq, now, e) != 0)
-			found = -1;
+		if ((found = complete(s, u, *seq, now, e)) != 1)
+			*seq = 0;
 	}
 	json_decref(row);
 	if (end(s, found < 0 ? -1 : 0, e) != 0)
@@ -698,24 +858,27 @@ static int sql_upload_complete(struct ledger *l, const struct ledger_upload *u, 
 static int sql_upload_budget(struct ledger *l, const char *ip_hash, const char *day,
 			      long long bytes, long long cap, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	char n[24];
 	const char *v[] = { day, ip_hash, n };
 	long long today;
-	int rc, fits = 0;
+	int rc, tries = 0;
 
 	seq_text(bytes, n);
-	if (begin(s, e) != 0)
-		return -1;
-	rc = scalar(s, "SELECT COALESCE(SUM(bytes), 0) FROM upload_budget WHERE day = ?1 AND "
-		       "ip_hash = ?2", 2, v, &today, e);
-	if (rc == 0 && (fits = today <= cap - bytes))
-		rc = run(s, "INSERT INTO upload_budget (day, ip_hash, bytes) VALUES (?1, ?2, "
-			    "CAST(?3 AS INTEGER)) ON CONFLICT (day, ip_hash) DO UPDATE SET "
-			    "bytes = upload_budget.bytes + excluded.bytes", 3, v, e);
-	if (end(s, rc, e) != 0)
-		return -1;
-	return fits;
+	do { /* the counter row counts, and its lock makes one address's uploads take turns */
+		if (begin(s, e) != 0)
+			return -1;
+		rc = scalar(s, "INSERT INTO upload_budget (day, ip_hash, bytes) VALUES (?1, ?2, "
+			       "CAST(?3 AS INTEGER)) ON CONFLICT (day, ip_hash) DO UPDATE SET "
+			       "bytes = upload_budget.bytes + excluded.bytes RETURNING bytes", 3, v,
+			    &today, e);
+		if (rc == 0 && today > cap) {
+			abandon(s); /* over: not counted */
+			return 0;
+		}
+		rc = end(s, rc, e);
+	} while (again(s, rc, &tries));
+	return rc == 0 ? 1 : -1;
 }
 
 /* ---- bookings ---------------------------------------------------------------------------------- */
@@ -727,24 +890,46 @@ static int sql_booking_blocking(struct ledger *l, const char *user, const char *
 				 const char *now, json_t **out, struct err *e)
 {
 	static const char *const names[] = { "start", "end", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, instrument, now };
 	int rc;
 
 	db_lock(s);
+	/* one that ended by now blocks no slot still offered: years of bookings are not read */
 	rc = rows(s, "SELECT slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
-		     "instrument_id = ?2 AND " LIVE(""), 3, v, names, out, e);
+		     "instrument_id = ?2 AND slot_end > ?3 AND " LIVE(""), 3, v, names, out, e);
 	db_unlock(s);
 	return rc;
 }
 
-/* 1 when the stranger (by address, and by client address) may take one more hold. */
+/* The holder row of one stranger (kind "r" an address, "i" a client address) up by one:
+ * its lock, held to the commit, makes that stranger's holds take turns. */
+static int holder_turn(struct ledger_db *s, const char *user, const char *kind,
+		       const char *hash, const char *now, struct err *e)
+{
+	char *holder = xasprintf("%s:%s", kind, hash), day[11];
+	const char *v[] = { user, holder, day };
+	int rc;
+
+	snprintf(day, sizeof day, "%.10s", now);
+	rc = run(s, "INSERT INTO holders (user_id, holder, day, holds) VALUES (?1, ?2, ?3, 1) "
+		    "ON CONFLICT (user_id, holder) DO UPDATE SET holds = holders.holds + 1, "
+		    "day = excluded.day", 3, v, e);
+	free(holder);
+	return rc;
+}
+
+/* 1 when the stranger (by address, and by client address) may take one more hold: their
+ * turn taken first, so the count sees every hold of theirs committed before. */
 static int holds_left(struct ledger_db *s, const struct ledger_hold *h, const char *now, struct err *e)
 {
 	const char *v[] = { h->sub.user_id, h->sub.recipient_hash, now,
 			    h->sub.ip_hash ? h->sub.ip_hash : "" };
 	long long by_address, by_ip = 0;
 
+	if (holder_turn(s, h->sub.user_id, "r", h->sub.recipient_hash, now, e) != 0 ||
+	    (h->sub.ip_hash && holder_turn(s, h->sub.user_id, "i", h->sub.ip_hash, now, e) != 0))
+		return -1;
 	if (scalar(s, "SELECT COUNT(*) FROM bookings WHERE user_id = ?1 AND recipient_hash = ?2 "
 		      "AND state = 'held' AND hold_expires > ?3", 3, v, &by_address, e) != 0)
 		return -1;
@@ -756,11 +941,13 @@ static int holds_left(struct ledger_db *s, const struct ledger_hold *h, const ch
 }
 
 /*
- * The hold itself: one statement, decided by the database. The driver's
- * begin makes writers take turns (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
- * ledger's advisory lock, across every box process on the database), so two
- * racing holds cannot both see no overlap. Without it, PostgreSQL's READ
- * COMMITTED would let both land.
+ * The hold itself: one statement, decided by the database. On SQLite,
+ * BEGIN IMMEDIATE makes writers take turns, so the NOT EXISTS sees every hold
+ * before it. On PostgreSQL two racing holds can both see no overlap; the
+ * exclusion constraint (ledger_pg.c, v3) then makes the second wait for the
+ * first's transaction and, once it committed, land on nothing (ON CONFLICT DO
+ * NOTHING: no row, so TAKEN). Holds of this time that expired are marked
+ * 'lapsed' first, as the constraint counts every row still 'held'.
  */
 static int insert_hold(struct ledger_db *s, const struct ledger_hold *h, const char *now,
 		       struct err *e)
@@ -771,23 +958,28 @@ static int insert_hold(struct ledger_db *s, const struct ledger_hold *h, const c
 			    h->sub.ip_hash };
 
 	seq_text(h->duration_minutes, mins);
+	if (run(s, "UPDATE bookings SET state = 'lapsed' WHERE user_id = ?2 AND instrument_id = ?4 "
+		   "AND state = 'held' AND hold_expires <= ?3 AND slot_start < ?6 AND ?5 < slot_end",
+		6, v, e) != 0)
+		return -1;
 	if (run(s, "INSERT INTO bookings (id, user_id, instrument_id, slot_start, slot_end, "
 		   "duration_minutes, state, hold_expires, ics_sequence, created_at, recipient_hash, "
 		   "ip_hash) SELECT ?1, ?2, ?4, ?5, ?6, CAST(?7 AS INTEGER), 'held', ?8, 0, ?3, ?9, "
 		   "?10 WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE user_id = ?2 AND "
-		   "instrument_id = ?4 AND slot_start < ?6 AND ?5 < slot_end AND " LIVE("") ")",
-		10, v, e) != 0)
+		   "instrument_id = ?4 AND slot_start < ?6 AND ?5 < slot_end AND " LIVE("") ") "
+		   "ON CONFLICT DO NOTHING", 10, v, e) != 0)
 		return -1;
 	return s->changes == 1;
 }
 
-/* Inside the hold's transaction, once the budgets and the cap allow it. */
+/* Inside the hold's transaction, once the cap allows it: the hold, the row, then the send
+ * counted last (its counters' locks are the most shared: held the shortest). */
 static int hold(struct ledger_db *s, const struct ledger_hold *h, const char *now, long long *seq,
 		struct err *e)
 {
 	char seqs[24];
 	const char *v[] = { seqs, h->booking_id };
-	int held = insert_hold(s, h, now, e);
+	int held = insert_hold(s, h, now, e), fits;
 
 	if (held != 1)
 		return held < 0 ? -1 : LEDGER_HOLD_TAKEN;
@@ -797,27 +989,42 @@ static int hold(struct ledger_db *s, const struct ledger_hold *h, const char *no
 	if (run(s, "UPDATE bookings SET queue_seq = CAST(?1 AS INTEGER) WHERE id = ?2", 2, v,
 		e) != 0)
 		return -1;
-	return LEDGER_HOLD_HELD;
+	if ((fits = count_send(s, &h->sub, e)) < 0)
+		return -1;
+	return fits ? LEDGER_HOLD_HELD : LEDGER_HOLD_OVER_BUDGET;
 }
 
-static int sql_booking_hold(struct ledger *l, const struct ledger_hold *h, const char *now,
-			     long long *seq, struct err *e)
+/* One attempt at the hold: HELD committed, anything else rolled back, or -1. */
+static int try_hold(struct ledger_db *s, const struct ledger_hold *h, const char *now,
+		    long long *seq, struct err *e)
 {
-	struct ledger_db *s = l->impl;
 	int rc;
 
 	*seq = 0;
 	if (begin(s, e) != 0)
 		return -1;
-	rc = within_budget(s, &h->sub, e);
-	if (rc == 0)
-		rc = LEDGER_HOLD_OVER_BUDGET;
-	else if (rc == 1 && (rc = holds_left(s, h, now, e)) == 0)
+	if ((rc = holds_left(s, h, now, e)) == 0)
 		rc = LEDGER_HOLD_TOO_MANY;
 	else if (rc == 1)
 		rc = hold(s, h, now, seq, e);
-	if (end(s, rc < 0 ? -1 : 0, e) != 0)
-		return -1;
+	if (rc == LEDGER_HOLD_HELD)
+		return end(s, 0, e) == 0 ? rc : -1;
+	*seq = 0;
+	if (rc < 0)
+		return end(s, -1, e);
+	abandon(s);
+	return rc;
+}
+
+static int sql_booking_hold(struct ledger *l, const struct ledger_hold *h, const char *now,
+			     long long *seq, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	int rc, tries = 0;
+
+	do
+		rc = try_hold(s, h, now, seq, e);
+	while (again(s, rc, &tries));
 	return rc;
 }
 
@@ -888,8 +1095,11 @@ static int finalize(struct ledger_db *s, const struct ledger_confirm *c, json_t 
 
 	seq_text(row_seq(row), seqs);
 	if (run(s, "UPDATE queue SET state = 'finalizing', verify_hash = NULL, verify_expires = "
-		   "NULL WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'", 1, v, e) != 0 ||
-	    (ok = confirm_hold(s, c, seqs, now, e)) < 0)
+		   "NULL WHERE seq = CAST(?1 AS INTEGER) AND state = 'submitted'", 1, v, e) != 0)
+		return -1;
+	if (s->changes != 1) /* a click at another box spent the link first */
+		return LEDGER_CONFIRM_DEAD;
+	if ((ok = confirm_hold(s, c, seqs, now, e)) < 0)
 		return -1;
 	if (ok)
 		return booked(s, c, seqs, row, e) == 0 ? LEDGER_CONFIRM_BOOKED : -1;
@@ -901,7 +1111,7 @@ static int finalize(struct ledger_db *s, const struct ledger_confirm *c, json_t 
 static int sql_booking_confirm(struct ledger *l, const struct ledger_confirm *c, const char *now,
 				json_t **row, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc;
 
 	*row = NULL;
@@ -925,7 +1135,7 @@ static int sql_booking_get(struct ledger *l, const char *user, const char *instr
 			    const char *manage_hash, json_t **row, struct err *e)
 {
 	static const char *const names[] = { "id", "state", "slot_start", "slot_end", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { user, instrument, manage_hash };
 
 	return read_one(s, "SELECT id, state, slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
@@ -936,7 +1146,7 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 			       const struct ledger_queued *q, const char *now, long long *seq,
 			       struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	const char *v[] = { q->user_id, q->type_id, manage_hash, now };
 	int rc, cancelled = 0;
 
@@ -953,6 +1163,22 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 	return cancelled;
 }
 
+static int sql_booking_decline(struct ledger *l, const char *user, const char *booking_id,
+			       const char *now, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, booking_id, now };
+	int rc;
+
+	if (begin(s, e) != 0)
+		return -1;
+	rc = run(s, "UPDATE bookings SET state = 'declined_by_owner', cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 3, v, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return s->changes == 1;
+}
+
 /* ---- the sweep ------------------------------------------------------------------------- */
 
 /* Deletes the rows the condition picks, with their attachment rows (ids into blobs). */
@@ -962,6 +1188,9 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 	static const char *const names[] = { "user_id", "id", NULL };
 	char *sel = xasprintf("SELECT a.user_id, a.id FROM attachments a JOIN queue q ON "
 			      "q.seq = a.seq AND q.user_id = a.user_id WHERE %s", cond);
+	char *delp = xasprintf("DELETE FROM attachment_parts WHERE id IN (SELECT a.id FROM "
+			       "attachments a JOIN queue q ON q.seq = a.seq AND q.user_id = a.user_id "
+			       "WHERE %s)", cond);
 	char *dela = xasprintf("DELETE FROM attachments WHERE EXISTS (SELECT 1 FROM queue q WHERE "
 			       "q.seq = attachments.seq AND q.user_id = attachments.user_id AND %s)",
 			       cond);
@@ -972,6 +1201,8 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 	if (rc == 0)
 		json_array_extend(blobs, ids);
 	if (rc == 0)
+		rc = run(s, delp, 1, &now, e);
+	if (rc == 0)
 		rc = run(s, dela, 1, &now, e);
 	if (rc == 0)
 		rc = run(s, delq, 1, &now, e);
@@ -979,6 +1210,7 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 		*count = s->changes;
 	json_decref(ids);
 	free(sel);
+	free(delp);
 	free(dela);
 	free(delq);
 	return rc;
@@ -987,7 +1219,7 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 static int sql_sweep(struct ledger *l, const char *now, const char *budget_before,
 		      struct ledger_sweep *r, json_t **blobs, struct err *e)
 {
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -1008,6 +1240,22 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 	}
 	if (rc == 0) {
 		r->budget_rows += s->changes;
+		rc = run(s, "DELETE FROM send_counts WHERE day < ?1", 1, &budget_before, e);
+	}
+	if (rc == 0) {
+		r->budget_rows += s->changes;
+		rc = run(s, "DELETE FROM holders WHERE day < ?1", 1, &budget_before, e);
+	}
+	if (rc == 0)
+		r->budget_rows += s->changes;
+	if (rc == 0) /* bytes no row names (none should be: they leave together) */
+		rc = run(s, "DELETE FROM attachment_parts WHERE NOT EXISTS (SELECT 1 FROM "
+			    "attachments a WHERE a.id = attachment_parts.id)", 0, NULL, e);
+	if (rc == 0) {
+		/* pairing codes dead for days (spent or not): not even the rate limit counts them */
+		rc = run(s, "DELETE FROM pairings WHERE expires_at < ?1", 1, &budget_before, e);
+	}
+	if (rc == 0) {
 		rc = scalar(s, "SELECT COUNT(*) FROM queue WHERE state = 'queued' AND retain_until "
 			       "IS NOT NULL AND retain_until < ?1", 1, &now, &r->overdue_queued, e);
 	}
@@ -1022,7 +1270,7 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 {
 	static const char *const names[] = { "k", NULL };
-	struct ledger_db *s = l->impl;
+	struct ledger_db *s = session(l);
 	json_t *list, *x;
 	size_t i;
 	int rc;
@@ -1037,6 +1285,156 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 		json_object_set_new(*ids, json_string_value(json_object_get(x, "k")), json_true());
 	json_decref(list);
 	return 0;
+}
+
+/* ---- attachments' bytes ------------------------------------------------------------------ */
+
+static int sql_attachment_read(struct ledger *l, const char *id, long long n, struct buf *out,
+			       struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char ns[24];
+	const char *v[] = { id, ns };
+	int rc;
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	db_lock(s);
+	rc = s->drv->get_bytes(s, "SELECT bytes FROM attachment_parts WHERE id = ?1 AND "
+				  "n = CAST(?2 AS INTEGER)", 2, v, out, e);
+	db_unlock(s);
+	return rc;
+}
+
+/* Inside a transaction: source read into parts until it ends. */
+static int fill_parts(struct ledger_db *s, const char *id,
+		      int (*source)(void *, char *, size_t, size_t *, struct err *), void *arg,
+		      struct err *e)
+{
+	char *part = xmalloc(LEDGER_PART);
+	size_t got = 0;
+	int rc = 0;
+
+	for (long long n = 0; rc == 0; n++) {
+		size_t have = 0;
+		/* a part is filled whole (a source may answer short) before it is stored */
+		while (rc == 0 && have < LEDGER_PART &&
+		       (rc = source(arg, part + have, LEDGER_PART - have, &got, e)) == 0 && got)
+			have += got;
+		if (rc == 0 && have)
+			rc = put_part(s, id, n, part, have, e);
+		if (have < LEDGER_PART)
+			break;
+	}
+	free(part);
+	return rc;
+}
+
+static int sql_attachment_fill(struct ledger *l, const char *id,
+			       int (*source)(void *, char *, size_t, size_t *, struct err *),
+			       void *arg, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	long long rows;
+	int rc;
+
+	if (begin(s, e) != 0)
+		return -1;
+	rc = scalar(s, "SELECT COUNT(*) FROM attachments WHERE id = ?1", 1, &id, &rows, e);
+	if (rc == 0 && rows)
+		rc = run(s, "DELETE FROM attachment_parts WHERE id = ?1", 1, &id, e);
+	if (rc == 0 && rows)
+		rc = fill_parts(s, id, source, arg, e);
+	if (end(s, rc, e) != 0)
+		return -1;
+	return rows > 0;
+}
+
+static int sql_attachment_unstored(struct ledger *l, json_t **out, struct err *e)
+{
+	static const char *const names[] = { "user_id", "id", NULL };
+	struct ledger_db *s = session(l);
+	int rc;
+
+	db_lock(s);
+	rc = rows(s, "SELECT user_id, id FROM attachments a WHERE NOT EXISTS (SELECT 1 FROM "
+		     "attachment_parts p WHERE p.id = a.id) ORDER BY created_at, id", 0, NULL, names,
+		  out, e);
+	db_unlock(s);
+	return rc;
+}
+
+/* ---- pairings ------------------------------------------------------------------------- */
+
+static int sql_pair_add(struct ledger *l, const struct ledger_pairing *p, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char max[24];
+	const char *count[] = { p->user_id, p->since };
+	const char *v[] = { p->code_hash, p->user_id, p->label ? p->label : "", p->now, p->expires };
+	long long made;
+	int rc;
+
+	snprintf(max, sizeof max, "%lld", p->max);
+	if (begin(s, e) != 0)
+		return -1;
+	rc = scalar(s, "SELECT COUNT(*) FROM pairings WHERE user_id = ?1 AND created_at >= ?2", 2,
+		    count, &made, e);
+	if (rc == 0 && made >= p->max)
+		return end(s, 0, e) == 0 ? 0 : -1;
+	if (rc == 0)
+		rc = run(s, "INSERT INTO pairings (code_hash, user_id, label, created_at, expires_at) "
+			    "VALUES (?1, ?2, ?3, ?4, ?5)", 5, v, e);
+	return end(s, rc, e) == 0 ? 1 : -1;
+}
+
+static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
+			   struct ledger_user *out, struct err *e)
+{
+	static const char *const names[] = { "hash", "id", "handle", "status", "send_budget",
+					     NULL };
+	struct ledger_db *s = session(l);
+	char maxf[24];
+	const char *find[] = { r->hashes[0], r->hashes[1], r->handle, r->now, maxf };
+	const char *miss[] = { r->handle, r->now };
+	json_t *row = NULL;
+	int rc, found;
+
+	snprintf(maxf, sizeof maxf, "%lld", r->max_failures);
+	if (begin(s, e) != 0)
+		return -1;
+	found = one(s, "SELECT p.code_hash, u.id, u.handle, u.status, u.send_budget "
+		       "FROM pairings p JOIN users u ON u.id = p.user_id "
+		       "WHERE p.code_hash IN (?1, ?2) AND u.handle = ?3 AND u.status = 'active' "
+		       "AND p.redeemed_at IS NULL AND p.expires_at > ?4 "
+		       "AND p.failures < CAST(?5 AS BIGINT)", 5, find, names, &row, e);
+	rc = found < 0 ? -1 : 0;
+	if (found == 0) {
+		/* a wrong try: the asserted owner's live codes each come closer to dying */
+		rc = run(s, "UPDATE pairings SET failures = failures + 1 WHERE redeemed_at IS NULL "
+			    "AND expires_at > ?2 AND user_id IN (SELECT id FROM users WHERE handle = ?1)",
+			 2, miss, e);
+		return end(s, rc, e) == 0 ? 0 : -1;
+	}
+	if (rc == 0) {
+		const char *spend[] = { r->now, jsonio_str(row, "hash") };
+		rc = run(s, "UPDATE pairings SET redeemed_at = ?1 WHERE code_hash = ?2", 2, spend, e);
+	}
+	for (size_t i = 0; rc == 0 && i < r->nkeys; i++) {
+		const char *k[] = { r->keys[i].id, r->keys[i].scope, r->keys[i].hash,
+				    r->label ? r->label : "", r->now, jsonio_str(row, "hash") };
+		rc = run(s, "INSERT INTO keys (id, user_id, scope, hash, label, created_at) "
+			    "SELECT ?1, user_id, ?2, ?3, CASE WHEN label <> '' THEN label ELSE ?4 END, "
+			    "?5 FROM pairings WHERE code_hash = ?6", 6, k, e);
+	}
+	if (rc == 0) {
+		memset(out, 0, sizeof *out);
+		snprintf(out->id, sizeof out->id, "%s", jsonio_str(row, "id"));
+		snprintf(out->handle, sizeof out->handle, "%s", jsonio_str(row, "handle"));
+		snprintf(out->status, sizeof out->status, "%s", jsonio_str(row, "status"));
+		out->send_budget = json_integer_value(json_object_get(row, "send_budget"));
+	}
+	json_decref(row);
+	return end(s, rc, e) == 0 ? 1 : -1;
 }
 
 /* The two tables differ only in their name and the driver they open with. */
@@ -1073,6 +1471,12 @@ static int sql_attachment_ids(struct ledger *l, json_t **ids, struct err *e)
 		.booking_confirm = sql_booking_confirm, \
 		.booking_get = sql_booking_get, \
 		.booking_cancel = sql_booking_cancel, \
+		.attachment_read = sql_attachment_read, \
+		.attachment_fill = sql_attachment_fill, \
+		.attachment_unstored = sql_attachment_unstored, \
+		.pair_add = sql_pair_add, \
+		.pair_redeem = sql_pair_redeem, \
+		.booking_decline = sql_booking_decline, \
 	}
 
 const struct ledger_ops ledger_sqlite_ops = LEDGER_SQL_OPS("sqlite", sqlite_open);

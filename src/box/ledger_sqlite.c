@@ -1,6 +1,6 @@
 /*
  * ledger_sqlite — the ledger's SQLite driver (ledger_db.h), the embedded
- * default: one file in WAL mode, spec/box.md §3's schema migrated by PRAGMA
+ * default: one file in WAL mode, the schema migrated by PRAGMA
  * user_version, one connection per process (serialised by ledger_sql.c's
  * lock), writers taking turns by BEGIN IMMEDIATE.
  *
@@ -79,6 +79,45 @@ static const char schema_v2[] =
 	"CREATE INDEX IF NOT EXISTS bookings_by_manage ON bookings (user_id, manage_hash);"
 	"CREATE INDEX IF NOT EXISTS bookings_by_holder ON bookings (user_id, state, recipient_hash);";
 
+/* v3: the budgets as counter rows, counted by the submission's own upsert
+ * (ON CONFLICT … DO UPDATE … RETURNING) instead of a COUNT(*) of every send:
+ * send_counts has one row per (owner, day, address) and one per (owner, day)
+ * under the address '*', carried over from `sends`, which is no longer
+ * written (it stays, empty after a sweep, so that v1's script is kept as
+ * is). holders: one row per stranger (address or client address) whose lock
+ * makes that stranger's holds take turns; PostgreSQL needs it, SQLite's
+ * BEGIN IMMEDIATE gives it anyway. */
+static const char schema_v3[] =
+	"CREATE TABLE IF NOT EXISTS send_counts ("
+	" user_id TEXT NOT NULL, day TEXT NOT NULL, recipient_hash TEXT NOT NULL,"
+	" n INTEGER NOT NULL, PRIMARY KEY (user_id, day, recipient_hash));"
+	"INSERT OR IGNORE INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, recipient_hash, COUNT(*) FROM sends GROUP BY user_id, day,"
+	" recipient_hash;"
+	"INSERT OR IGNORE INTO send_counts (user_id, day, recipient_hash, n)"
+	" SELECT user_id, day, '*', COUNT(*) FROM sends GROUP BY user_id, day;"
+	"CREATE TABLE IF NOT EXISTS holders ("
+	" user_id TEXT NOT NULL, holder TEXT NOT NULL, day TEXT NOT NULL, holds INTEGER NOT NULL,"
+	" PRIMARY KEY (user_id, holder));"
+	"CREATE INDEX IF NOT EXISTS bookings_by_client ON bookings (user_id, state, ip_hash);";
+
+/* v4: the bytes of uploaded files live in the ledger, in parts of LEDGER_PART bytes
+ * (ledger.h), written in the transaction that stores their attachment row and deleted
+ * with it; files a box of v3 wrote in its data directory are moved in on its next
+ * serve or sweep (blobs.h). */
+static const char schema_v4[] =
+	"CREATE TABLE IF NOT EXISTS attachment_parts ("
+	" id TEXT NOT NULL, n INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (id, n));";
+
+/* v5: pairing codes (mecha box pair): the SHA-256 of a one-time code, whose it is, until
+ * when, how many wrong tries its owner's codes have seen, and when it was spent. */
+static const char schema_v5[] =
+	"CREATE TABLE IF NOT EXISTS pairings ("
+	" code_hash TEXT PRIMARY KEY, user_id TEXT NOT NULL, label TEXT NOT NULL DEFAULT '',"
+	" created_at TEXT NOT NULL, expires_at TEXT NOT NULL,"
+	" failures INTEGER NOT NULL DEFAULT 0, redeemed_at TEXT);"
+	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -142,6 +181,42 @@ static int lite_query(struct ledger_db *db, const char *sql, int n, const char *
 	return fail(db, e, out ? "reading" : "writing");
 }
 
+static int lite_put_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			  const void *bytes, size_t len, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(conn(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	bind_texts(st, n, v);
+	sqlite3_bind_blob64(st, n + 1, bytes, len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	db->changes = sqlite3_changes(conn(db));
+	return rc == SQLITE_DONE ? 0 : fail(db, e, "writing");
+}
+
+static int lite_get_bytes(struct ledger_db *db, const char *sql, int n, const char *const *v,
+			  struct buf *out, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(conn(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	bind_texts(st, n, v);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const void *p = sqlite3_column_blob(st, 0);
+		buf_add(out, p ? p : "", (size_t)sqlite3_column_bytes(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return rc == SQLITE_ROW;
+	return fail(db, e, "reading");
+}
+
 static int lite_exec(struct ledger_db *db, const char *sql, struct err *e)
 {
 	char *msg = NULL;
@@ -173,6 +248,9 @@ static int migrate(struct ledger_db *db, struct err *e)
 		return -1;
 	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", SCHEMA_VERSION);
 	if (lite_exec(db, schema_v1, e) != 0 || (version < 2 && lite_exec(db, schema_v2, e) != 0) ||
+	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
+	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
+	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);
@@ -214,6 +292,8 @@ const struct ledger_driver ledger_sqlite_driver = {
 	.connect = lite_connect,
 	.disconnect = lite_disconnect,
 	.query = lite_query,
+	.put_bytes = lite_put_bytes,
+	.get_bytes = lite_get_bytes,
 	.exec = lite_exec,
 	.revive = NULL,
 	.begin = "BEGIN IMMEDIATE",

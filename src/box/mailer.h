@@ -1,7 +1,7 @@
 /*
  * mailer — the box's verification mail: text only, through SMTP (libcurl,
  * base/smtp), sent by one worker thread and never inside a request
- * (spec/box.md §6): a request queues the mail and answers at once, so a slow
+ * (docs/protocol/box-pages.md §7): a request queues the mail and answers at once, so a slow
  * or dead mail server never holds a connection, and the stranger's answer is
  * the same whatever the mail did.
  *

@@ -7,11 +7,13 @@
  * box VERB` runs this program; each verb parses, calls one function of
  * src/box and prints.
  */
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "box/admin.h"
+#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/boxd.h"
 #include "box/help.h"
@@ -34,8 +36,31 @@ struct opts {
 	int npos;
 };
 
+/* --json on the command line: every failure also prints {"ok":false,"error","message"} on stdout. */
+static int json_wanted;
+
+static void fail_document(int code, const char *msg)
+{
+	struct buf safe = BUF_INIT;
+	json_t *o;
+
+	if (!json_wanted)
+		return;
+	if (!text_utf8_valid(msg, strlen(msg))) { /* it may quote bytes that are not text */
+		text_safe(&safe, msg, strlen(msg), 0);
+		msg = buf_str(&safe);
+	}
+	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(code), "message", msg);
+	if (o)
+		jsonio_print(stdout, o);
+	json_decref(o);
+	buf_free(&safe);
+	json_wanted = 0; /* once */
+}
+
 static int fail(const struct err *e)
 {
+	fail_document(e->code, e->msg);
 	fputs("mecha box: ", stderr);
 	text_print(stderr, e->msg, 0);
 	fputc('\n', stderr);
@@ -44,7 +69,11 @@ static int fail(const struct err *e)
 
 static int usage(const char *verb, const char *what)
 {
-	fprintf(stderr, "mecha box: %s (see 'mecha box %s --help')\n", what, verb);
+	char msg[256];
+
+	snprintf(msg, sizeof msg, "%s (see 'mecha box %s --help')", what, verb);
+	fail_document(ERR_USAGE, msg);
+	fprintf(stderr, "mecha box: %s\n", msg);
 	return EXIT_USAGE;
 }
 
@@ -109,6 +138,13 @@ static int config(const struct opts *o, struct boxconf *c, struct err *e)
 
 static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
+	long long moved;
+
+	/* files an older box kept in data go into the ledger first: then any box serves them */
+	if (blobs_import(l, c->data, &moved, e) != 0)
+		return -1;
+	if (moved)
+		fprintf(stderr, "{\"event\":\"attachments_moved\",\"files\":%lld}\n", moved);
 	return boxd_serve(c, l, e);
 }
 
@@ -166,6 +202,30 @@ static int do_key(const struct opts *o, struct boxconf *c, struct ledger *l, str
 	return 0;
 }
 
+static int do_pair(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+{
+	char *code, expires[32];
+	json_t *r;
+
+	if (admin_pair_new(l, o->owner, o->label, &code, expires, e) != 0)
+		return -1;
+	if (o->json) {
+		r = json_pack("{s:s,s:s,s:s,s:s,s:i}", "handle", o->owner, "code", code, "gate",
+			      c->public_url, "expires_at", expires, "minutes", ADMIN_PAIR_MINUTES);
+		json_object_set_new(r, "command", json_sprintf("mecha pair %s %s --handle %s",
+							       c->public_url, code, o->owner));
+		jsonio_print(stdout, r);
+		json_decref(r);
+	} else {
+		printf("pairing code for %s: %s (works once, until %s: %d minutes)\n"
+		       "at home, run:\n  mecha pair %s %s --handle %s\n",
+		       o->owner, code, expires, ADMIN_PAIR_MINUTES, c->public_url, code, o->owner);
+	}
+	explicit_bzero(code, strlen(code));
+	free(code);
+	return 0;
+}
+
 static int do_sweep(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	json_t *r;
@@ -213,6 +273,13 @@ static int verb(int argc, char **argv)
 			return usage(v, "key new --owner HANDLE --scope SCOPE");
 		return with_ledger(&o, do_key);
 	}
+	if (strcmp(v, "pair") == 0) {
+		if ((rc = parse(v, "cdbuoLjv", box_help_pair, argc, argv, &o)) != 0)
+			return rc == -2 ? EXIT_OK : EXIT_USAGE;
+		if (o.npos || !o.owner)
+			return usage(v, "pair --owner HANDLE [--label TEXT]");
+		return with_ledger(&o, do_pair);
+	}
 	if (strcmp(v, "sweep") == 0) {
 		if ((rc = parse(v, "cdbjv", box_help_sweep, argc, argv, &o)) != 0)
 			return rc == -2 ? EXIT_OK : EXIT_USAGE;
@@ -232,8 +299,11 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
 		printf("usage: mecha box VERB [OPTIONS]\n\n%s\nverbs: serve, owner add, key new, "
-		       "sweep (each answers --help)\n", box_help_intro);
+		       "pair, sweep (each answers --help)\n", box_help_intro);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;
 	}
+	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			json_wanted = 1;
 	return verb(argc - 1, argv + 1);
 }

@@ -30,9 +30,9 @@
  *   the upload page; NULL for a fresh form.
  * - errors: the array validate_submission (types/validate.h) returns,
  *   [{"field", "message"}]; NULL for none. Each message is shown as it is.
- * - slots: arrays of {"start", "end", "duration_minutes"}, RFC 3339 UTC, as
- *   /v1/instruments/{id}/slots stores them; blocked: [{"start", "end"}] of
- *   live holds and confirmed bookings.
+ * - slots: the array of {"start", "end", "duration_minutes"}, RFC 3339 UTC,
+ *   that /v1/instruments/{id}/slots stores, as box/slotrule.h parses it;
+ *   blocked: [{"start", "end"}] of live holds and confirmed bookings.
  * - times: RFC 3339 strings; `now` as time_t.
  * Booking times are shown in the manifest's [availability] timezone, read
  * from the system's zone files (UTC, and said so, when it cannot be read).
@@ -51,6 +51,7 @@
 #include <time.h>
 
 struct manifest;
+struct slotrule_slot;
 
 /* Where a type's pages live, from the server's routes. */
 struct page_ctx {
@@ -107,7 +108,8 @@ enum page_week_notice {
 
 /* A week page's inputs: the slot cache and what blocks it, the query, a re-render's answers. */
 struct page_week {
-	const json_t *slots;      /* the cache's slots; NULL: none pushed yet */
+	const struct slotrule_slot *slots; /* the cache, slotrule_parse'd; NULL: none pushed */
+	size_t nslots;
 	const json_t *blocked;    /* [{start, end}]; one that does not parse blocks all */
 	const char *generated_at; /* the cache's stamp; older than PAGE_STALE_HOURS: a notice */
 	time_t now;               /* only slots starting after now are offered */
@@ -148,6 +150,7 @@ enum page_manage {
 	PAGE_MANAGE_INSIDE_CUTOFF, /* confirmed, starting within the policy's cancel_cutoff_hours */
 	PAGE_MANAGE_PAST,          /* started already (or its start does not parse) */
 	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" */
+	PAGE_MANAGE_DECLINED,      /* the owner declined it (declined_by_owner) */
 };
 
 /*

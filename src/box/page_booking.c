@@ -2,11 +2,9 @@
  * page_booking — the week of open times, and the pages a booking passes
  * through: held, confirm, booked, manage, cancelled, a dead link.
  *
- * The box computes no availability: the week shows the slots home pushed,
- * minus every live hold and confirmed booking that overlaps one (plain
- * overlap, no buffer — the buffer was home's to apply), and only those that
- * start after now. A blocked entry that does not parse blocks everything: a
- * corrupt ledger row is a bug to surface, not free time. Everything works
+ * The box computes no availability: the week shows the slots home pushed
+ * that box/slotrule.h calls open (after now, overlapping no live hold or
+ * confirmed booking; the hold asks the same function). Everything works
  * without scripts: a time is a radio button, weeks and lengths are links, and
  * every time is written in the availability's zone and labelled with it.
  */
@@ -16,6 +14,7 @@
 #include "base/rfc3339.h"
 #include "box/html.h"
 #include "box/page_parts.h"
+#include "box/slotrule.h"
 #include "types/manifest.h"
 
 #include <ctype.h>
@@ -34,19 +33,33 @@ static long long floor_div(long long a, long long b)
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
+/* The inverse of page_days_from_civil (Hinnant's civil_from_days). */
+static void civil_of(long long z, int *y, int *m, int *d)
+{
+	long long era, doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+/* By arithmetic, not gmtime_r: glibc takes its zone lock there, once per slot on every thread. */
 void page_local_time(const struct page_zone *z, time_t t, struct page_local *out)
 {
-	time_t local = t + page_zone_offset(z, t);
-	struct tm tm;
+	long long local = (long long)t + page_zone_offset(z, t), secs;
 
-	gmtime_r(&local, &tm);
 	out->day = floor_div(local, 86400);
-	out->year = tm.tm_year + 1900;
-	out->month = tm.tm_mon + 1;
-	out->mday = tm.tm_mday;
-	out->wday = tm.tm_wday;
-	out->hour = tm.tm_hour;
-	out->minute = tm.tm_min;
+	secs = local - out->day * 86400;
+	civil_of(out->day, &out->year, &out->month, &out->mday);
+	out->wday = (int)(((out->day + 4) % 7 + 7) % 7); /* 1970-01-01 was a Thursday */
+	out->hour = (int)(secs / 3600);
+	out->minute = (int)(secs / 60 % 60);
 }
 
 /* "2:00 pm", "12:30 am". */
@@ -118,60 +131,20 @@ static long long monday_of(long long day)
 	return day - ((day + 3) % 7 + 7) % 7; /* 1970-01-01, day 0, was a Thursday */
 }
 
-static int time_of(const json_t *o, const char *key, time_t *out)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s && rfc3339_parse(s, out) == 0 ? 0 : -1;
-}
-
-/* 1 when [start, end) overlaps an entry of blocked, or an entry does not parse. */
-static int blocked_at(const json_t *blocked, time_t start, time_t end)
-{
-	const json_t *bk;
-	time_t bs, be;
-	size_t i;
-
-	json_array_foreach(blocked, i, bk) {
-		if (time_of(bk, "start", &bs) != 0 || time_of(bk, "end", &be) != 0)
-			return 1;
-		if (bs < end && start < be)
-			return 1;
-	}
-	return 0;
-}
-
-static int by_start(const void *a, const void *b)
-{
-	const struct slot *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->minutes > y->minutes) - (x->minutes < y->minutes);
-}
-
-/* The slots a stranger may pick now; a cached entry that does not parse is left out. */
+/* The slots a stranger may pick now (slotrule.h, the rule the hold uses too), with their days. */
 static void offered(struct week *wk, const struct page_week *w)
 {
-	const json_t *s;
-	size_t i;
+	struct slotrule_slot *open;
+	struct page_local l;
 
-	wk->v = xcalloc(json_array_size(w->slots) + 1, sizeof *wk->v);
-	json_array_foreach(w->slots, i, s) {
-		struct slot one;
-		json_t *mins = json_object_get(s, "duration_minutes");
-		struct page_local l;
-		if (time_of(s, "start", &one.start) != 0 || time_of(s, "end", &one.end) != 0 ||
-		    !json_is_integer(mins) || json_integer_value(mins) <= 0 || one.end <= one.start)
-			continue;
-		if (one.start <= w->now || blocked_at(w->blocked, one.start, one.end))
-			continue;
-		one.minutes = json_integer_value(mins);
-		page_local_time(wk->zone, one.start, &l);
-		one.day = l.day;
-		wk->v[wk->n++] = one;
+	wk->n = slotrule_open(w->slots, w->nslots, w->blocked, w->now, &open);
+	wk->v = xcalloc(wk->n + 1, sizeof *wk->v);
+	for (size_t i = 0; i < wk->n; i++) {
+		wk->v[i] = (struct slot){ open[i].start, open[i].end, open[i].minutes, 0 };
+		page_local_time(wk->zone, open[i].start, &l);
+		wk->v[i].day = l.day;
 	}
-	qsort(wk->v, wk->n, sizeof *wk->v, by_start);
+	free(open);
 }
 
 /* A whole number 1-1440 written plainly, or -1. */
@@ -572,6 +545,8 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 
 	if (booking_state && strncmp(booking_state, "cancelled", 9) == 0)
 		return PAGE_MANAGE_CANCELLED;
+	if (booking_state && strcmp(booking_state, "declined_by_owner") == 0)
+		return PAGE_MANAGE_DECLINED;
 	if (!slot_start || rfc3339_parse(slot_start, &start) != 0 || start <= now)
 		return PAGE_MANAGE_PAST; /* offers nothing: safe for a row we cannot read */
 	return start - now < cutoff * 3600 ? PAGE_MANAGE_INSIDE_CUTOFF : PAGE_MANAGE_ACTIVE;
@@ -617,6 +592,15 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 			 "<h1>Already cancelled</h1>\n<p>This booking was cancelled and its time "
 			 "freed. ");
 		book_again(&b, ctx, "Book a new time");
+		buf_adds(&b, " whenever you like.</p>\n");
+		return page_close(&b);
+	}
+	if (state == PAGE_MANAGE_DECLINED) {
+		buf_adds(&b, "<h1>This booking was declined</h1>\n<p>The time you picked could "
+			     "not be kept, so it is not booked:</p>\n");
+		page_when(&b, m, slot_start, slot_end);
+		buf_adds(&b, "<p>");
+		book_again(&b, ctx, "Pick another time");
 		buf_adds(&b, " whenever you like.</p>\n");
 		return page_close(&b);
 	}

@@ -78,6 +78,8 @@ static enum route_kind v1(const struct segs *s, struct route *r)
 		return ROUTE_PAIR;
 	if (s->count == 2 && is(s, 1, "disconnect"))
 		return ROUTE_DISCONNECT;
+	if (s->count == 3 && is(s, 1, "bookings") && is(s, 2, "decline"))
+		return ROUTE_DECLINE;
 	return ROUTE_NONE;
 }
 
@@ -188,6 +190,7 @@ const char *route_methods(enum route_kind kind)
 	case ROUTE_ACK:
 	case ROUTE_PAIR:
 	case ROUTE_DISCONNECT:
+	case ROUTE_DECLINE:
 		return "POST";
 	case ROUTE_FORM:
 	case ROUTE_FORM_CONFIRM:

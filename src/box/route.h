@@ -2,7 +2,7 @@
  * route — a request's raw URI (path and query, as the client sent it) into
  * the one route it names, parsed strictly in one place.
  *
- * The routes are spec/box.md §2's. A path segment is taken only when every
+ * The routes are docs/protocol/box-pages.md §1's. A path segment is taken only when every
  * byte is one of [A-Za-z0-9._-] (ids, handles, tokens and asset names are all
  * of these), so nothing percent-encoded, no "..", no empty segment and no
  * trailing slash reaches a handler: anything else is ROUTE_NONE, which every
@@ -39,6 +39,7 @@ enum route_kind {
 	ROUTE_BOOK_SLOTS,   /* GET /s/{handle}/{type}/slots.json */
 	ROUTE_BOOK_CONFIRM, /* GET, POST /s/{handle}/{type}/c/{token} */
 	ROUTE_BOOK_MANAGE,  /* GET, POST /s/{handle}/{type}/m/{token} */
+	ROUTE_DECLINE,      /* POST /v1/bookings/decline */
 	ROUTE_KIND_COUNT
 };
 

@@ -6,7 +6,6 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
-#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/multipart.h"
 #include "box/route.h"
@@ -122,11 +121,14 @@ static long long file_budget(const struct manifest *m)
 	return n;
 }
 
-/* 1 when the data disk has room to spare, 0 when not, -1 when it cannot be told. */
+/* 1 when the ledger's disk has room to spare, 0 when not, -1 when it cannot be told: the
+ * data directory's, where a SQLite ledger is (a PostgreSQL server watches its own). */
 static int disk_ok(const struct visit *v)
 {
 	struct statvfs st;
 
+	if (strcmp(v->ctx->ledger->ops->name, "sqlite") != 0)
+		return 1;
 	if (statvfs(v->ctx->conf->data, &st) != 0)
 		return -1;
 	return (long long)st.f_bavail * (long long)st.f_frsize >= v->ctx->conf->limits.min_free_bytes;
@@ -135,7 +137,6 @@ static int disk_ok(const struct visit *v)
 /* The files measured: one attachment per part that carries something, ids minted. */
 struct files {
 	struct ledger_attachment *v;
-	const struct multipart_part **part;
 	char (*id)[VISIT_TOKEN_LEN + 1];
 	char (*sha)[HASH_SHA256_HEX_LEN + 8];
 	size_t n;
@@ -144,7 +145,6 @@ struct files {
 static void files_free(struct files *f)
 {
 	free(f->v);
-	free(f->part);
 	free(f->id);
 	free(f->sha);
 }
@@ -155,8 +155,6 @@ static int measure(const struct multipart *mp, struct files *f)
 
 	memset(f, 0, sizeof *f);
 	f->v = xcalloc(mp->n + 1, sizeof *f->v);
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	f->part = xcalloc(mp->n + 1, sizeof *f->part);
 	f->id = xcalloc(mp->n + 1, sizeof *f->id);
 	f->sha = xcalloc(mp->n + 1, sizeof *f->sha);
 	for (size_t i = 0; i < mp->n; i++) {
@@ -167,11 +165,10 @@ static int measure(const struct multipart *mp, struct files *f)
 			return -1;
 		hash_sha256_hex(p->data, p->len, hex);
 		snprintf(f->sha[f->n], sizeof f->sha[f->n], "sha256:%s", hex);
-		f->part[f->n] = p;
 		f->v[f->n] = (struct ledger_attachment){ f->id[f->n], p->name,
 							 p->filename ? p->filename : "",
 							 sniff(p->data, p->len), f->sha[f->n],
-							 (long long)p->len };
+							 (long long)p->len, p->data };
 		f->n++;
 	}
 	return 0;
@@ -191,17 +188,7 @@ static json_t *merged(const json_t *stored, const struct files *f)
 	return all;
 }
 
-static void remove_blobs(const struct visit *v, const struct files *f)
-{
-	json_t *ids = json_array();
-
-	for (size_t i = 0; i < f->n; i++)
-		json_array_append_new(ids, json_string(f->v[i].id));
-	blobs_remove(v->ctx->conf->data, v->user.id, ids);
-	json_decref(ids);
-}
-
-/* Blobs first, then the one transaction: a crash between leaves orphans the sweep takes. */
+/* The one transaction: the row queued, its attachment rows and their bytes, or nothing. */
 static void store(struct visit *v, const char *hash, const struct files *f, const json_t *values,
 		  struct api_reply *out)
 {
@@ -209,15 +196,8 @@ static void store(struct visit *v, const char *hash, const struct files *f, cons
 	struct ledger_upload u = { v->user.id, v->m->id, hash, payload, f->v, f->n };
 	long long seq;
 	struct err e;
-	int rc = 0;
+	int rc = v->ctx->ledger->ops->upload_complete(v->ctx->ledger, &u, v->now_s, &seq, &e);
 
-	for (size_t i = 0; rc == 0 && i < f->n; i++)
-		rc = blobs_write(v->ctx->conf->data, v->user.id, f->v[i].id, f->part[i]->data,
-				 f->part[i]->len, &e);
-	if (rc == 0)
-		rc = v->ctx->ledger->ops->upload_complete(v->ctx->ledger, &u, v->now_s, &seq, &e);
-	if (rc != 1)
-		remove_blobs(v, f); /* the token was spent meanwhile, or a write failed */
 	if (rc == 1) {
 		visit_queued(v);
 		visit_html(out, 200, page_confirmed(&v->page, v->m, values));
@@ -241,10 +221,17 @@ static void judge(struct visit *v, const char *hash, const json_t *stored,
 		return visit_unavailable(out, v, 500);
 	}
 	all = merged(stored, &f);
-	if (validate_submission(v->m, all, VALIDATE_COMPLETE, &record, &errors, &e) != 0)
+	/* `_type_version` (the form's stamp) is the box's own, not a field: kept, not judged */
+	json_t *version = json_incref(json_object_get(all, "_type_version"));
+	json_object_del(all, "_type_version");
+	if (validate_submission(v->m, all, VALIDATE_COMPLETE, &record, &errors, &e) != 0) {
 		visit_html(out, 400, page_upload(&v->page, v->m, stored, errors));
-	else
+	} else {
+		if (version)
+			json_object_set(json_object_get(record, "values"), "_type_version", version);
 		store(v, hash, &f, json_object_get(record, "values"), out);
+	}
+	json_decref(version);
 	json_decref(all);
 	json_decref(record);
 	json_decref(errors);

@@ -1,5 +1,5 @@
 /*
- * upload — a verified request's files (spec/box.md §2: the upload POST):
+ * upload — a verified request's files (docs/protocol/box-pages.md §2, the upload POST):
  *
  *   GET  /f/{h}/{t}/u/{token}   the upload page (a pure read: it reloads)
  *   POST /f/{h}/{t}/u/{token}   multipart/form-data: the files, and the row queued
@@ -14,9 +14,10 @@
  * declared Content-Type decides nothing and a ZIP called cv.pdf is no PDF;
  * then the stored values and the files are validated together (Complete).
  * Refused files bring the page back with the errors and the token still
- * live. Accepted ones are written as blobs (staging + rename) before the one
- * transaction that queues the row with its attachment rows; if that finds
- * the token spent, the blobs are removed again.
+ * live. Accepted ones are stored in the ledger (their bytes in parts, with
+ * their attachment rows) by the one transaction that queues the row; if that
+ * finds the token spent (another box took these files first), nothing is
+ * stored. Nothing a stranger sent touches the box's disk.
  *
  * Ownership: as api_handle's; upload_due and upload_has_files borrow.
  */

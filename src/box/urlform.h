@@ -4,7 +4,7 @@
  *
  * As the reference reads them: pairs split on `&`, key and value on the
  * first `=`, `+` is a space, `%XX` a byte, pairs with an empty key skipped.
- * Where this goes further (spec/box.md §6): a key given several times keeps
+ * Where this goes further (docs/protocol/box-pages.md §7): a key given several times keeps
  * every value, in order, as an array (a multi_select with three boxes ticked
  * arrives whole); decoding works on bytes and the decoded key and value must
  * be valid UTF-8 without NUL, so `%` before a multi-byte character is just a

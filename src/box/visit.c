@@ -9,6 +9,7 @@
 #include "box/boxconf.h"
 #include "box/mailer.h"
 #include "box/route.h"
+#include "box/typecache.h"
 #include "box/waiters.h"
 #include "types/manifest.h"
 
@@ -21,7 +22,6 @@ static int resolve(struct visit *v, struct err *e)
 {
 	const struct route *r = v->call->route;
 	struct ledger *l = v->ctx->ledger;
-	struct manifest_issues is = { NULL, 0 };
 	const char *text;
 	json_t *row;
 	int found = l->ops->user_get(l, r->handle, NULL, &v->user, e);
@@ -34,8 +34,7 @@ static int resolve(struct visit *v, struct err *e)
 	if ((found = l->ops->type_get(l, v->user.id, r->type, &row, e)) <= 0)
 		return found;
 	text = json_string_value(json_object_get(row, "manifest"));
-	v->m = text ? manifest_parse(text, strlen(text), &is) : NULL;
-	manifest_issues_free(&is);
+	v->mref = text ? typecache_get(v->user.id, r->type, text, &v->m) : NULL;
 	json_decref(row);
 	/* Without [verification] nobody could prove an address: refused, never served unverified. */
 	return v->m && v->m->verification && v->m->booking == (v->door == VISIT_BOOKING);
@@ -67,7 +66,8 @@ int visit_open(struct visit *v, struct api_ctx *ctx, const struct api_call *call
 
 void visit_close(struct visit *v)
 {
-	manifest_free(v->m);
+	typecache_put(v->mref);
+	v->mref = NULL;
 	free(v->base);
 	free(v->assets);
 	v->m = NULL;

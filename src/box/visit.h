@@ -22,8 +22,8 @@
  *     visit_html(out, 200, page_form(&v.page, v.m, NULL, NULL));
  *     visit_close(&v);
  *
- * Ownership: visit_open fills a struct visit that visit_close releases (the
- * manifest, the paths); visit_html takes the document it is given.
+ * Ownership: visit_open fills a struct visit that visit_close releases (its
+ * ref on the cached manifest, the paths); visit_html takes the document it is given.
  */
 #ifndef MECHA_BOX_VISIT_H
 #define MECHA_BOX_VISIT_H
@@ -49,7 +49,8 @@ struct visit {
 	const struct api_call *call;
 	enum visit_door door;
 	struct ledger_user user;
-	struct manifest *m;
+	const struct manifest *m; /* shared, read-only: box/typecache.h */
+	struct typecache_ref *mref;
 	char *base;   /* "/f/ada/meeting": the page, and what links are built from */
 	char *assets; /* "/f/ada/meeting/": the stylesheet and script (one place for both doors) */
 	struct page_ctx page;

@@ -68,6 +68,8 @@ static const struct cli_verb verbs[] = {
 	  CONFINE_NONE },
 	{ "key", run_box, box_help_key, "key new: one more key for an owner, printed once",
 	  CONFINE_NONE },
+	{ "pair", run_box, box_help_pair, "pair --owner HANDLE: a one-time code for `mecha pair` at home",
+	  CONFINE_NONE },
 	{ "sweep", run_box, box_help_sweep, "delete expired submissions and orphans (never a queued row)",
 	  CONFINE_NONE },
 };

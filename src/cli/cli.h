@@ -38,6 +38,8 @@ int cli_doctor(int argc, char **argv);
 int cli_box(int argc, char **argv);
 int cli_slots(int argc, char **argv);
 int cli_drain(int argc, char **argv);
+/* `mecha pair URL CODE --handle H`: this home paired with a box (pair.c). */
+int cli_pair(int argc, char **argv);
 
 /* The verb tables of the groups (verb.h), for the top-level help and completion. */
 extern const struct cli_group cli_frontdoor_group;
@@ -68,7 +70,15 @@ extern const size_t cli_ncommands;
 /* `mecha completion bash|zsh`: prints a completion script generated from cli_commands. */
 int cli_completion(int argc, char **argv);
 
-/* "mecha: <message>" on stderr; returns the exit status for e. */
+/*
+ * Remembers whether --json is on the command line (before a "--"): then
+ * every failure below also prints {"ok":false,"error":CODE,"message":MSG} on
+ * stdout, once, even on a path that never reached the verb's own --json.
+ */
+void cli_json_wanted(int argc, char **argv);
+/* A verb printed a failure document of its own shape: cli_fail adds none. */
+void cli_json_printed(void);
+/* "mecha: <message>" on stderr (and the document on stdout, above); the exit status for e. */
 int cli_fail(const struct err *e);
 /* With --json: also {"ok":false,"error":CODE,"message":MSG} on stdout. */
 int cli_fail_json(const struct err *e, int json);

@@ -89,10 +89,25 @@ static void print_summary(const struct drain_report *r)
 	fputc('\n', stdout);
 }
 
+/* Types out of step: said on stderr with the command that fixes it, whatever the format. */
+static void print_steps(const struct drain_report *r)
+{
+	for (size_t i = 0; i < r->nsteps; i++) {
+		fputs("mecha: ", stderr);
+		text_print(stderr, r->steps[i].type, 0);
+		fprintf(stderr, " is out of step: the box serves version %lld, home has version %lld "
+			"(its records may not validate); run `mecha types push ",
+			r->steps[i].box_version, r->steps[i].home_version);
+		text_print(stderr, r->steps[i].type, 0);
+		fputs("`\n", stderr);
+	}
+}
+
 static void print_report(const struct drain_report *r, const struct out *o)
 {
 	json_t *doc;
 
+	print_steps(r);
 	if (!o->json) {
 		print_summary(r);
 		return;

@@ -23,8 +23,10 @@
 #include "base/verdict.h"
 #include "config/config.h"
 #include "config/confine.h"
+#include "frontdoor/decline.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
+#include "frontdoor/reply.h"
 #include "frontdoor/stale.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
@@ -107,12 +109,12 @@ static void mark_stale(json_t *row, const struct record *r, const struct list_ct
 
 const char *frontdoor_state_color(const char *state)
 {
-	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+	/* The state table's attributes (requests/state.h), as the review screen reads them. */
+	if (state_has(state, STATE_NOTICE))
 		return paint(YELLOW);
-	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+	if (state_has(state, STATE_FAILED))
 		return paint(RED);
-	if (strcmp(state, STATE_CLOSED) == 0 || strcmp(state, STATE_ANSWERED) == 0 ||
-	    strcmp(state, STATE_BOOKED) == 0)
+	if (state_has(state, STATE_DIMMED))
 		return paint(DIM);
 	return "";
 }
@@ -317,13 +319,18 @@ static int fd_next(int argc, char **argv)
 /* ---- needs-info and close --------------------------------------------------- */
 
 static const char needs_info_help[] =
-	"usage: mecha frontdoor needs-info SEQ [--note TEXT]\n\n"
+	"usage: mecha frontdoor needs-info SEQ [--note TEXT [--ask]]\n\n"
 	"Parks a request until the requester answers something. --note records what is\n"
 	"missing; without it the old note is removed (a stale explanation attached to a new\n"
-	"state reads as an explanation of that state). A closed request stays closed.\n";
+	"state reads as an explanation of that state). A closed request stays closed.\n\n"
+	"  --ask   also tell the requester: stages a mail_send draft to the request's\n"
+	"          reply_to carrying the note as the question (released like any draft,\n"
+	"          with `mecha outbox approve`); the request stays needs_info. Refused\n"
+	"          (exit 3) for a booking or a request with no reply_to.\n";
 
 static const char close_help[] =
-	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n\n"
+	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n"
+	"                            [--notify | --no-notify]\n\n"
 	"Ends a request. The reason is required: a request that went away without a\n"
 	"recorded reason is indistinguishable from one that was dropped. A closed request\n"
 	"keeps the reason it was closed for: closing it again is refused (exit 3).\n"
@@ -331,7 +338,12 @@ static const char close_help[] =
 	"what becomes of the draft (exit 3, drafts_pending):\n\n"
 	"  --reject-drafts   reject its pending drafts, with the same reason\n"
 	"  --keep-drafts     leave them pending (outbox approve then sends one only when\n"
-	"                    forced)\n";
+	"                    forced)\n\n"
+	"A booked request is not closed until you say what its requester is told (exit 3,\n"
+	"booking):\n\n"
+	"  --notify          stage the iTIP CANCEL of its event (a calendar_cancel draft:\n"
+	"                    released, it withdraws the event and mails the CANCEL)\n"
+	"  --no-notify       close it and tell nobody\n";
 
 static void frontdoor_print_transition(long long seq, const char *from, const char *to)
 {
@@ -342,10 +354,38 @@ static void frontdoor_print_transition(long long seq, const char *from, const ch
 	putchar('\n');
 }
 
+/* needs-info --ask: the question staged to the requester, and the request parked, in one write. */
+static int ask_back(long long seq, const char *note)
+{
+	char id[OUTBOX_ID_MAX + 1];
+	struct reply rp;
+	struct err e;
+	int rc;
+
+	if (text_blank(note))
+		return cli_usage_error("frontdoor needs-info", "--ask needs --note TEXT: the note is "
+				       "the question the requester is asked");
+	if (reply_open(&rp, seq, &e) != 0)
+		return cli_fail(&e);
+	rc = reply_ask(&rp, note, id, &e);
+	if (rc < 0)
+		rc = cli_fail(&e);
+	else {
+		frontdoor_print_staged(id, &rp, STATE_NEEDS_INFO);
+		rc = EXIT_OK;
+	}
+	reply_close(&rp);
+	return rc;
+}
+
 static int fd_needs_info(int argc, char **argv)
 {
 	const char *note = NULL;
-	const struct cli_opt opts[] = { { "note", 0, CLI_TEXT, &note, 0, 0, 0 } };
+	int ask = 0;
+	const struct cli_opt opts[] = {
+		{ "note", 0, CLI_TEXT, &note, 0, 0, 0 },
+		{ "ask", 0, CLI_FLAG, &ask, 0, 0, 0 },
+	};
 	struct moves_result res;
 	struct cli_args a;
 	struct store s;
@@ -357,6 +397,8 @@ static int fd_needs_info(int argc, char **argv)
 		return rc;
 	if (frontdoor_parse_seq("frontdoor needs-info", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
+	if (ask)
+		return ask_back(seq, note);
 	if (store_open_default(&s, STORE_CREATE, &e) != 0)
 		return cli_fail(&e);
 	rc = moves_needs_info(&s, seq, note, &res, &e);
@@ -382,12 +424,15 @@ static void print_close(const struct moves_result *res)
 static int fd_close(int argc, char **argv)
 {
 	const char *reason = NULL;
-	int reject = 0, keep = 0;
+	int reject = 0, keep = 0, notify = 0, quiet = 0;
 	const struct cli_opt opts[] = {
 		{ "reason", 0, CLI_TEXT, &reason, 0, 0, 0 },
 		{ "reject-drafts", 0, CLI_FLAG, &reject, 0, 0, 0 },
 		{ "keep-drafts", 0, CLI_FLAG, &keep, 0, 0, 0 },
+		{ "notify", 0, CLI_FLAG, &notify, 0, 0, 0 },
+		{ "no-notify", 0, CLI_FLAG, &quiet, 0, 0, 0 },
 	};
+	char id[OUTBOX_ID_MAX + 1];
 	struct moves_result res;
 	struct cli_args a;
 	struct err e;
@@ -400,9 +445,20 @@ static int fd_close(int argc, char **argv)
 		return EXIT_USAGE;
 	if (reject && keep)
 		return cli_usage_error("frontdoor close", "--reject-drafts or --keep-drafts, not both");
-	if (moves_close_home(seq, reason, reject ? MOVES_DRAFTS_REJECT
-				   : keep ? MOVES_DRAFTS_KEEP : MOVES_DRAFTS_REFUSE,
-			     &res, &e) != 0)
+	if (notify && quiet)
+		return cli_usage_error("frontdoor close", "--notify or --no-notify, not both");
+	if (notify) { /* a booked request: its CANCEL staged and the request closed, one write */
+		if (text_blank(reason))
+			return cli_usage_error("frontdoor close", "close needs --reason TEXT");
+		if (decline_cancel_home(seq, reason, id, &e) != 0)
+			return cli_fail(&e);
+		frontdoor_print_farewell(seq, id, "the iTIP CANCEL");
+		return EXIT_OK;
+	}
+	if ((quiet ? moves_close_home_quietly : moves_close_home)(
+		    seq, reason, reject ? MOVES_DRAFTS_REJECT : keep ? MOVES_DRAFTS_KEEP
+								  : MOVES_DRAFTS_REFUSE,
+		    &res, &e) != 0)
 		return cli_fail(&e);
 	print_close(&res);
 	return EXIT_OK;
@@ -423,9 +479,15 @@ static const struct cli_verb verbs[] = {
 	  "the privileged pass: draft replies from the briefs",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_CALENDAR | CONFINE_PROVIDER },
 	{ "needs-info", fd_needs_info, needs_info_help, "park a request until its requester answers",
-	  CONFINE_REQUESTS },
+	  CONFINE_REQUESTS | CONFINE_OUTBOX },
+	{ "reply", frontdoor_reply_verb, frontdoor_reply_help,
+	  "answer a request in your own words (your editor, or --body)",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_EDITOR },
 	{ "close", fd_close, close_help, "end a request, with a reason",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX },
+	{ "decline", frontdoor_decline_verb, frontdoor_decline_help,
+	  "turn down a booking the sweep left, telling the requester and the box",
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_GATE },
 	{ "reconcile", frontdoor_reconcile_verb, frontdoor_reconcile_help,
 	  "settle requests whose drafts were released or rejected", CONFINE_REQUESTS },
 	{ "sweep", frontdoor_sweep_verb, frontdoor_sweep_help,

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <time.h>
 
+struct err;
+
 int frontdoor_reconcile_verb(int argc, char **argv);
 extern const char frontdoor_reconcile_help[];
 
@@ -58,6 +60,23 @@ extern const char frontdoor_extract_help[];
 /* mecha frontdoor triage (triage.c). */
 int frontdoor_triage_verb(int argc, char **argv);
 extern const char frontdoor_triage_help[];
+
+/* mecha frontdoor reply (frontdoor_reply.c), and what needs-info --ask shares with it. */
+struct reply;
+int frontdoor_reply_verb(int argc, char **argv);
+extern const char frontdoor_reply_help[];
+/* "staged ID to ADDR: request N is STATE; …" on stdout. */
+void frontdoor_print_staged(const char *id, const struct reply *rp, const char *state);
+/* "WHAT: nothing was staged" (declined, exit 3). */
+int frontdoor_say_empty(const char *what);
+/* The template in the person's editor, then staged: REPLY_STAGED, REPLY_EMPTY or -1 with e. */
+int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e);
+
+/* mecha frontdoor decline (frontdoor_reply.c). */
+int frontdoor_decline_verb(int argc, char **argv);
+extern const char frontdoor_decline_help[];
+/* "SEQ  → closed; WHAT staged as ID: …" on stdout. */
+void frontdoor_print_farewell(long long seq, const char *id, const char *what);
 
 /* mecha frontdoor sweep (frontdoor_sweep.c). */
 int frontdoor_sweep_verb(int argc, char **argv);

@@ -1,7 +1,7 @@
 /*
  * frontdoor_reconcile (cli) — `mecha frontdoor reconcile`, and how every
  * front-door verb reports the moves the reconciling pass makes: a line each on
- * stderr, as spec/frontdoor.md §10 says. The verb itself is long work over
+ * stderr, as docs/protocol/files.md §3 says. The verb itself is long work over
  * the whole store, so it shows the meter and a summary, and a line per move
  * only with -v; a request it could not write is always named.
  */
@@ -64,7 +64,7 @@ static void on_move(const struct reconcile_move *m, void *ctx)
 {
 	struct tally *t = ctx;
 
-	if (strcmp(m->to, STATE_ANSWERED) == 0)
+	if (state_has(m->to, STATE_FINISHED)) /* answered: the other way is back to extracted */
 		t->answered++;
 	else
 		t->returned++;

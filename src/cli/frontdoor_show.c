@@ -24,6 +24,8 @@
 #include "frontdoor/reconcile.h"
 #include "frontdoor/record.h"
 #include "frontdoor/store.h"
+#include "types/catalog.h"
+#include "types/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,27 @@ static void show_prose_block(FILE *f, const struct prose_field *p, const struct 
 	buf_free(&b);
 }
 
+/* "type  meeting v2 (home has v3: mecha types push meeting)": the version it was submitted
+ * under, and home's when it differs. */
+static void show_type_version(FILE *f, const struct record *r)
+{
+	json_t *tv = json_object_get(r->doc, "type_version");
+	struct manifest *m = NULL;
+	struct err e;
+	char *line;
+
+	if (!json_is_integer(tv))
+		return;
+	if (catalog_load(r->type_id, &m, NULL, &e) == 0 && m->version != json_integer_value(tv))
+		line = xasprintf("%s v%lld (home has v%lld: mecha types push %s)", r->type_id,
+				 (long long)json_integer_value(tv), m->version, r->type_id);
+	else
+		line = xasprintf("%s v%lld", r->type_id, (long long)json_integer_value(tv));
+	manifest_free(m);
+	show_line(f, "type", line);
+	free(line);
+}
+
 static void show_header(FILE *f, const struct record *r)
 {
 	const char *reason = jsonio_str(r->doc, "invalid_reason");
@@ -142,6 +165,7 @@ static void show_header(FILE *f, const struct record *r)
 	fprintf(f, "%s\n", paint(RESET));
 	show_line(f, "received", record_created_at(r));
 	show_line(f, "drained", jsonio_str(r->doc, "drained_at"));
+	show_type_version(f, r);
 	show_line(f, "reply to", record_reply_to(r) ? record_reply_to(r) : "(none)");
 	if (record_valid(r)) {
 		show_line(f, "valid", "yes");
@@ -340,8 +364,10 @@ int frontdoor_show_verb(int argc, char **argv)
 	rc = store_get(&s, seq, &r, &e);
 	store_close(&s);
 	if (rc != 0) {
-		if (json && e.code == ERR_UNREADABLE)
+		if (json && e.code == ERR_UNREADABLE) {
 			show_unreadable_json(&e);
+			cli_json_printed();
+		}
 		return cli_fail(&e);
 	}
 	if (json)

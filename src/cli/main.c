@@ -11,11 +11,13 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/suggest.h"
 #include "base/text.h"
 #include "config/confine.h"
 
 #include <jansson.h>
 #include <locale.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -60,6 +62,10 @@ const struct cli_command cli_commands[] = {
 	{ "drain", cli_drain, NULL,
 	  "bring the box's queued requests home into requests/, then acknowledge them",
 	  CONFINE_REQUESTS | CONFINE_GATE },
+	/* It writes the home's factory/ (the gate and the keys) and talks to the box. */
+	{ "pair", cli_pair, NULL,
+	  "pair this home with a box by a one-time code (mecha box pair): the gate and keys",
+	  CONFINE_HOME | CONFINE_GATE },
 };
 const size_t cli_ncommands = sizeof cli_commands / sizeof cli_commands[0];
 
@@ -158,6 +164,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
+	cli_json_wanted(argc, argv);
 	if (strcmp(argv[1], "help") == 0)
 		return help(argc, argv);
 	if (strcmp(argv[1], "--version") == 0) {
@@ -172,9 +179,19 @@ int main(int argc, char **argv)
 				cli_confine_declare(cli_commands[i].confine);
 			return cli_commands[i].run(argc - 1, argv + 1);
 		}
-	fputs("mecha: unknown command '", stderr);
-	text_print(stderr, argv[1], 0); /* an argument is not ours to send raw to a terminal */
-	fputs("'\n", stderr);
-	usage(stderr);
+	{
+		static const char *const extra[] = { "help", "completion", "--version", "--help" };
+		const char *near = suggest_nearest_in(argv[1], cli_commands, cli_ncommands,
+						      sizeof *cli_commands,
+						      offsetof(struct cli_command, name));
+		if (!near)
+			near = suggest_nearest(argv[1], extra, sizeof extra / sizeof extra[0]);
+		fputs("mecha: unknown command '", stderr);
+		text_print(stderr, argv[1], 0); /* an argument is not ours to send raw to a terminal */
+		if (near)
+			fprintf(stderr, "'; did you mean '%s'? (see 'mecha --help')\n", near);
+		else
+			fputs("' (see 'mecha --help')\n", stderr);
+	}
 	return EXIT_USAGE;
 }

@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/verdict.h"
 #include "base/text.h"
 #include "base/linediff.h"
 #include "config/confine.h"
@@ -276,30 +277,45 @@ static void list_line(const struct outbox_item *it, int color)
 	putchar('\n');
 }
 
-static void list_print(const struct outbox_list *l, const struct outbox_selection *sel, int json,
-		       int color)
-{
-	json_t *arr = json ? json_array() : NULL;
-	size_t shown = 0;
+/* What list_one needs: the selection, how to print, and what was seen. */
+struct listing {
+	const struct outbox_selection *sel;
+	struct jsonio_array arr;
+	int json, color;
+	size_t seen, shown;
+};
 
-	/* Pending first (what is on you), then the resolved, each in staging order. */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < l->n; i++) {
-			const struct outbox_item *it = &l->items[i];
-			if (outbox_item_pending(it) != (pass == 0) || !outbox_selection_matches(sel, it))
-				continue;
-			shown++;
-			if (arr)
-				json_array_append(arr, it->doc);
-			else
-				list_line(it, color);
-		}
-	if (arr) {
-		jsonio_print(stdout, arr);
-		json_decref(arr);
-	} else if (shown == 0) {
-		puts(l->n ? "No draft matches." : "The outbox is empty.");
-	}
+static int list_one(const struct outbox_item *it, void *ctx, struct err *e)
+{
+	struct listing *l = ctx;
+
+	(void)e;
+	l->seen++;
+	if (!outbox_selection_matches(l->sel, it))
+		return VERDICT_NEXT;
+	l->shown++;
+	if (l->json)
+		jsonio_array_add(&l->arr, it->doc);
+	else
+		list_line(it, l->color);
+	return VERDICT_NEXT;
+}
+
+/* Pending first (what is on you), then the resolved, each in staging order: streamed. */
+static int list_print(struct outbox_store *store, const struct outbox_selection *sel, int json,
+		      int color, struct err *e)
+{
+	struct listing l = { sel, { NULL, 0 }, json, color, 0, 0 };
+
+	if (json)
+		jsonio_array_begin(&l.arr, stdout);
+	if (outbox_store_stream(store, 1, list_one, &l, stderr, e) != 0)
+		return -1;
+	if (json)
+		jsonio_array_end(&l.arr);
+	else if (l.shown == 0)
+		puts(l.seen ? "No draft matches." : "The outbox is empty.");
+	return 0;
 }
 
 struct opts {
@@ -330,7 +346,6 @@ static int verb_list(int argc, char **argv)
 		{ "json", 0, CLI_FLAG, &o.json, 0, 0, 0 },
 	};
 	struct cli_outbox c;
-	struct outbox_list l;
 	struct cli_args a;
 	struct err e;
 	int rc;
@@ -339,12 +354,10 @@ static int verb_list(int argc, char **argv)
 		return rc;
 	if (cli_outbox_open(&c, OUTBOX_READ, &e) != 0)
 		return cli_fail_json(&e, o.json);
-	if (outbox_store_list(&c.store, &l, stderr, &e) != 0) {
+	if (list_print(&c.store, &o.sel, o.json, c.color, &e) != 0) {
 		cli_outbox_close(&c);
 		return cli_fail_json(&e, o.json);
 	}
-	list_print(&l, &o.sel, o.json, c.color);
-	outbox_list_free(&l);
 	cli_outbox_close(&c);
 	return EXIT_OK;
 }
@@ -521,7 +534,9 @@ static int send_one(struct cli_outbox *c, const struct outbox_item *it, const st
 	struct err e;
 	int rc = o->mark_sent ? release_mark_sent(&c->store, it->id, &e)
 			      : answer_release(u->batch, &c->store, &c->cfg, it->id,
-					       o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0, &e);
+					       (o->force ? ANSWER_TO_CLOSED | ANSWER_RESEND : 0) |
+						       (outbox_item_pending(it) ? ANSWER_SEEN_PENDING : 0),
+					       &e);
 
 	if (rc != 0) {
 		buf_printf(&u->ids, "%s%s (%s)", u->n++ ? ", " : "", it->id, err_code_name(e.code));

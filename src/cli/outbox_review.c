@@ -116,7 +116,7 @@ static void send_now(struct cli_outbox *c, const char *id, struct tally *t)
 	struct err e;
 
 	/* Through the front door's rule: a draft whose request was closed is not sent. */
-	if (answer_release(t->batch, &c->store, &c->cfg, id, 0, &e) != 0) {
+	if (answer_release(t->batch, &c->store, &c->cfg, id, ANSWER_SEEN_PENDING, &e) != 0) {
 		cli_fail(&e);
 		if (err_exit_code(&e) == EXIT_FAIL)
 			t->status = EXIT_FAIL;

@@ -10,7 +10,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/fs.h"
 #include "base/text.h"
+#include "config/home.h"
 #include "drain/push.h"
 #include "config/confine.h"
 #include "types/catalog.h"
@@ -24,8 +26,8 @@
 
 static const char check_help[] =
 	"usage: mecha types check FILE... [--json]\n\n"
-	"Reads each manifest and checks it against every rule of the format (spec/box.md\n"
-	"section 1): each mistake is printed on stderr as FILE:LINE: what is wrong, all of\n"
+	"Reads each manifest and checks it against every rule of the format\n"
+	"(docs/types.md): each mistake is printed on stderr as FILE:LINE: what is wrong, all of\n"
 	"them, not only the first. A file that passes prints its id, version and fields.\n"
 	"Exit 1 (invalid_manifest) when any file has a mistake.\n\n"
 	"  --json   [{\"file\", \"ok\", \"id\", \"version\", \"issues\": [{\"line\", \"message\"}]}]\n";
@@ -68,7 +70,9 @@ static const char push_help[] =
 	"$FACTORY_GATE; the key is $MECHA_HOME/factory/release.key (mode 0600) or the file\n"
 	"$FACTORY_RELEASE_KEY names. A plain http:// gate is refused unless it is this\n"
 	"machine's loopback (insecure, exit 3).\n\n"
-	"  --json   the box's answer: {\"id\", \"title\", \"fields\", \"url\"}\n";
+	"It prints the page strangers open (URL/f/HANDLE/ID, or /s/ for a booking type) and\n"
+	"the API URL (which answers only to keys).\n\n"
+	"  --json   the box's answer: {\"id\", \"title\", \"fields\", \"url\", \"version\", \"page\"}\n";
 
 /* ---- check ---------------------------------------------------------------------- */
 
@@ -398,6 +402,141 @@ static int validate(int argc, char **argv)
 	return rc;
 }
 
+/* ---- install ---------------------------------------------------------------------- */
+
+static const char install_help[] =
+	"usage: mecha types install FILE... [--push] [--json]\n\n"
+	"Checks each manifest as `types check` does and, when every one checks, copies it into\n"
+	"$MECHA_HOME/factory/types/ID.toml (the directory 0700, the file 0600, replaced\n"
+	"whole), where the drain, `types push` and `slots` read it. Nothing is installed when\n"
+	"any file has a mistake (each is printed, FILE:LINE, exit 1 invalid_manifest), or\n"
+	"when two files have one id.\n\n"
+	"  --push   then publish each to your box, as `types push ID` does\n"
+	"  --json   [{\"file\", \"id\", \"version\", \"path\", \"replaced\": VERSION|null,\n"
+	"           \"pushed\": the box's answer (with --push)}]\n";
+
+/* The version of the type installed as id now, or 0 (none, or it does not check). */
+static long long installed_version(const char *id)
+{
+	struct manifest *m;
+	struct err e;
+	long long v = 0;
+
+	if (catalog_load(id, &m, NULL, &e) == 0) {
+		v = m->version;
+		manifest_free(m);
+	}
+	return v;
+}
+
+static int install_copy(const char *file, const struct manifest *m, const char *dir,
+			json_t *row, struct err *e)
+{
+	char *text = NULL, *name = xasprintf("%s.toml", m->id), *path = fs_join(dir, name);
+	size_t len;
+	long long was = installed_version(m->id);
+	int rc = fs_read(file, &text, &len, e) == 0 ? fs_replace(path, text, len, e) : -1;
+
+	if (rc == 0) {
+		json_object_set_new(row, "path", json_string(path));
+		json_object_set_new(row, "replaced", was ? json_integer(was) : json_null());
+	}
+	free(text);
+	free(name);
+	free(path);
+	return rc;
+}
+
+static int install(int argc, char **argv)
+{
+	int json = 0, push_too = 0, rc, worst = EXIT_OK;
+	struct cli_opt opts[] = { { "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+				  { "push", 0, CLI_FLAG, &push_too, 0, 0, 0 } };
+	struct cli_args a;
+	struct manifest **ms;
+	json_t *rows = json_array(), *row;
+	char *dir = NULL;
+	struct err e;
+	size_t i;
+
+	if ((rc = cli_parse("types install", CLI_OPTS(opts), 1, -1, argc, argv, &a)) != 0)
+		return rc;
+	ms = xcalloc((size_t)a.n, sizeof *ms);
+	for (int k = 0; k < a.n; k++) { /* every file checked before any is copied */
+		struct manifest_issues is = { NULL, 0 };
+		if (catalog_read_file(a.pos[k], &ms[k], &is, &e) != 0) {
+			for (size_t j = 0; j < is.n; j++)
+				print_issue(a.pos[k], &is.v[j]);
+			worst = err_exit_code(&e);
+			manifest_issues_free(&is);
+			break;
+		}
+		for (int j = 0; j < k; j++)
+			if (strcmp(ms[j]->id, ms[k]->id) == 0) {
+				err_set(&e, ERR_USAGE, "%s and %s are both the type %s: install one",
+					a.pos[j], a.pos[k], ms[k]->id);
+				worst = EXIT_USAGE;
+			}
+		if (worst != EXIT_OK)
+			break;
+	}
+	if (worst == EXIT_OK && ((dir = home_default(HOME_TYPES, &e)) == NULL ||
+				 fs_private_dir(dir, &e) != 0))
+		worst = err_exit_code(&e);
+	for (int k = 0; worst == EXIT_OK && k < a.n; k++) {
+		row = json_pack("{s:s,s:s,s:I}", "file", a.pos[k], "id", ms[k]->id, "version",
+				(json_int_t)ms[k]->version);
+		json_array_append_new(rows, row);
+		if (install_copy(a.pos[k], ms[k], dir, row, &e) != 0)
+			worst = err_exit_code(&e);
+	}
+	json_array_foreach(rows, i, row) {
+		json_t *answer;
+		if (worst != EXIT_OK || !push_too)
+			break;
+		if (push_type(jsonio_str(row, "id"), &answer, &e) != 0)
+			worst = err_exit_code(&e);
+		else
+			json_object_set_new(row, "pushed", answer);
+	}
+	for (int k = 0; k < a.n; k++)
+		manifest_free(ms[k]);
+	free(ms);
+	free(dir);
+	if (worst != EXIT_OK) {
+		json_decref(rows);
+		return cli_fail_json(&e, json);
+	}
+	if (json) {
+		jsonio_print(stdout, rows);
+	} else {
+		json_array_foreach(rows, i, row) {
+			const json_t *was = json_object_get(row, "replaced");
+			const char *page = json_string_value(json_object_get(
+				json_object_get(row, "pushed"), "page"));
+			fputs("installed ", stdout);
+			text_print(stdout, jsonio_str(row, "id"), 0);
+			printf(" v%lld", (long long)json_integer_value(json_object_get(row, "version")));
+			if (json_is_integer(was))
+				printf(" (was v%lld)", (long long)json_integer_value(was));
+			fputs(": ", stdout);
+			text_print(stdout, jsonio_str(row, "path"), 0);
+			fputc('\n', stdout);
+			if (json_object_get(row, "pushed")) {
+				fputs("  published: ", stdout);
+				text_print(stdout, page ? page : jsonio_str_or(json_object_get(row,
+					"pushed"), "url", "(the box named no URL)"), 0);
+				fputc('\n', stdout);
+			}
+		}
+		if (!push_too)
+			fputs("(the box serves what it was last given: mecha types push ID, or install "
+			      "with --push)\n", stdout);
+	}
+	json_decref(rows);
+	return EXIT_OK;
+}
+
 /* ---- push ------------------------------------------------------------------------ */
 
 static int push(int argc, char **argv)
@@ -415,11 +554,20 @@ static int push(int argc, char **argv)
 	if (json) {
 		jsonio_print(stdout, answer);
 	} else {
+		const char *page = json_string_value(json_object_get(answer, "page"));
 		fputs("published ", stdout);
 		text_print(stdout, a.pos[0], 0);
-		fputs(": ", stdout);
+		if (page) { /* what strangers open: the URL to hand out */
+			fputs(": ", stdout);
+			text_print(stdout, page, 0);
+			fputs("\n  api   ", stdout);
+		} else {
+			fputs(json_object_get(answer, "page")
+				      ? " (no [verification]: the box serves no page for it)\n  api   "
+				      : ": ", stdout);
+		}
 		text_print(stdout, jsonio_str_or(answer, "url", "(the box named no URL)"), 0);
-		fputc('\n', stdout);
+		fputs(" (for keys, not browsers)\n", stdout);
 	}
 	json_decref(answer);
 	return EXIT_OK;
@@ -436,6 +584,8 @@ static const struct cli_verb verbs[] = {
 	  CONFINE_READS },
 	{ "push", push, push_help, "publish a request type to your box (its form goes live)",
 	  CONFINE_GATE },
+	{ "install", install, install_help, "check manifests and install them at home (--push: publish)",
+	  CONFINE_HOME | CONFINE_ARGS | CONFINE_GATE },
 };
 
 const struct cli_group cli_types_group = {

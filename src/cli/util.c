@@ -15,8 +15,32 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * --json anywhere on the command line (cli_json_wanted): every failure path
+ * — a usage mistake, a home that is not there, a broken config, any error a
+ * verb returns through cli_fail — prints the failure document on stdout,
+ * once, whichever of these functions the path reaches first.
+ */
+static int json_wanted, json_said;
+
+void cli_json_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0)
+			json_wanted = 1;
+}
+
+static void fail_document(const struct err *e, int one_line);
+
+void cli_json_printed(void)
+{
+	json_said = 1;
+}
+
 int cli_fail(const struct err *e)
 {
+	if (json_wanted && !json_said)
+		fail_document(e, 0);
 	fputs("mecha: ", stderr);
 	/* Messages may quote untrusted bytes (a file name, a model's words). */
 	text_print(stderr, e->msg[0] ? e->msg : "failed", 0);
@@ -53,6 +77,7 @@ static void fail_document(const struct err *e, int one_line)
 	}
 	json_decref(o);
 	buf_free(&safe);
+	json_said = 1;
 }
 
 int cli_fail_json(const struct err *e, int json)
@@ -77,6 +102,11 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	if (json_wanted && !json_said) {
+		struct err e;
+		err_set(&e, ERR_USAGE, "%s (see 'mecha %s --help')", msg, verb);
+		fail_document(&e, 0);
+	}
 	/* The message may quote an argument, which is not ours to send raw to a terminal. */
 	fputs("mecha: ", stderr);
 	text_print(stderr, msg, 0);

@@ -10,10 +10,12 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/sandbox.h"
+#include "base/suggest.h"
 #include "base/text.h"
 #include "config/confine.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,8 +63,14 @@ int cli_dispatch(const struct cli_group *g, int argc, char **argv)
 		shift = 0; /* `mecha frontdoor --state x` is list */
 	} else if (!(v = verb_named(g, argv[1]))) {
 		struct buf b = BUF_INIT;
+		const char *near = suggest_nearest_in(argv[1], g->verbs, g->nverbs, sizeof *g->verbs,
+						      offsetof(struct cli_verb, name));
 		text_safe(&b, argv[1], strlen(argv[1]), 0);
-		cli_usage_error(g->name, "%s has no verb '%s'", g->name, buf_str(&b));
+		if (near)
+			cli_usage_error(g->name, "%s has no verb '%s'; did you mean '%s'?", g->name,
+					buf_str(&b), near);
+		else
+			cli_usage_error(g->name, "%s has no verb '%s'", g->name, buf_str(&b));
 		buf_free(&b);
 		return EXIT_USAGE;
 	}
@@ -113,6 +121,9 @@ static void confine(const struct cli_opt *opts, size_t n, const struct cli_args 
 	for (size_t i = 0; i < n; i++)
 		if ((opts[i].flags & CLI_PLACE) && *(const char **)opts[i].out)
 			confine_store(confine_needs, *(const char **)opts[i].out, &p);
+	for (size_t i = 0; i < n; i++)
+		if ((opts[i].flags & CLI_READS) && *(const char **)opts[i].out)
+			sandbox_read(&p, *(const char **)opts[i].out);
 	for (int i = 0; (confine_needs & CONFINE_ARGS) && i < a->n; i++)
 		sandbox_read(&p, a->pos[i]);
 	sandbox_apply(&p, confine_verbose(opts, n));
@@ -168,6 +179,22 @@ static int take(const char *verb, const struct cli_opt *o, const char *v)
 	return 0;
 }
 
+/* "unknown option '--jsn'; did you mean '--json'?" when one of opts is near it. */
+static int unknown_option(const char *verb, const struct cli_opt *opts, size_t n,
+			  const char *arg, const char *safe)
+{
+	const char *near = NULL;
+	char word[80];
+
+	if (strncmp(arg, "--", 2) == 0) {
+		snprintf(word, sizeof word, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+		near = suggest_nearest_in(word, opts, n, sizeof *opts, offsetof(struct cli_opt, name));
+	}
+	if (near)
+		return cli_usage_error(verb, "unknown option '%s'; did you mean '--%s'?", safe, near);
+	return cli_usage_error(verb, "unknown option '%s'", safe);
+}
+
 static struct option *long_table(const struct cli_opt *opts, size_t n, struct buf *shorts)
 {
 	struct option *lo = calloc(n + 1, sizeof *lo);
@@ -206,7 +233,7 @@ int cli_parse(const char *verb, const struct cli_opt *opts, size_t n, int min_po
 		if (ch == ':')
 			rc = cli_usage_error(verb, "%s needs a value", buf_str(&safe));
 		else if (ch == '?' || !o)
-			rc = cli_usage_error(verb, "unknown option '%s'", buf_str(&safe));
+			rc = unknown_option(verb, opts, n, name, buf_str(&safe));
 		else if (take(verb, o, optarg) != 0)
 			rc = EXIT_USAGE;
 		buf_free(&safe);

@@ -65,6 +65,7 @@ enum cli_opt_kind {
 enum {
 	CLI_NONEMPTY = 1, /* CLI_TEXT: an empty or all-blank value is a usage error */
 	CLI_PLACE = 2,    /* CLI_STR: names a store's file (--box): the sandbox lets the verb reach it */
+	CLI_READS = 4,    /* CLI_STR: names a file the verb reads (--file): the sandbox lets it read it */
 };
 
 struct cli_opt {

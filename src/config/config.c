@@ -16,6 +16,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "base/suggest.h"
 #include "base/text.h"
 #include "base/toml.h"
 #include "config/home.h"
@@ -137,6 +138,38 @@ static void store(struct walk *w, const struct config_key *k, char *base, const 
 		*(int *)(void *)(base + k->line_off) = v->line;
 }
 
+/* The key of tab nearest a misspelt one (base/suggest.h), or NULL. */
+static const char *near_key(enum config_table tab, const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < config_nkeys && n < sizeof names / sizeof names[0]; i++)
+		if (config_keys[i].tab == tab)
+			names[n++] = config_keys[i].name;
+	return suggest_nearest(name, names, n);
+}
+
+/* "; did you mean [mail]?" for a misspelt table of the top level, or "". */
+static const char *near_table(const char *name, enum config_table tab)
+{
+	static char said[96];
+	const char *names[T_COUNT];
+	const char *near;
+	size_t n = 0;
+
+	if (tab != T_ROOT)
+		return "";
+	for (int t = 0; t < T_COUNT; t++)
+		if (config_tables[t].name)
+			names[n++] = config_tables[t].name;
+	near = suggest_nearest(name, names, n);
+	if (!near)
+		return "";
+	snprintf(said, sizeof said, "; did you mean [%s]?", near);
+	return said;
+}
+
 /* One entry of a table named `path` in messages, set into the struct at base. */
 static void setting(struct walk *w, enum config_table tab, const char *path, char *base,
 		    const struct toml_entry *en)
@@ -149,10 +182,15 @@ static void setting(struct walk *w, enum config_table tab, const char *path, cha
 		return;
 	}
 	name = safe(en->key, en->keylen);
-	if (en->value->type == TOML_TABLE && !toml_is_inline(en->value))
-		problem(w, en->value->line, "unknown table [%s%s%s]", path, *path ? "." : "", name);
-	else
-		problem(w, en->value->line, "unknown key '%s' in %s", name, config_tables[tab].shown);
+	if (en->value->type == TOML_TABLE && !toml_is_inline(en->value)) {
+		problem(w, en->value->line, "unknown table [%s%s%s]%s", path, *path ? "." : "", name,
+			near_table(name, tab));
+	} else {
+		const char *near = near_key(tab, name);
+		problem(w, en->value->line, "unknown key '%s' in %s%s%s%s", name,
+			config_tables[tab].shown, near ? "; did you mean '" : "", near ? near : "",
+			near ? "'? (every key: mecha(1), CONFIGURATION)" : "");
+	}
 	free(name);
 }
 
@@ -397,10 +435,30 @@ static int read_file(struct config *out, char *home, char *path, struct err *e)
 	return 0;
 }
 
+/*
+ * A home that is not there is not an empty home: a mistyped MECHA_HOME would
+ * read as an empty inbox. Named, with how to make one (only `mecha init`
+ * and `mecha doctor` reach a home that is not there: home_path).
+ */
+static int home_there(const char *home, struct err *e)
+{
+	struct stat st;
+	const char *m = getenv("MECHA_HOME");
+
+	if (stat(home, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (errno != ENOENT && errno != ENOTDIR && stat(home, &st) != 0)
+		return err_errno(e, "reading %s", home);
+	return err_set(e, ERR_NOT_FOUND, "%s%s is not a mecha home (%s): make one with `mecha init`%s",
+		       m && *m ? "MECHA_HOME " : "", home,
+		       stat(home, &st) == 0 ? "not a directory" : "no such directory",
+		       m && *m ? ", or correct MECHA_HOME" : "");
+}
+
 int config_load(struct config *out, struct err *e)
 {
 	char *home = home_path(HOME_ROOT, e);
-	char *path = home ? home_path(HOME_CONFIG, e) : NULL;
+	char *path = home && home_there(home, e) == 0 ? home_path(HOME_CONFIG, e) : NULL;
 	char *outbox = path ? home_path(HOME_OUTBOX, e) : NULL;
 	char *seen = path ? xstrdup(path) : NULL;
 	struct stat st;

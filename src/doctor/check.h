@@ -41,6 +41,8 @@ void doctor_missions(struct doctor *d);
 void doctor_provider(struct doctor *d);
 void doctor_mail(struct doctor *d);
 void doctor_calendar(struct doctor *d);
+/* The paired box: the gate, each key and its scope, the queue, the types' versions. */
+void doctor_box(struct doctor *d);
 /* queue.c */
 void doctor_queue(struct doctor *d);
 

@@ -10,7 +10,7 @@
 #include "base/fs.h"
 #include "base/text.h"
 #include "config/home.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 #include "mission/board.h"
 
 #include <dirent.h>

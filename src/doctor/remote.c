@@ -3,20 +3,28 @@
  * the mail route and the calendar. Each is reached the way the verb that uses
  * it would reach it, and stopped before it would change anything: the
  * provider is asked for its models list (no completion), the SMTP server
- * hears EHLO and the login (no message), the calendar is read (not written).
+ * hears EHLO and the login (no message), the calendar is read (not written),
+ * and the box (when one is paired) is asked with each key for what that key
+ * may do, by a read or by a body it refuses, so nothing on it changes.
  */
 #include "doctor/check.h"
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/fs.h"
+#include "base/rfc3339.h"
 #include "calendar/calendar.h"
+#include "drain/gate.h"
 #include "frontdoor/model.h"
 #include "outbox/mail.h"
 #include "outbox/probe.h"
+#include "types/catalog.h"
+#include "types/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int offline(struct doctor *d, const char *check, const char *what)
 {
@@ -153,4 +161,156 @@ void doctor_calendar(struct doctor *d)
 			   events == 1 ? "event" : "events", files, files == 1 ? "file" : "files", n,
 			   n == 1 ? "interval" : "intervals", WINDOW_DAYS);
 	free(busy);
+}
+
+/* ---- the box ------------------------------------------------------------------------ */
+
+static const struct {
+	enum gate_key key;
+	const char *scope, *probe_method, *probe_path, *probe_body;
+	unsigned probe_ok; /* the status that says: accepted, with this scope, nothing changed */
+} box_keys[] = {
+	/* the drain's read is a pure read */
+	{ GATE_DRAIN, "drain", "GET", "/v1/queue?since=0&wait=0", NULL, 200 },
+	/* an empty manifest and an empty slot list: refused (400) after the key is taken */
+	{ GATE_RELEASE, "release", "PUT", "/v1/types/doctor", "", 400 },
+	{ GATE_SLOTS, "slots", "PUT", "/v1/instruments/doctor/slots", "", 400 },
+	{ GATE_PUBLISH, "publish", "GET", "/v1/types", NULL, 200 },
+};
+
+#define PAIR_FIX "pair again: mecha box pair --owner HANDLE on the box, then mecha pair URL CODE " \
+		 "--handle HANDLE here"
+
+/* One call; the status whatever it was, -1 when no answer came (e says why). */
+static long box_call(struct gate *g, const char *method, const char *path, const char *body,
+		     struct gate_reply *r, struct err *e)
+{
+	struct gate_request rq = { method, path, body, body ? strlen(body) : 0,
+				   body ? "application/json" : NULL, GATE_JSON_MAX, 20, 0 };
+
+	gate_call(g, &rq, r, e);
+	return r->status ? r->status : -1;
+}
+
+/* The queue's depth and its oldest row, from the drain's read. */
+static void box_queue(struct doctor *d, const struct gate_reply *r)
+{
+	json_t *o = json_loadb(r->body.data ? r->body.data : "", r->body.len, 0, NULL);
+	json_t *recs = json_object_get(o, "records");
+	const char *oldest = json_string_value(json_object_get(json_array_get(recs, 0),
+								"created_at"));
+	char day_ago[RFC3339_LEN];
+
+	rfc3339_format(time(NULL) - 86400, day_ago);
+	if (!json_is_array(recs))
+		doctor_say(d, "box", DOCTOR_FAIL, "check the gate: it is not a mecha box",
+			   "the queue's answer is not a queue");
+	else if (json_array_size(recs) == 0)
+		doctor_say(d, "box", DOCTOR_OK, NULL, "queue: empty");
+	else
+		doctor_say(d, "box", oldest && strcmp(oldest, day_ago) < 0 ? DOCTOR_WARN : DOCTOR_OK,
+			   oldest && strcmp(oldest, day_ago) < 0
+				   ? "drain it: mecha drain (or run the drain service)" : NULL,
+			   "queue: %zu%s waiting, the oldest from %s", json_array_size(recs),
+			   json_array_size(recs) >= 100 ? " or more" : "", oldest ? oldest : "?");
+	json_decref(o);
+}
+
+/* Each home type published at home's version (GET /v1/types/ID with the publish key). */
+static void box_types(struct doctor *d, struct gate *g)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	struct err e;
+
+	if (catalog_ids(&ids, &n, &e) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct manifest *home = NULL, *there = NULL;
+		struct manifest_issues is = { NULL, 0 };
+		struct gate_reply r = GATE_REPLY_INIT;
+		char *path = xasprintf("/v1/types/%s", ids[i]);
+		long st = box_call(g, "GET", path, NULL, &r, &e);
+		json_t *o = st == 200 ? json_loadb(r.body.data, r.body.len, 0, NULL) : NULL;
+		const char *text = json_string_value(json_object_get(o, "manifest"));
+
+		if (catalog_load(ids[i], &home, NULL, &e) != 0) {
+			/* the types check says what is wrong with it */
+		} else if (st == 404) {
+			doctor_say(d, "box", DOCTOR_WARN, "mecha types push ID publishes it",
+				   "type %s: not published (home has v%lld)", ids[i], home->version);
+		} else if (!text || !(there = manifest_parse(text, strlen(text), &is))) {
+			doctor_say(d, "box", DOCTOR_FAIL, "check the gate and the publish key",
+				   "type %s: the box did not say what it serves", ids[i]);
+		} else if (there->version != home->version) {
+			doctor_say(d, "box", DOCTOR_FAIL, "mecha types push ID publishes home's",
+				   "type %s: the box serves v%lld, home has v%lld", ids[i],
+				   there->version, home->version);
+		} else {
+			doctor_say(d, "box", DOCTOR_OK, NULL, "type %s: published at v%lld", ids[i],
+				   home->version);
+		}
+		manifest_free(home);
+		manifest_free(there);
+		manifest_issues_free(&is);
+		json_decref(o);
+		gate_reply_free(&r);
+		free(path);
+	}
+	catalog_ids_free(ids, n);
+}
+
+void doctor_box(struct doctor *d)
+{
+	char *conf = d->home ? fs_join(d->home, "factory/config.toml") : NULL;
+	const char *env = getenv("FACTORY_GATE");
+	int paired = (env && *env) || (conf && access(conf, F_OK) == 0), reached = 0;
+
+	free(conf);
+	if (!d->cfg_ok) {
+		doctor_skip(d, "box");
+		return;
+	}
+	if (!paired) {
+		doctor_say(d, "box", DOCTOR_OK, NULL, "no box paired (mecha pair URL CODE --handle "
+			   "HANDLE pairs one)");
+		return;
+	}
+	if (offline(d, "box", "the box"))
+		return;
+	for (size_t i = 0; i < sizeof box_keys / sizeof box_keys[0]; i++) {
+		struct gate g;
+		struct gate_reply r = GATE_REPLY_INIT;
+		struct err e;
+		long st;
+
+		err_clear(&e);
+		if (gate_open(box_keys[i].key, &g, &e) != 0) {
+			doctor_say(d, "box", e.code == ERR_NOT_FOUND ? DOCTOR_WARN : DOCTOR_FAIL,
+				   e.code == ERR_NOT_FOUND ? PAIR_FIX : "correct what the message names",
+				   "%s key: %s", box_keys[i].scope, e.msg);
+			continue;
+		}
+		st = box_call(&g, box_keys[i].probe_method, box_keys[i].probe_path,
+			      box_keys[i].probe_body, &r, &e);
+		if (st < 0 && !reached)
+			doctor_say(d, "box", DOCTOR_FAIL, "check the gate, and that the box is up",
+				   "gate %s: %s", g.url, e.msg);
+		else if (st == 401 || st == 403)
+			doctor_say(d, "box", DOCTOR_FAIL, PAIR_FIX, "%s key %s: the box %s", box_keys[i].scope,
+				   g.key_path, st == 401 ? "does not take it" : "takes it for another scope");
+		else if (st == (long)box_keys[i].probe_ok)
+			doctor_say(d, "box", DOCTOR_OK, NULL, "%s key: taken by %s, with its scope",
+				   box_keys[i].scope, g.url);
+		else if (st > 0)
+			doctor_say(d, "box", DOCTOR_FAIL, "check the gate: it is not a mecha box",
+				   "%s key: %s answered HTTP %ld", box_keys[i].scope, g.url, st);
+		reached |= st > 0;
+		if (st == 200 && box_keys[i].key == GATE_DRAIN)
+			box_queue(d, &r);
+		if (st == 200 && box_keys[i].key == GATE_PUBLISH)
+			box_types(d, &g);
+		gate_reply_free(&r);
+		gate_close(&g);
+	}
 }

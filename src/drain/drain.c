@@ -10,16 +10,16 @@
 #include "base/hash.h"
 #include "base/jsonio.h"
 #include "base/killpoint.h"
-#include "base/lock.h"
 #include "base/rfc3339.h"
 #include "config/home.h"
 #include "drain/gate.h"
 #include "drain/intake.h"
+#include "requests/grammar.h"
+#include "requests/record.h"
+#include "requests/store.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
-#include "types/typecache.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,7 +37,7 @@ struct run {
 	const char *store;
 	char drained_at[RFC3339_LEN];
 	json_t *acks; /* seqs on disk now: written or held */
-	int swept;    /* requests/ was swept of a killed writer's temp files (once a pass) */
+	struct store st; /* the request store (requests/store.h): the one way in */
 };
 
 /* ---- telling --------------------------------------------------------------------- */
@@ -69,66 +69,14 @@ static void held(struct run *run, const struct intake_row *in)
 
 /* ---- what home has ------------------------------------------------------------------ */
 
-/* The record file at path is this row's request (same created_at): 1, else -1 with why. */
-static int same_request(const char *path, const char *name, const struct intake_row *in,
-			struct err *e)
-{
-	json_t *doc = jsonio_load(path, e);
-	const char *was = jsonio_str(doc, "created_at");
-	int rc = 1;
-
-	if (!doc)
-		rc = err_set(e, ERR_UNREADABLE, "seq %lld: %s is at home and does not read, so it is "
-			     "neither rewritten nor taken as this request; left at the box", in->seq,
-			     name);
-	else if (!was || strcmp(was, in->created_at) != 0)
-		rc = err_set(e, ERR_SEQ_TAKEN, "seq %lld: %s at home is another request (created %s; "
-			     "the box's was created %s): neither is overwritten; left at the box",
-			     in->seq, name, was ? was : "when?", in->created_at);
-	json_decref(doc);
-	return rc;
-}
-
-/* One name in the store against the row: 0 not this seq's, 1 held, -1 with why. */
-static int same_seq(const struct run *run, const struct intake_row *in, const char *name,
-		    const char *entry, struct err *e)
-{
-	char prefix[32];
-	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", in->seq);
-	size_t n = strlen(entry);
-	char *path;
-	int rc;
-
-	if (strncmp(entry, prefix, plen) != 0 || n < 5 || strcmp(entry + n - 5, ".json") != 0)
-		return 0;
-	if (strcmp(entry, name) != 0)
-		return err_set(e, ERR_SEQ_TAKEN, "seq %lld is %s at home, another request type than "
-			       "the box's `%s`: not overwritten; left at the box", in->seq, entry,
-			       in->type);
-	path = fs_join(run->store, name);
-	rc = same_request(path, name, in, e);
-	free(path);
-	return rc;
-}
-
 /*
- * Whether home has this row's record: 1 held (the same request), 0 absent,
- * -1 with why it may be neither written nor acked (another request holds the
- * seq, or its file does not read).
+ * Whether home has this row's record (requests/store.h, store_holds): 1 held
+ * (the same request), 0 absent, -1 with why it may be neither written nor
+ * acked (another request holds the seq, or its file does not read).
  */
-static int at_home(const struct run *run, const struct intake_row *in, const char *name,
-		   struct err *e)
+static int at_home(struct run *run, const struct intake_row *in, struct err *e)
 {
-	struct dirent *d;
-	DIR *dir = opendir(run->store);
-	int rc = 0;
-
-	if (!dir)
-		return 0; /* no store yet: nothing is held */
-	while (rc == 0 && (d = readdir(dir)))
-		rc = same_seq(run, in, name, d->d_name, e);
-	closedir(dir);
-	return rc;
+	return store_holds(&run->st, in->seq, in->type, in->created_at, e);
 }
 
 /* ---- attachments ------------------------------------------------------------------------ */
@@ -279,49 +227,19 @@ static int manifest_of(const struct intake_row *in, struct manifest **m, char **
 	return 0;
 }
 
-/* Under the store's lock: 1 created, 0 held (it is there now), -1 with e. */
-static int create_locked(struct run *run, const struct intake_row *in, const char *name,
-			 const char *text, struct err *e)
+/* Created by the request store under its lock, never over anything: 1 written, 0 held, -1. */
+static int create(struct run *run, struct record *rec, struct err *e)
 {
-	char *path = fs_join(run->store, name);
-	int home = at_home(run, in, name, e), rc;
-
-	if (home != 0) {
-		rc = home == 1 ? 0 : -1;
-	} else if ((rc = fs_create(path, text, strlen(text), e)) == 1) {
-		typecache_note(run->store, in->type); /* the store's hint, as every writer keeps it */
-	} else if (rc == 0) {
-		/* Written meanwhile by someone who takes no lock: is it this request? */
-		home = at_home(run, in, name, e);
-		rc = home == 1 ? 0 : -1;
-		if (home == 0)
-			err_set(e, ERR_IO, "%s appeared and vanished while it was written", path);
-	}
-	free(path);
-	return rc;
-}
-
-/* Created under the store's lock, never over anything: 1 written, 0 held, -1 with e. */
-static int create(struct run *run, const struct intake_row *in, const char *name,
-		  const char *text, struct err *e)
-{
-	char *lockpath = fs_join(run->store, ".lock");
-	int lock, rc = -1;
-
-	if (fs_private_dir(run->store, e) == 0 &&
-	    (lock = lock_acquire(lockpath, LOCK_EXCLUSIVE, e)) >= 0) {
-		if (!run->swept) {
+	if (run->st.dirfd < 0) { /* the first record: the store comes to be, 0700 */
+		store_close(&run->st);
+		if (store_open(&run->st, run->store, STORE_CREATE, e) != 0) {
+			/* reopen as it was, so the pass can still close it */
 			struct err ignored;
-
-			/* As the request store does on its first lock: one readdir a pass. */
-			fs_temps_sweep(run->store, NULL, &ignored);
-			run->swept = 1;
+			store_open(&run->st, run->store, STORE_READ, &ignored);
+			return -1;
 		}
-		rc = create_locked(run, in, name, text, e);
-		lock_release(lock);
 	}
-	free(lockpath);
-	return rc;
+	return store_create(&run->st, rec, e);
 }
 
 static void written(struct run *run, const struct intake_row *in,
@@ -337,20 +255,23 @@ static void written(struct run *run, const struct intake_row *in,
 }
 
 /* The record of a judged row, its files fetched: 1 written, 0 held, -1 with e. */
-static int record(struct run *run, const struct intake_row *in, const char *name,
-		  const struct intake_verdict *v, struct err *e)
+static int record(struct run *run, const struct intake_row *in, struct intake_verdict *v,
+		  struct err *e)
 {
-	json_t *files = attachments(run, in, e), *rec;
-	char *text;
+	json_t *files = attachments(run, in, e);
+	struct record rec;
 	int rc;
 
 	if (!files)
 		return -1;
-	rec = intake_record(in, v, run->drained_at, files);
-	text = jsonio_pretty(rec);
-	json_decref(rec);
-	rc = run->o->dry_run ? 1 : create(run, in, name, text, e);
-	free(text);
+	intake_record_new(in, v, run->drained_at, files, &rec);
+	grammar_seal(&rec); /* the home's rule for what may reach a brief (requests/grammar.h) */
+	if (v->valid && !record_valid(&rec)) {
+		v->valid = 0;
+		v->invalid_reason = xstrdup(grammar_refused(&rec));
+	}
+	rc = run->o->dry_run ? record_check(rec.doc, e) == 0 : create(run, &rec, e);
+	record_free(&rec);
 	return rc;
 }
 
@@ -361,8 +282,18 @@ static int row_failure(const struct err *e)
 	       e->code == ERR_ATTACHMENT;
 }
 
+/* A type the box serves at another version than home's manifest, once per type. */
+static void out_of_step(struct drain_report *r, const char *type, long long box, long long home)
+{
+	for (size_t i = 0; i < r->nsteps; i++)
+		if (strcmp(r->steps[i].type, type) == 0)
+			return;
+	r->steps = xrealloc(r->steps, (r->nsteps + 1) * sizeof *r->steps);
+	r->steps[r->nsteps++] = (struct drain_step){ xstrdup(type), box, home };
+}
+
 /* Judged, its files fetched, written. 0 settled (written, held or skipped); -1 the pass fails. */
-static int bring_home(struct run *run, const struct intake_row *in, const char *name)
+static int bring_home(struct run *run, const struct intake_row *in)
 {
 	struct manifest *m;
 	struct intake_verdict v;
@@ -375,9 +306,11 @@ static int bring_home(struct run *run, const struct intake_row *in, const char *
 		return -1;
 	}
 	intake_judge(in, m, why, &v);
+	if (m && v.box_version && v.box_version != m->version)
+		out_of_step(run->r, in->type, v.box_version, m->version);
 	manifest_free(m);
 	free(why);
-	rc = record(run, in, name, &v, &e);
+	rc = record(run, in, &v, &e);
 	if (rc == 1)
 		written(run, in, &v);
 	else if (rc == 0)
@@ -395,7 +328,6 @@ static int bring_home(struct run *run, const struct intake_row *in, const char *
 static int take(struct run *run, const json_t *row)
 {
 	struct intake_row in;
-	char *name;
 	struct err e;
 	int rc = 0, home;
 
@@ -405,15 +337,13 @@ static int take(struct run *run, const json_t *row)
 		intake_row_free(&in);
 		return 0;
 	}
-	name = intake_record_name(&in);
-	home = at_home(run, &in, name, &e);
+	home = at_home(run, &in, &e);
 	if (home == 1)
 		held(run, &in);
 	else if (home < 0)
 		skip(run, &in, &e);
 	else
-		rc = bring_home(run, &in, name);
-	free(name);
+		rc = bring_home(run, &in);
 	intake_row_free(&in);
 	return rc;
 }
@@ -485,20 +415,23 @@ static int pass(struct run *run, struct err *e)
 
 int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
 {
-	struct run run = { o, r, { 0 }, NULL, "", json_array(), 0 };
+	struct run run = { o, r, { 0 }, NULL, "", json_array(), { 0 } };
 	char *store = home_default(HOME_REQUESTS, e);
 	int rc = -1;
 
 	memset(r, 0, sizeof *r);
 	r->dry_run = o->dry_run;
-	if (store && gate_open(GATE_DRAIN, &run.g, e) == 0) {
-		r->store = xstrdup(store);
-		r->gate = xstrdup(run.g.url);
-		run.store = store;
-		run.g.stop = o->stop;
-		rfc3339_now(run.drained_at);
-		rc = pass(&run, e);
-		gate_close(&run.g);
+	if (store && store_open(&run.st, store, STORE_READ, e) == 0) {
+		if (gate_open(GATE_DRAIN, &run.g, e) == 0) {
+			r->store = xstrdup(store);
+			r->gate = xstrdup(run.g.url);
+			run.store = store;
+			run.g.stop = o->stop;
+			rfc3339_now(run.drained_at);
+			rc = pass(&run, e);
+			gate_close(&run.g);
+		}
+		store_close(&run.st);
 	}
 	json_decref(run.acks);
 	free(store);
@@ -574,11 +507,23 @@ json_t *drain_report_json(const struct drain_report *r)
 							  (json_int_t)r->skipped[i].seq, "error",
 							  err_code_name(r->skipped[i].code),
 							  "message", r->skipped[i].message));
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:b}", "drained", (json_int_t)r->drained,
-			 "written", (json_int_t)r->written, "already_held",
-			 (json_int_t)r->already_held, "invalid", (json_int_t)r->invalid,
-			 "acknowledged", (json_int_t)r->acknowledged, "store",
-			 r->store ? r->store : "", "skipped", skipped, "dry_run", r->dry_run);
+	json_t *doc = json_pack("{s:I,s:I,s:I,s:I,s:I,s:s,s:o,s:b}", "drained",
+				(json_int_t)r->drained, "written", (json_int_t)r->written,
+				"already_held", (json_int_t)r->already_held, "invalid",
+				(json_int_t)r->invalid, "acknowledged", (json_int_t)r->acknowledged,
+				"store", r->store ? r->store : "", "skipped", skipped, "dry_run",
+				r->dry_run);
+
+	if (r->nsteps > 0) { /* only when there is something to fix: the usual report is the spec's */
+		json_t *steps = json_array();
+		for (size_t i = 0; i < r->nsteps; i++)
+			json_array_append_new(steps, json_pack("{s:s,s:I,s:I,s:s+}", "type",
+				r->steps[i].type, "box_version", (json_int_t)r->steps[i].box_version,
+				"home_version", (json_int_t)r->steps[i].home_version, "fix",
+				"mecha types push ", r->steps[i].type));
+		json_object_set_new(doc, "out_of_step", steps);
+	}
+	return doc;
 }
 
 void drain_report_free(struct drain_report *r)
@@ -586,6 +531,9 @@ void drain_report_free(struct drain_report *r)
 	for (size_t i = 0; i < r->nskipped; i++)
 		free(r->skipped[i].message);
 	free(r->skipped);
+	for (size_t i = 0; i < r->nsteps; i++)
+		free(r->steps[i].type);
+	free(r->steps);
 	free(r->store);
 	free(r->gate);
 	memset(r, 0, sizeof *r);

@@ -1,7 +1,7 @@
 /*
  * drain — brings the box's queued requests home into the request store
  * ($MECHA_HOME/requests), as the reference's `factory-publish drain` does
- * (spec/box.md §4), and only then lets the box forget them.
+ * (docs/protocol/box-api.md §6.1), and only then lets the box forget them.
  *
  * One pass: GET /v1/queue?since=0&wait=N (one batch, oldest first); for each
  * row, the record intake.h makes of it, its attachments fetched and checked
@@ -35,7 +35,7 @@
  * Why the drain writes the file itself rather than through the front door's
  * store: the drain sits beside the front door, not above it (the layers),
  * and a new record is one create — the front door's reader and rewriter
- * (spec/frontdoor.md §2) read exactly the bytes written here, in the same
+ * (docs/protocol/files.md §2) read exactly the bytes written here, in the same
  * key order, and its .types cache (types/typecache.h, kept by the drain as
  * by the store) is a hint a miss falls back from.
  *
@@ -111,6 +111,13 @@ struct drain_report {
 	int dry_run;
 	struct drain_skip *skipped;
 	size_t nskipped;
+	/* Types whose records were submitted under another version than home's manifest:
+	 * the box serves a manifest home changed (fixed by `mecha types push TYPE`). */
+	struct drain_step {
+		char *type;
+		long long box_version, home_version;
+	} *steps;
+	size_t nsteps;
 };
 
 /*

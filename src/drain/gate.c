@@ -212,6 +212,7 @@ static const struct {
 	[GATE_DRAIN] = { "drain.key", "FACTORY_DRAIN_KEY", "drain" },
 	[GATE_SLOTS] = { "slots.key", "FACTORY_SLOTS_KEY", "slots" },
 	[GATE_RELEASE] = { "release.key", "FACTORY_RELEASE_KEY", "release" },
+	[GATE_PUBLISH] = { "publish.key", "FACTORY_PUBLISH_KEY", "publish" },
 };
 
 /* The key file is the owner's alone, or it is not used. */
@@ -310,6 +311,22 @@ fail:
 	return -1;
 }
 
+int gate_at(const char *url, const char *key, struct gate *g, struct err *e)
+{
+	size_t n;
+
+	memset(g, 0, sizeof *g);
+	if (gate_url_check(url, &g->https, e) != 0 || dl_require(DL_CURL, e) != 0)
+		return -1;
+	g->url = xstrdup(url);
+	n = strlen(g->url);
+	while (n > 0 && g->url[n - 1] == '/')
+		g->url[--n] = '\0';
+	g->key = key ? xstrdup(key) : NULL;
+	g->key_path = xstrdup(key ? "(given)" : "(none)");
+	return 0;
+}
+
 void gate_close(struct gate *g)
 {
 	if (g->key)
@@ -352,11 +369,14 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 static struct curl_slist *headers(const struct gate *g, const struct gate_request *rq)
 {
 	struct curl_slist *h = NULL;
-	char *auth = xasprintf("Authorization: Bearer %s", g->key), *ct = NULL;
+	char *auth, *ct = NULL;
 
-	h = curl_slist_append(h, auth);
-	explicit_bzero(auth, strlen(auth));
-	free(auth);
+	if (g->key) { /* no key: a call before the home holds one (pairing) */
+		auth = xasprintf("Authorization: Bearer %s", g->key);
+		h = curl_slist_append(h, auth);
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
 	h = curl_slist_append(h, "Expect:"); /* no wait for "100 Continue" before a body */
 	if (rq->content_type) {
 		ct = xasprintf("Content-Type: %s", rq->content_type);

@@ -51,6 +51,7 @@ enum gate_key {
 	GATE_DRAIN,   /* drain.key: the queue, its ack and its attachments */
 	GATE_SLOTS,   /* slots.key: PUT /v1/instruments/{id}/slots */
 	GATE_RELEASE, /* release.key: PUT /v1/types/{id} */
+	GATE_PUBLISH, /* publish.key: GET /v1/types (what the box serves; mecha doctor) */
 };
 
 struct gate {
@@ -104,6 +105,13 @@ char *gate_address(struct err *e);
  */
 int gate_open(enum gate_key which, struct gate *g, struct err *e);
 void gate_close(struct gate *g);
+
+/*
+ * A gate at url (checked as gate_url_check) presenting key, or no
+ * Authorization header when key is NULL: for the calls made before the home
+ * holds its keys, or with keys not yet written (`mecha pair`); loads libcurl.
+ */
+int gate_at(const char *url, const char *key, struct gate *g, struct err *e);
 
 /*
  * One exchange. 0 when the box answered 2xx with at most rq->max bytes;

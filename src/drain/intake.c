@@ -6,6 +6,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "requests/record.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
@@ -297,7 +298,14 @@ void intake_judge(const struct intake_row *r, const struct manifest *m, const ch
 					 "values"));
 		return;
 	}
+	{
+		json_t *stamp = json_object_get(raw, "_type_version");
+		if (json_is_integer(stamp) && json_integer_value(stamp) > 0)
+			v->box_version = json_integer_value(stamp);
+		json_object_del(raw, "_type_version");
+	}
 	judge_object(r, m, no_manifest, raw, v);
+	v->type_version = v->box_version ? v->box_version : m ? m->version : 0;
 	json_decref(raw);
 }
 
@@ -323,23 +331,24 @@ json_t *intake_attachment(const struct intake_file *f, const char *digest_hex,
 			 "content_type", content_type, "path", path);
 }
 
+void intake_record_new(const struct intake_row *r, const struct intake_verdict *v,
+		       const char *drained_at, json_t *attachments, struct record *out)
+{
+	struct record_draft d = { r->seq,      r->type,    v->type_version, r->created_at,
+				  drained_at,  v->valid,   v->invalid_reason, v->values,
+				  v->free_text, v->reply_to, attachments };
+
+	record_new(&d, out);
+	json_decref(attachments);
+}
+
 json_t *intake_record(const struct intake_row *r, const struct intake_verdict *v,
 		      const char *drained_at, json_t *attachments)
 {
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:b}", "seq", (json_int_t)r->seq, "type_id",
-			      r->type, "state", "drained", "created_at", r->created_at,
-			      "drained_at", drained_at, "valid", v->valid);
+	struct record rec;
 
-	if (v->invalid_reason)
-		json_object_set_new(o, "invalid_reason", json_string(v->invalid_reason));
-	json_object_set(o, "values", v->values);
-	json_object_set(o, "free_text", v->free_text);
-	if (v->reply_to)
-		json_object_set_new(o, "reply_to", json_string(v->reply_to));
-	if (json_array_size(attachments) > 0)
-		json_object_set(o, "attachments", attachments);
-	json_decref(attachments);
-	return o;
+	intake_record_new(r, v, drained_at, attachments, &rec);
+	return rec.doc; /* the record's one reference, handed on */
 }
 
 const char *intake_sniff(const void *bytes, size_t len, const char **content_type)
@@ -404,9 +413,4 @@ void intake_file_stems_free(char **stems, size_t n)
 	for (size_t i = 0; stems && i < n; i++)
 		free(stems[i]);
 	free(stems);
-}
-
-char *intake_record_name(const struct intake_row *r)
-{
-	return xasprintf("%010lld-%s.json", r->seq, r->type);
 }

@@ -1,6 +1,6 @@
 /*
  * intake — one row of the box's queue made into a request record, exactly as
- * the reference's drain makes it (spec/box.md §4), with no I/O: the drain
+ * the reference's drain makes it (docs/protocol/box-api.md §6.1), with no I/O: the drain
  * (drain.h) fetches, writes and acknowledges around it.
  *
  * The box is not trusted. Its row is read strictly (a row that does not read
@@ -21,7 +21,9 @@
  * measurements (size, digest) no attachment of the row carries makes the
  * record invalid — a box cannot swap the bytes under a validated value.
  *
- * The record is written in the order of spec/box.md §4 and frontdoor.md §2
+ * The record (made by requests/record.h, named and created by
+ * requests/store.h: the drain spells neither a file name nor a state) is
+ * written in the order of docs/protocol/box-api.md §6.1 and docs/protocol/files.md §2
  * — seq, type_id, state, created_at, drained_at, valid, invalid_reason?,
  * values, free_text, reply_to?, attachments (when there are any) — and
  * every object inside `values` with its keys sorted, as the reference's
@@ -41,6 +43,7 @@
 
 struct err;
 struct manifest;
+struct record;
 
 #define INTAKE_TYPE_MAX 64
 /* The most bytes one attachment may declare: the most a file field takes. */
@@ -86,6 +89,10 @@ struct intake_verdict {
 	json_t *values;       /* NEW */
 	json_t *free_text;    /* NEW array */
 	char *reply_to;       /* NULL when none */
+	/* The version of its type it was submitted under: the box's `_type_version` stamp
+	 * (taken out of the values), else the home manifest's it was judged by; 0 unknown. */
+	long long type_version;
+	long long box_version; /* the box's stamp alone; 0 when it sent none (a reference box) */
 };
 
 /*
@@ -101,7 +108,14 @@ void intake_verdict_free(struct intake_verdict *v);
 json_t *intake_attachment(const struct intake_file *f, const char *digest_hex,
 			  const char *content_type, const char *path);
 
-/* The record, drained now (drained_at: RFC 3339). attachments is stolen (NULL: none). */
+/*
+ * The record, drained now (drained_at: RFC 3339), made by the request store's
+ * one constructor (requests/record.h record_new: state drained, the spec's
+ * key order). attachments is stolen (NULL: none); out is the caller's
+ * (record_free). intake_record is the same as its JSON object (NEW).
+ */
+void intake_record_new(const struct intake_row *r, const struct intake_verdict *v,
+		       const char *drained_at, json_t *attachments, struct record *out);
 json_t *intake_record(const struct intake_row *r, const struct intake_verdict *v,
 		      const char *drained_at, json_t *attachments);
 
@@ -120,8 +134,5 @@ const char *intake_sniff(const void *bytes, size_t len, const char **content_typ
  */
 char **intake_file_stems(const struct intake_row *r);
 void intake_file_stems_free(char **stems, size_t n);
-
-/* The record's file name: "%010lld-<type>.json" (RECORD_FILE_NAME_MAX fits it). */
-char *intake_record_name(const struct intake_row *r);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * offered — what `mecha slots push` handed the box, kept at home, and the
  * check the booking sweep asks before it books: is this slot one home
- * offered? (issue 22; spec/frontdoor.md §9). The box is on the public side:
+ * offered? (issue 22; docs/bookings.md). The box is on the public side:
  * a row it hands home is believed only as far as home can check it.
  *
  * The file: $MECHA_HOME/factory/offered/<type>.json, 0600, replaced

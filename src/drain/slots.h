@@ -1,7 +1,7 @@
 /*
  * slots — the times a booking type offers: its manifest's [availability]
  * minus the person's calendar, computed at home (the box never sees the
- * calendar; it is handed this list, spec/box.md §2 and §5).
+ * calendar; it is handed this list, docs/protocol/box-api.md §5).
  *
  * The rule: a slot is offered only over a calendar mecha has read. No
  * [calendar] path, a path that is not there, a file that does not parse —

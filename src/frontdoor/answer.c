@@ -7,11 +7,13 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/jsonio.h"
 #include "base/text.h"
 #include "base/verdict.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "frontdoor/draft.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "outbox/release.h"
 #include "outbox/store.h"
 
@@ -104,7 +106,9 @@ static int claim_if_open(struct record *r, void *arg, struct err *e)
 {
 	struct claiming *c = arg;
 
-	if (strcmp(record_state(r), STATE_CLOSED) == 0)
+	/* The draft a close itself staged to tell the requester (draft.h) is meant to go. */
+	if (strcmp(record_state(r), STATE_CLOSED) == 0 &&
+	    strcmp(jsonio_str_or(r->doc, DRAFT_CLOSE_NOTICE, ""), c->id) != 0)
 		return refuse_closed(c->id, r, e);
 	c->tried = 1;
 	if (release_claim(c->ob, c->cfg, c->id, c->flags, &c->claim, e) != 0)
@@ -142,7 +146,9 @@ static int unreadable(const char *id, struct err *e)
 int answer_release(struct answer_batch *b, struct outbox_store *ob, const struct config *cfg,
 		   const char *id, unsigned flags, struct err *e)
 {
-	struct claiming c = { ob, cfg, id, (flags & ANSWER_RESEND) ? RELEASE_FORCE : 0, { 0 }, 0 };
+	unsigned rf = ((flags & ANSWER_RESEND) ? RELEASE_FORCE : 0) |
+		      ((flags & ANSWER_SEEN_PENDING) ? RELEASE_SEEN_PENDING : 0);
+	struct claiming c = { ob, cfg, id, rf, { 0 }, 0 };
 	long long seq = -1;
 
 	if (flags & ANSWER_TO_CLOSED)

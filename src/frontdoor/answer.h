@@ -10,7 +10,9 @@
  * review screen) calls answer_release rather than release_send. A draft is
  * tied to its request by the request's `outbox` list (store_owners_of_drafts);
  * a draft no request lists (staged by hand, by another tool) is released as
- * it is.
+ * it is. One draft of a closed request goes without insisting: the one the
+ * close itself staged to tell the requester (a decline, a cancellation:
+ * draft.h's DRAFT_CLOSE_NOTICE).
  *
  * The check is made at claim time, under the request store's lock: the
  * request is re-read under it and must not be closed, and the draft is
@@ -43,7 +45,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 
 struct config;
 struct outbox_list;
@@ -52,6 +54,7 @@ struct outbox_store;
 enum {
 	ANSWER_TO_CLOSED = 1, /* send even though the draft's request was closed */
 	ANSWER_RESEND = 2,    /* send even though an earlier send was interrupted (RELEASE_FORCE) */
+	ANSWER_SEEN_PENDING = 4, /* the person chose it while pending (RELEASE_SEEN_PENDING) */
 };
 
 /* One batch's drafts and the requests they answer; private but for its size. */

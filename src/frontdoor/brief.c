@@ -5,7 +5,8 @@
 #include "frontdoor/brief.h"
 
 #include "base/text.h"
-#include "frontdoor/record.h"
+#include "requests/grammar.h"
+#include "requests/record.h"
 #include "frontdoor/sweep.h"
 
 #include <ctype.h>
@@ -14,6 +15,7 @@
 
 #define DATE_MIN_CHARS 3
 #define DATE_MAX_CHARS 48
+#define DATES_MAX 8 /* dates_mentioned: the most that cross (docs/security.md) */
 
 struct summary_rule {
 	const char *field;
@@ -168,6 +170,8 @@ static json_t *checked_dates(const struct record *r, const json_t *x, json_t *he
 			hold(held, "dates_mentioned", d, "too long");
 		else if (!in_prose(prose, n, s, len))
 			hold(held, "dates_mentioned", d, "not in the text");
+		else if (json_array_size(out) >= DATES_MAX)
+			hold(held, "dates_mentioned", d, "more dates than a brief carries (8)");
 		else
 			json_array_append(out, d);
 	}
@@ -187,13 +191,17 @@ static json_t *checked_extraction(const struct record *r, const json_t *x, json_
 	return out;
 }
 
-/* values minus prose, minus attachment fields, minus `_` machinery. */
+/*
+ * The typed fields the grammar let through (requests/grammar.h): declared by
+ * the manifest, of a typed kind, with a value of that kind. Never prose, an
+ * attachment's field or `_` machinery.
+ */
 static json_t *typed_fields(const struct record *r)
 {
 	json_t *out = json_object(), *v;
 	const char *name;
 
-	json_object_foreach(record_values(r), name, v) {
+	json_object_foreach(grammar_typed(r), name, v) {
 		if (name[0] == '_' || record_is_prose(r, name) || record_is_attachment_field(r, name))
 			continue;
 		json_object_set(out, name, v);
@@ -220,12 +228,18 @@ json_t *brief_build(const struct record *r)
 {
 	const json_t *x = record_extraction(r);
 	const char *reply_to = record_reply_to(r);
+	char received[32];
 
-	/* A booking or a cancellation is the sweep's, answered already: no run is told of it. */
-	if (!x || !record_valid(r) || sweep_claims(r))
+	/*
+	 * Only a record the grammar checked against the home's manifest and let
+	 * through. A booking or a cancellation is the sweep's, answered already:
+	 * no run is told of it.
+	 */
+	if (!x || !record_valid(r) || !grammar_checked(r) || grammar_refused(r) || sweep_claims(r))
 		return NULL;
+	grammar_received(r, received);
 	return json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}", "seq", (json_int_t)r->seq, "type",
-			 r->type_id, "received", record_created_at(r), "reply_to",
+			 r->type_id, "received", received, "reply_to",
 			 reply_to ? json_string(reply_to) : json_null(), "fields", typed_fields(r),
 			 "extracted", checked_extraction(r, x, NULL), "attachments",
 			 attachment_measurements(r));

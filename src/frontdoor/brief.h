@@ -23,7 +23,7 @@
 
 struct record;
 
-/* The brief of spec/frontdoor.md §4, or NULL when the record may not be handed on. */
+/* The brief of docs/protocol/files.md §4, or NULL when the record may not be handed on. */
 json_t *brief_build(const struct record *r);
 
 /* [{field, value, reason}] for every extracted value the brief held back ([] when none). */

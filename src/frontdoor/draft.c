@@ -6,10 +6,11 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/text.h"
 #include "base/verdict.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "frontdoor/sweep.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
@@ -24,6 +25,7 @@ struct staging {
 	const char *session_id;
 	enum draft_move move;
 	char *id_out;
+	const char *note; /* DRAFT_ASK_BACK */
 };
 
 /* The sink says what one address is: a list, or something that reads as an option, is not. */
@@ -37,13 +39,14 @@ static int refuse_recipient(enum sink_kind kind, long long seq, const char *to, 
 		       "(%s): nothing was drafted", seq, why.msg);
 }
 
-static int stage_one(struct record *r, void *arg, struct err *e)
+static int by_person(const struct staging *st)
 {
-	struct staging *st = arg;
-	const char *state = record_state(r), *to = record_reply_to(r);
-	struct outbox_draft d = { 0 };
-	struct outbox_item item;
+	return st->move == DRAFT_BY_PERSON || st->move == DRAFT_ASK_BACK;
+}
 
+/* What a run may draft for: an extracted request with a checked extraction. */
+static int refuse_for_run(const struct record *r, const char *state, struct err *e)
+{
 	if (strcmp(state, STATE_EXTRACTED) != 0 && strcmp(state, STATE_AWAITING_ME) != 0)
 		return err_set(e, ERR_INVALID_TRANSITION,
 				  "request %lld is %s, not extracted: nothing was drafted", r->seq,
@@ -54,6 +57,71 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	if (!record_valid(r) || !record_extraction(r))
 		return err_set(e, ERR_NOT_EXTRACTED,
 				  "request %lld has no checked extraction: nothing was drafted", r->seq);
+	return 0;
+}
+
+/* What a person may answer: anything open that is not a booking; the move is checked first. */
+static int refuse_for_person(const struct record *r, const char *state, enum draft_move move,
+			     struct err *e)
+{
+	if (!state_known(state))
+		return err_set(e, ERR_UNKNOWN_STATE, "request %lld is in state '%s', which this mecha "
+			       "does not know: nothing was drafted", r->seq, state);
+	if (strcmp(state, STATE_CLOSED) == 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is closed: a closed request "
+			       "is not answered again (nothing was drafted)", r->seq);
+	if (sweep_claims(r) || strcmp(state, STATE_BOOKED) == 0)
+		return err_set(e, ERR_BOOKING, "request %lld is a booking or a cancellation: `mecha "
+			       "frontdoor decline` turns one down and `close --notify` cancels a booked "
+			       "one (nothing was drafted)", r->seq);
+	if (move == DRAFT_BY_PERSON && strcmp(state, STATE_AWAITING_ME) != 0 &&
+	    !state_allows(state, STATE_AWAITING_ME, MOVER_REPLY))
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s; a reply does not move "
+			       "a request out of %s (nothing was drafted)", r->seq, state, state);
+	return 0;
+}
+
+int draft_may_answer(const struct record *r, enum draft_move move, struct err *e)
+{
+	const char *to = record_reply_to(r);
+
+	if (refuse_for_person(r, record_state(r), move, e) != 0)
+		return -1;
+	if (!to || !*to)
+		return err_set(e, ERR_NO_REPLY_TO, "request %lld has no reply_to address, so there is "
+			       "nobody a reply could go to: nothing was drafted", r->seq);
+	return refuse_recipient(SINK_MAIL, r->seq, to, e);
+}
+
+/* After the draft is staged: the state the person's draft leaves the request in. */
+static int person_moves(struct record *r, const char *state, const struct staging *st,
+			struct err *e)
+{
+	if (st->move == DRAFT_ASK_BACK) {
+		if (state_move(r, STATE_NEEDS_INFO, MOVER_NEEDS_INFO, e) != 0)
+			return -1;
+		record_set_note(r, st->note);
+		return 0;
+	}
+	if (strcmp(state, STATE_AWAITING_ME) != 0 &&
+	    state_move(r, STATE_AWAITING_ME, MOVER_REPLY, e) != 0)
+		return -1;
+	record_set_note(r, NULL);
+	return 0;
+}
+
+static int stage_one(struct record *r, void *arg, struct err *e)
+{
+	struct staging *st = arg;
+	const char *state = record_state(r), *to = record_reply_to(r);
+	struct outbox_draft d = { 0 };
+	struct outbox_item item;
+	char was[64];
+
+	snprintf(was, sizeof was, "%s", state);
+	if (by_person(st) ? refuse_for_person(r, state, st->move, e) != 0
+			  : refuse_for_run(r, state, e) != 0)
+		return -1;
 	if (!to || !*to)
 		return err_set(e, ERR_NO_REPLY_TO,
 				  "request %lld has no reply_to address, so there is nobody a reply "
@@ -66,7 +134,7 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	d.kind = OUTBOX_KIND_MESSAGE;
 	d.args = st->args;
 	d.session_id = st->session_id;
-	d.taint_untrusted = 1; /* written by a run that read a stranger's request */
+	d.taint_untrusted = !by_person(st); /* a run that read a stranger's request wrote it */
 	if (outbox_store_stage(st->ob, &d, &item, e) != 0)
 		return -1;
 	snprintf(st->id_out, OUTBOX_ID_MAX + 1, "%s", item.id);
@@ -74,7 +142,11 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	record_add_outbox(r, st->id_out);
 	if (st->session_id && !jsonio_str(r->doc, "triage_session"))
 		record_set_string(r, "triage_session", st->session_id);
-	if (st->move == DRAFT_TO_AWAITING && strcmp(state, STATE_EXTRACTED) == 0) {
+	if (by_person(st)) {
+		/* Checked above (refuse_for_person), so the move is not refused after staging. */
+		if (person_moves(r, was, st, e) != 0)
+			return -1;
+	} else if (st->move == DRAFT_TO_AWAITING && strcmp(state, STATE_EXTRACTED) == 0) {
 		/* Checked above, so the move cannot be refused after the draft was staged. */
 		if (state_move(r, STATE_AWAITING_ME, MOVER_DRAFT, e) != 0)
 			return -1;
@@ -94,7 +166,7 @@ static int stage(struct store *s, struct staging *st, long long seq, struct err 
 int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_reply *d,
 		char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, SINK_MAIL, NULL, d->session_id, d->move, id_out };
+	struct staging st = { ob, SINK_MAIL, NULL, d->session_id, d->move, id_out, d->note };
 
 	if (!d->subject || !d->body)
 		return err_set(e, ERR_BAD_ARGUMENTS, "a reply needs a subject and a body");
@@ -108,7 +180,7 @@ int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_rep
 int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_invite *d,
 		 char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, SINK_INVITE, NULL, d->session_id, d->move, id_out };
+	struct staging st = { ob, SINK_INVITE, NULL, d->session_id, d->move, id_out, NULL };
 
 	if (!d->start || !d->end || !d->title)
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invite needs a start, an end and a title");
@@ -117,4 +189,84 @@ int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_in
 	if (!st.args)
 		return err_set(e, ERR_BAD_ARGUMENTS, "the title must be UTF-8 text");
 	return stage(s, &st, d->seq, e);
+}
+
+/* ---- a person's last word on a booking: its decline, or its cancellation ------------- */
+
+struct farewell {
+	const struct draft_farewell *f;
+	struct outbox_store *ob;
+	char *id_out;
+};
+
+static int refuse_farewell(const struct record *r, const char *state, int booked, struct err *e)
+{
+	const json_t *v = record_values(r);
+
+	if (!state_known(state))
+		return err_set(e, ERR_UNKNOWN_STATE, "request %lld is in state '%s', which this mecha "
+			       "does not know (nothing changed)", r->seq, state);
+	if (strcmp(state, STATE_CLOSED) == 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is closed already (nothing "
+			       "changed)", r->seq);
+	if (!json_object_get(v, "_booking_id") || json_is_true(json_object_get(v, "_cancelled")))
+		return err_set(e, ERR_INVALID_REQUEST, "request %lld is not a booking (nothing "
+			       "changed)", r->seq);
+	if (booked && strcmp(state, STATE_BOOKED) != 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is %s, not booked: `mecha "
+			       "frontdoor decline` turns down a booking the sweep left (nothing "
+			       "changed)", r->seq, state);
+	if (!booked && strcmp(state, STATE_BOOKED) == 0)
+		return err_set(e, ERR_INVALID_TRANSITION, "request %lld is booked already: `mecha "
+			       "frontdoor close --notify` cancels it (nothing changed)", r->seq);
+	return 0;
+}
+
+static int farewell_one(struct record *r, void *arg, struct err *e)
+{
+	struct farewell *fw = arg;
+	const struct draft_farewell *f = fw->f;
+	const char *state = record_state(r), *to = record_reply_to(r);
+	struct outbox_draft d = { 0 };
+	struct outbox_item item;
+	json_t *args;
+	int rc;
+
+	if (refuse_farewell(r, state, f->kind == SINK_CANCEL, e) != 0)
+		return -1;
+	if (!to || !*to)
+		return err_set(e, ERR_NO_REPLY_TO, "request %lld has no reply_to address, so nobody "
+			       "can be told: close it with --no-notify (nothing changed)", r->seq);
+	if (refuse_recipient(f->kind, r->seq, to, e) != 0 ||
+	    !state_allows(state, STATE_CLOSED, MOVER_CLOSE))
+		return -1;
+	if (!(args = f->args(r, f->ctx, e)))
+		return -1;
+	json_object_set_new(args, "to", json_string(to));
+	d.tool = sink_tool(f->kind);
+	d.kind = OUTBOX_KIND_MESSAGE;
+	d.args = args;
+	rc = outbox_store_stage(fw->ob, &d, &item, e);
+	json_decref(args);
+	if (rc != 0)
+		return -1;
+	snprintf(fw->id_out, OUTBOX_ID_MAX + 1, "%s", item.id);
+	outbox_item_free(&item);
+	record_add_outbox(r, fw->id_out);
+	/* The one draft of a closed request that is meant to go (frontdoor/answer.h). */
+	record_set_string(r, DRAFT_CLOSE_NOTICE, fw->id_out);
+	if (state_move(r, STATE_CLOSED, MOVER_CLOSE, e) != 0)
+		return -1;
+	record_set_note(r, f->reason);
+	return VERDICT_WRITE;
+}
+
+int draft_farewell(struct store *s, struct outbox_store *ob, const struct draft_farewell *f,
+		   char id_out[OUTBOX_ID_MAX + 1], struct err *e)
+{
+	struct farewell fw = { f, ob, id_out };
+
+	if (text_blank(f->reason))
+		return err_set(e, ERR_REASON_REQUIRED, "a close needs a reason (nothing changed)");
+	return store_update(s, f->seq, farewell_one, &fw, e);
 }

@@ -30,7 +30,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 struct err;
 struct record;
@@ -40,7 +40,7 @@ struct store;
 
 #define EXTRACT_MAX_TOKENS 4096
 
-/* The prompt of spec/frontdoor.md §5 over the record's prose (malloc'd). */
+/* The prompt of docs/providers.md, "What is sent" over the record's prose (malloc'd). */
 char *extract_prompt(const struct record *r);
 
 /*
@@ -86,7 +86,7 @@ void extract_job_free(struct extract_job *j);
  */
 void extract_job_rules(struct extract_job *j, const struct record *r);
 
-/* ---- which records (spec/frontdoor.md §5) ----------------------------------- */
+/* ---- which records (docs/providers.md, "What is sent") ----------------------------------- */
 
 /*
  * The jobs a run takes, in seq order. With the rules extractor (conf says so)

@@ -11,7 +11,7 @@
 #include "base/err.h"
 #include "config/config.h"
 #include "frontdoor/model.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 #include "provider/provider.h"
 
 #include <stdlib.h>

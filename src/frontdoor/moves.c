@@ -9,9 +9,9 @@
 #include "base/text.h"
 #include "base/verdict.h"
 #include "config/config.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "outbox/release.h"
 #include "outbox/store.h"
 
@@ -28,6 +28,7 @@ struct move {
 	struct outbox_store *ob;
 	const char *ob_why;
 	enum moves_drafts drafts;
+	int booked_ok; /* a close of a booked request was told what to tell its requester */
 };
 
 /* Closed → closed is refused by the table; the refusal quotes the reason that stays. */
@@ -110,6 +111,11 @@ static int move_one(struct record *r, void *arg, struct err *e)
 	struct move *m = arg;
 
 	snprintf(m->out->from, sizeof m->out->from, "%s", record_state(r));
+	if (m->by == MOVER_CLOSE && !m->booked_ok && strcmp(m->out->from, STATE_BOOKED) == 0)
+		return err_set(e, ERR_BOOKING, "request %lld is booked: its requester has the time in "
+			       "their calendar. Say what they are told: --notify stages the iTIP "
+			       "CANCEL (the event is withdrawn once you release it), --no-notify "
+			       "closes it and tells nobody (nothing changed)", r->seq);
 	if (state_move(r, m->to, m->by, e) != 0)
 		return m->by == MOVER_CLOSE && strcmp(m->out->from, STATE_CLOSED) == 0
 			       ? refuse_second_close(r, e)
@@ -129,11 +135,11 @@ static int apply(struct store *s, long long seq, struct move *m, struct err *e)
 	return store_update(s, seq, move_one, m, e);
 }
 
-int moves_close(struct store *s, struct outbox_store *ob, const char *ob_why, long long seq,
-		const char *reason, enum moves_drafts drafts, struct moves_result *out,
-		struct err *e)
+static int close_as(struct store *s, struct outbox_store *ob, const char *ob_why, long long seq,
+		    const char *reason, enum moves_drafts drafts, int booked_ok,
+		    struct moves_result *out, struct err *e)
 {
-	struct move m = { STATE_CLOSED, reason, MOVER_CLOSE, out, ob, ob_why, drafts };
+	struct move m = { STATE_CLOSED, reason, MOVER_CLOSE, out, ob, ob_why, drafts, booked_ok };
 
 	if (text_blank(reason))
 		return err_set(e, ERR_REASON_REQUIRED,
@@ -148,8 +154,15 @@ int moves_close(struct store *s, struct outbox_store *ob, const char *ob_why, lo
 	return -1;
 }
 
-int moves_close_home(long long seq, const char *reason, enum moves_drafts drafts,
-		     struct moves_result *out, struct err *e)
+int moves_close(struct store *s, struct outbox_store *ob, const char *ob_why, long long seq,
+		const char *reason, enum moves_drafts drafts, struct moves_result *out,
+		struct err *e)
+{
+	return close_as(s, ob, ob_why, seq, reason, drafts, 0, out, e);
+}
+
+static int close_home(long long seq, const char *reason, enum moves_drafts drafts,
+		      int booked_ok, struct moves_result *out, struct err *e)
 {
 	struct outbox_store ob;
 	struct config cfg;
@@ -168,7 +181,8 @@ int moves_close_home(long long seq, const char *reason, enum moves_drafts drafts
 	config_free(&cfg);
 	rc = store_open_default(&s, STORE_CREATE, e);
 	if (rc == 0) {
-		rc = moves_close(&s, have_ob ? &ob : NULL, why.msg, seq, reason, drafts, out, e);
+		rc = close_as(&s, have_ob ? &ob : NULL, why.msg, seq, reason, drafts, booked_ok, out,
+			      e);
 		store_close(&s);
 	}
 	if (have_ob)
@@ -176,11 +190,23 @@ int moves_close_home(long long seq, const char *reason, enum moves_drafts drafts
 	return rc;
 }
 
+int moves_close_home(long long seq, const char *reason, enum moves_drafts drafts,
+		     struct moves_result *out, struct err *e)
+{
+	return close_home(seq, reason, drafts, 0, out, e);
+}
+
+int moves_close_home_quietly(long long seq, const char *reason, enum moves_drafts drafts,
+			     struct moves_result *out, struct err *e)
+{
+	return close_home(seq, reason, drafts, 1, out, e);
+}
+
 int moves_needs_info(struct store *s, long long seq, const char *note, struct moves_result *out,
 		     struct err *e)
 {
 	struct move m = { STATE_NEEDS_INFO, note, MOVER_NEEDS_INFO, out, NULL, NULL,
-			  MOVES_DRAFTS_KEEP };
+			  MOVES_DRAFTS_KEEP, 0 };
 
 	return apply(s, seq, &m, e);
 }

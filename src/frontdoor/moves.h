@@ -71,6 +71,15 @@ int moves_close(struct store *s, struct outbox_store *ob, const char *ob_why, lo
 int moves_close_home(long long seq, const char *reason, enum moves_drafts drafts,
 		     struct moves_result *out, struct err *e);
 
+/*
+ * moves_close_home for a booked request whose requester is told nothing
+ * (`close --no-notify`). moves_close and moves_close_home refuse a booked
+ * request (ERR_BOOKING, naming --notify and --no-notify): its requester has
+ * the time in their calendar (decline.h's decline_cancel_home tells them).
+ */
+int moves_close_home_quietly(long long seq, const char *reason, enum moves_drafts drafts,
+			     struct moves_result *out, struct err *e);
+
 /* Parks request seq; note (NULL: none) replaces the old note. */
 int moves_needs_info(struct store *s, long long seq, const char *note, struct moves_result *out,
 		     struct err *e);

@@ -9,9 +9,9 @@
 #include "frontdoor/brief.h"
 #include "frontdoor/prose.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 
 #include <stdio.h>
 #include <string.h>

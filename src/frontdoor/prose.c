@@ -6,7 +6,8 @@
 
 #include "base/err.h"
 #include "base/text.h"
-#include "frontdoor/record.h"
+#include "requests/grammar.h"
+#include "requests/record.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 
@@ -75,10 +76,12 @@ void prose_follow_manifest(struct record *r, FILE *warn)
 
 	if (catalog_load(r->type_id, &m, NULL, &e) != 0) {
 		if (e.code != ERR_NOT_FOUND)
-			say(warn, r, NULL, e.msg, "; free_text alone says what is prose");
+			say(warn, r, NULL, e.msg, "; no brief is built of it");
+		grammar_apply(r, NULL, e.code == ERR_NOT_FOUND ? "it is not installed" : e.msg);
 		return;
 	}
 	listed_but_not_prose(r, m, warn);
 	record_set_manifest_prose(r, prose_names(r, m, warn));
+	grammar_apply(r, m, NULL); /* the brief's rule, with the same manifest */
 	manifest_free(m);
 }

@@ -23,7 +23,10 @@ struct record;
 /*
  * Reads $MECHA_HOME/factory/types/<type>.toml for r, when it is there, and
  * records on r which values it makes prose. Warnings go to warn (NULL: none).
- * Never fails: a manifest that does not load is warned about and ignored.
+ * Never fails: a manifest that does not load is warned about (and the record
+ * gets no brief).
+ * Applies the request grammar (requests/grammar.h) with the same manifest,
+ * so a brief can be built: without a manifest the record is refused.
  */
 void prose_follow_manifest(struct record *r, FILE *warn);
 

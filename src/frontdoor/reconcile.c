@@ -9,9 +9,9 @@
 #include "base/err.h"
 #include "base/verdict.h"
 #include "config/config.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 
 #include <pthread.h>
 #include <stdlib.h>

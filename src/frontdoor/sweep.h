@@ -1,7 +1,7 @@
 /*
  * sweep — confirmed bookings become calendar events whose invitations go
  * out, and cancellations withdraw them, with no model anywhere in the loop
- * (spec/frontdoor.md §9).
+ * (docs/bookings.md).
  *
  * A booking is a valid record whose values hold `_booking_id`, `_slot_start`
  * and `_slot_end` (and, from the box, `_duration_minutes` and `_manage_url`)

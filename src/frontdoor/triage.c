@@ -16,9 +16,9 @@
 #include "frontdoor/agent.h"
 #include "frontdoor/brief.h"
 #include "frontdoor/prose.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -86,7 +86,7 @@ void triage_result_free(struct triage_result *r);
 
 /*
  * The refusals that keep an unrouted or modelless run from starting
- * (spec/frontdoor.md §7): ERR_NO_MODEL when conf is the rules extractor,
+ * (docs/mcp.md): ERR_NO_MODEL when conf is the rules extractor,
  * ERR_UNROUTED when [outbox] tools does not name mail_send or the outbox
  * cannot be opened for writing. On success ob is open (OUTBOX_WRITE) and the
  * caller closes it.

@@ -12,11 +12,12 @@
 #include "config/config.h"
 #include "config/home.h"
 #include "frontdoor/brief.h"
+#include "frontdoor/prose.h"
 #include "frontdoor/model.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "frontdoor/sweep.h"
 #include "outbox/sink.h"
 #include "outbox/store.h"
@@ -69,7 +70,11 @@ static int pick_one(struct record *r, void *arg, struct err *e)
 	json_t *b;
 
 	(void)e;
-	if (strcmp(record_state(r), STATE_EXTRACTED) != 0 || !(b = brief_build(r)))
+	if (strcmp(record_state(r), STATE_EXTRACTED) != 0)
+		return VERDICT_NEXT;
+	if (record_valid(r))
+		prose_follow_manifest(r, NULL);
+	if (!(b = brief_build(r)))
 		return VERDICT_NEXT;
 	json_decref(b);
 	p->seqs = xrealloc(p->seqs, (p->n + 1) * sizeof *p->seqs);

@@ -521,19 +521,26 @@ static void entries_free(struct board_entry *en, size_t n)
 	free(en);
 }
 
-/* The chain of mission mid[0..len) by one pass over the box. */
+/*
+ * The chain of mission mid[0..len) by one pass over the box. With the
+ * session's index open, the pass parses only the lines that can name the
+ * mission (mailbox_read_naming) and the unreadable lines are the index's count.
+ */
 static int chain_read(struct session *s, const char *mid, size_t len, struct board_chain *out,
 		      struct err *e)
 {
 	struct collect c = { mid, len, NULL, 0, 0 };
 	size_t skipped = 0, *path, n;
+	int r = s->sc ? mailbox_read_naming(s->fd, mid, len, collect_line, &c, e)
+		      : mailbox_read(s->fd, collect_line, &c, &skipped, e);
 
 	memset(out, 0, sizeof *out);
-	if (mailbox_read(s->fd, collect_line, &c, &skipped, e) != 0) {
+	if (r != 0) {
 		entries_free(c.en, c.n);
 		return -1;
 	}
-	s->b->skipped = skipped;
+	if (!s->sc)
+		s->b->skipped = skipped;
 	path = xmalloc((c.n + 1) * sizeof *path);
 	n = walk(c.en, c.n, path);
 	out->entries = n ? xcalloc(n, sizeof *out->entries) : NULL;
@@ -905,15 +912,35 @@ static int unknown_mission(struct err *e, const char *mission_id)
 			  "mission '%s'", mission_id);
 }
 
+/* 1 when <box>.lock exists: some writer of ours has kept an index beside the box. */
+static int lock_beside(const struct board *b)
+{
+	char *path = xasprintf("%s.lock", b->box);
+	int there = access(path, F_OK) == 0;
+
+	free(path);
+	return there;
+}
+
 int board_log(struct board *b, const char *mission_id, struct board_chain *out, struct err *e)
 {
+	struct sidecar_mission m;
 	struct session s;
-	int r = session_read(b, &s, 0, e);
+	/* With a writer's lock beside the box there is an index to ask (whether the mission
+	 * exists, what is unreadable) and the pass parses only the mission's lines; without
+	 * one, building an index would cost more than the one plain pass. */
+	int r = session_read(b, &s, lock_beside(b), e);
 
 	memset(out, 0, sizeof *out);
 	if (r != 0)
 		return r == 1 ? unknown_mission(e, mission_id) : -1;
-	r = chain_read(&s, mission_id, strlen(mission_id), out, e);
+	r = s.sc ? sidecar_mission(s.sc, mission_id, strlen(mission_id), &m, e) : 1;
+	if (r == 0) {
+		session_close(&s);
+		return unknown_mission(e, mission_id);
+	}
+	if (r > 0)
+		r = chain_read(&s, mission_id, strlen(mission_id), out, e);
 	session_close(&s);
 	if (r == 0 && out->n == 0)
 		return unknown_mission(e, mission_id);

@@ -59,8 +59,21 @@ int mailbox_open_read(const char *path, struct err *e)
 	return open_box(path, O_RDONLY | O_NONBLOCK, e);
 }
 
-/* Hands one raw line (its \n already cut) to fn unless it is blank. */
-static int emit(const char *data, size_t len, uint64_t offset,
+/* A line a filtered read passes on: one naming needle literally, or one with any escape. */
+struct needle {
+	const char *s;
+	size_t len;
+};
+
+static int may_name(const char *data, size_t len, const struct needle *nd)
+{
+	/* Without a backslash every JSON string on the line is its own bytes, so a letter
+	 * whose mission_id is the needle shows it literally; a line with one is parsed. */
+	return !nd || memchr(data, '\\', len) || memmem(data, len, nd->s, nd->len);
+}
+
+/* Hands one raw line (its \n already cut) to fn unless it is blank (or filtered out). */
+static int emit(const char *data, size_t len, uint64_t offset, const struct needle *nd,
 		int (*fn)(const struct mailbox_line *, void *), void *ctx)
 {
 	struct mailbox_line line;
@@ -69,7 +82,7 @@ static int emit(const char *data, size_t len, uint64_t offset,
 	while (len > 0 && data[len - 1] == '\r')
 		len--;
 	text_trim(data, len, &off, &n);
-	if (n == 0)
+	if (n == 0 || !may_name(data, len, nd))
 		return 0;
 	line.data = data;
 	line.len = len;
@@ -78,8 +91,8 @@ static int emit(const char *data, size_t len, uint64_t offset,
 	return fn(&line, ctx);
 }
 
-int mailbox_scan(int fd, uint64_t from, int (*fn)(const struct mailbox_line *, void *),
-		 void *ctx, struct err *e)
+static int scan(int fd, uint64_t from, const struct needle *nd,
+		int (*fn)(const struct mailbox_line *, void *), void *ctx, struct err *e)
 {
 	struct buf pending = BUF_INIT; /* the part of a line read so far */
 	char chunk[1 << 16];
@@ -106,7 +119,7 @@ int mailbox_scan(int fd, uint64_t from, int (*fn)(const struct mailbox_line *, v
 			if (!nl)
 				break;
 			i++;
-			rc = emit(buf_str(&pending), pending.len, start, fn, ctx);
+			rc = emit(buf_str(&pending), pending.len, start, nd, fn, ctx);
 			start = pos + i;
 			buf_reset(&pending);
 			if (rc != 0)
@@ -115,10 +128,16 @@ int mailbox_scan(int fd, uint64_t from, int (*fn)(const struct mailbox_line *, v
 		pos += (uint64_t)n;
 	}
 	if (pending.len > 0)
-		rc = emit(buf_str(&pending), pending.len, start, fn, ctx);
+		rc = emit(buf_str(&pending), pending.len, start, nd, fn, ctx);
 out:
 	buf_free(&pending);
 	return rc;
+}
+
+int mailbox_scan(int fd, uint64_t from, int (*fn)(const struct mailbox_line *, void *),
+		 void *ctx, struct err *e)
+{
+	return scan(fd, from, NULL, fn, ctx, e);
 }
 
 struct read_ctx {
@@ -161,6 +180,16 @@ int mailbox_read(int fd, int (*fn)(const struct mailbox_line *, struct letter_en
 		 void *ctx, size_t *skipped, struct err *e)
 {
 	return mailbox_read_from(fd, 0, fn, ctx, skipped, e);
+}
+
+int mailbox_read_naming(int fd, const char *needle, size_t len,
+			int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
+			void *ctx, struct err *e)
+{
+	struct read_ctx rc = { fn, ctx, 0 };
+	struct needle nd = { needle, len };
+
+	return scan(fd, 0, &nd, read_one, &rc, e);
 }
 
 int mailbox_line_at(int fd, uint64_t offset, struct buf *out, struct err *e)

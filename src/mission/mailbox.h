@@ -69,6 +69,17 @@ int mailbox_read_from(int fd, uint64_t from,
 		      int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
 		      void *ctx, size_t *skipped, struct err *e);
 
+/*
+ * mailbox_read for the letters of one mission: a line is parsed only when it
+ * holds needle (the mission id) literally or holds any backslash (an escape
+ * could spell the id), so a box of other missions' letters costs a memmem a
+ * line, not a parse and a hash. Every letter naming needle still reaches fn;
+ * lines that do not read as letters are not counted (the index counts them).
+ */
+int mailbox_read_naming(int fd, const char *needle, size_t len,
+			int (*fn)(const struct mailbox_line *, struct letter_envelope *, void *),
+			void *ctx, struct err *e);
+
 /* The line that starts at offset (without "\n" and trailing "\r") into out. */
 int mailbox_line_at(int fd, uint64_t offset, struct buf *out, struct err *e);
 

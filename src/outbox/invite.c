@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/rfc3339.h"
+#include "base/text.h"
 #include "calendar/wallclock.h"
 #include "config/config.h"
 #include "outbox/item.h"
@@ -361,4 +362,69 @@ static const char *const invite_names[] = { "calendar_invite", NULL };
 const struct sink invite_sink = {
 	SINK_INVITE, invite_names, invite_available, invite_check, invite_recipient,
 	invite_prepare, invite_deliver, invite_discard,
+};
+
+/* ---- calendar_cancel: a booked event withdrawn ---------------------------------------- */
+
+/*
+ * A person cancels what the sweep booked (`frontdoor close --notify`): args
+ * {to, uid, title, start, end}. Released, it takes the event of that UID out
+ * of the calendar (one already gone is no error: the point is that it is not
+ * there) and mails its METHOD:CANCEL, so the attendee's calendar drops it.
+ */
+static int cancel_check(const json_t *args, struct err *e)
+{
+	const char *uid = json_is_object(args) ? json_string_value(json_object_get(args, "uid"))
+					       : NULL;
+
+	if (invite_check(args, e) != 0)
+		return -1;
+	if (json_object_get(args, "uid") &&
+	    (!uid || !*uid || strlen(uid) >= CALENDAR_UID_MAX || text_has_control(uid, strlen(uid))))
+		return err_set(e, ERR_BAD_ARGS, "'uid' must be the event's UID, on one line");
+	return 0;
+}
+
+static int cancel_prepare(const struct config *cfg, const struct outbox_item *it, void **job,
+			  struct err *e)
+{
+	struct invite_job *j = xcalloc(1, sizeof *j);
+	const char *uid = json_string_value(json_object_get(it->args, "uid"));
+	struct calendar_event ev;
+	struct invite_letter l;
+
+	if (!invite_available(cfg, e) || cancel_check(it->args, e) != 0 ||
+	    job_fill(j, cfg, it->args, e) != 0)
+		goto fail;
+	if (!uid) {
+		err_set(e, ERR_BAD_ARGS, "a cancellation needs the event's 'uid' to be sent");
+		goto fail;
+	}
+	snprintf(j->uid, sizeof j->uid, "%s", uid);
+	ev = job_event(j);
+	l = (struct invite_letter){ &ev, CALENDAR_ITIP_CANCEL, it->id, NULL,
+				    cfg->calendar_timezone };
+	if (invite_message(cfg, &l, &j->msg, e) != 0)
+		goto fail;
+	*job = j;
+	return 0;
+fail:
+	invite_discard(j);
+	return -1;
+}
+
+static int cancel_deliver(const struct config *cfg, void *job, struct err *e)
+{
+	struct invite_job *j = job;
+
+	if (forget_own_event(cfg, j, e) != 0)
+		return -1;
+	return mail_deliver(cfg, &j->msg, e);
+}
+
+static const char *const cancel_names[] = { "calendar_cancel", NULL };
+
+const struct sink cancel_sink = {
+	SINK_CANCEL, cancel_names, invite_available, cancel_check, invite_recipient,
+	cancel_prepare, cancel_deliver, invite_discard,
 };

@@ -38,6 +38,8 @@ struct sink;
 
 /* The calendar_invite row of the sink table (sink.h). */
 extern const struct sink invite_sink;
+/* The calendar_cancel row: the event of args.uid taken out, and its iTIP CANCEL mailed. */
+extern const struct sink cancel_sink;
 
 struct invite_letter {
 	const struct calendar_event *ev;  /* uid, organizer, attendee and summary required */

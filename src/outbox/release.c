@@ -19,10 +19,25 @@
 #include <string.h>
 #include <time.h>
 
-static int refuse_resolved(const struct outbox_item *it, struct err *e)
+/*
+ * A draft the person saw pending and that was resolved meanwhile, by another
+ * process, was "resolved while you were deciding"; one that was already
+ * resolved when they chose it (a second approve of a sent draft) says when
+ * that happened, rather than suggesting a race that never was.
+ */
+static int refuse_resolved(const struct outbox_item *it, unsigned flags, struct err *e)
 {
-	return err_set(e, ERR_NOT_PENDING, "%s is %s: it was resolved while you were deciding, "
-			  "so nothing was sent", it->id, it->status);
+	const char *when = it->resolved_at ? it->resolved_at : "an unrecorded time";
+
+	if (flags & RELEASE_SEEN_PENDING)
+		return err_set(e, ERR_NOT_PENDING, "%s is %s: it was resolved while you were "
+			       "deciding, so nothing was sent", it->id, it->status);
+	if (strcmp(it->status, OUTBOX_SENT) == 0)
+		return err_set(e, ERR_NOT_PENDING, "%s was already sent at %s; not sent again",
+			       it->id, when);
+	return err_set(e, ERR_NOT_PENDING, "%s was already %s at %s%s%s%s; nothing was sent",
+		       it->id, it->status, when, it->reason ? " (" : "", it->reason ? it->reason : "",
+		       it->reason ? ")" : "");
 }
 
 static int refuse_in_flight(const struct outbox_item *it, struct err *e)
@@ -64,7 +79,7 @@ static int claim(struct outbox_store *s, const struct config *cfg, const char *i
 	if (outbox_store_read(s, id, &it, e) != 0)
 		goto out_unlock;
 	if (!outbox_item_pending(&it))
-		rc = refuse_resolved(&it, e);
+		rc = refuse_resolved(&it, flags, e);
 	else if (it.sending_since && !(flags & RELEASE_FORCE))
 		rc = refuse_in_flight(&it, e);
 	else if (!(*sink = sink_find(it.tool, e)) || (*sink)->prepare(cfg, &it, job, e) != 0)
@@ -165,7 +180,7 @@ static int mark_sent(struct outbox_item *it, void *ctx, struct err *e)
 {
 	(void)ctx;
 	if (!outbox_item_pending(it))
-		return refuse_resolved(it, e);
+		return refuse_resolved(it, 0, e);
 	outbox_item_resolve(it, OUTBOX_SENT, "marked sent by a person");
 	return VERDICT_WRITE;
 }

@@ -34,6 +34,13 @@ struct sink;
 
 enum {
 	RELEASE_FORCE = 1, /* send even though sending_since says a send was in flight */
+	/*
+	 * The person chose this draft while it was pending (a prompt was shown):
+	 * one found resolved is "resolved while you were deciding". Without it a
+	 * resolved draft says when it was resolved ("already sent at T; not sent
+	 * again").
+	 */
+	RELEASE_SEEN_PENDING = 2,
 };
 
 /*

@@ -19,6 +19,7 @@
 static const struct sink *const sinks[] = {
 	[SINK_MAIL] = &mail_sink,
 	[SINK_INVITE] = &invite_sink,
+	[SINK_CANCEL] = &cancel_sink,
 };
 
 #define NSINKS (sizeof sinks / sizeof sinks[0])

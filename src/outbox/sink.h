@@ -30,6 +30,7 @@ struct outbox_item;
 enum sink_kind {
 	SINK_MAIL,   /* mail_send: a message */
 	SINK_INVITE, /* calendar_invite: an event and its invitation */
+	SINK_CANCEL, /* calendar_cancel: an event withdrawn and its iTIP CANCEL mailed */
 };
 
 struct sink {

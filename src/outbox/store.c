@@ -197,6 +197,99 @@ int outbox_store_each(struct outbox_store *s,
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- streaming: names sorted, one document at a time ------------------------------------ */
+
+/* The item ids of the directory, NUL-separated in one buffer, and (once read) each one. */
+struct names {
+	struct buf text;
+	size_t *at, n, cap;
+	const char **id; /* into text, sorted */
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int names_read(DIR *d, struct names *nm, struct err *e)
+{
+	struct dirent *de;
+	char id[OUTBOX_ID_MAX + 1];
+
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if (!item_file(de->d_name, id))
+			continue;
+		if (nm->n == nm->cap) {
+			nm->cap = nm->cap ? nm->cap * 2 : 256;
+			nm->at = xrealloc(nm->at, nm->cap * sizeof *nm->at);
+		}
+		nm->at[nm->n++] = nm->text.len;
+		buf_add(&nm->text, id, strlen(id) + 1);
+	}
+	if (errno != 0)
+		return err_errno(e, "reading the outbox");
+	nm->id = xcalloc(nm->n + 1, sizeof *nm->id);
+	for (size_t i = 0; i < nm->n; i++) /* the buffer has stopped moving */
+		nm->id[i] = nm->text.data + nm->at[i];
+	if (nm->n > 1)
+		qsort(nm->id, nm->n, sizeof *nm->id, by_name);
+	return 0;
+}
+
+/* One item by id into *it: 0, or 1 when it cannot be read (warned about when warn_it). */
+static int stream_one(int dirfd, const char *id, int warn_it, struct outbox_item *it, FILE *warn)
+{
+	char name[OUTBOX_ID_MAX + 6];
+	struct err why;
+
+	snprintf(name, sizeof name, "%s.json", id);
+	if (load(dirfd, name, id, it, &why) == 0)
+		return 0;
+	if (warn_it && why.code != ERR_NOT_FOUND) /* vanished: resolved and swept, not broken */
+		warn_unreadable(warn, &why);
+	return 1;
+}
+
+int outbox_store_stream(struct outbox_store *s, int pending_first,
+			int (*fn)(const struct outbox_item *it, void *ctx, struct err *e),
+			void *ctx, FILE *warn, struct err *e)
+{
+	struct names nm = { BUF_INIT, NULL, 0, 0, NULL };
+	unsigned char *later = NULL; /* pending_first: the resolved ones, for the second pass */
+	struct outbox_item it;
+	int rc = VERDICT_NEXT;
+	DIR *d;
+
+	if (!s->exists)
+		return 0;
+	if (!(d = opendir(s->dir)))
+		return err_errno(e, "opening %s", s->dir);
+	if (names_read(d, &nm, e) != 0)
+		rc = -1;
+	later = xcalloc(nm.n + 1, 1);
+	for (size_t i = 0; rc == VERDICT_NEXT && i < nm.n; i++) {
+		if (stream_one(dirfd(d), nm.id[i], 1, &it, warn) != 0)
+			continue;
+		if (pending_first && !outbox_item_pending(&it))
+			later[i] = 1;
+		else
+			rc = fn(&it, ctx, e);
+		outbox_item_free(&it);
+	}
+	for (size_t i = 0; rc == VERDICT_NEXT && i < nm.n; i++) {
+		if (!later[i] || stream_one(dirfd(d), nm.id[i], 0, &it, warn) != 0)
+			continue;
+		rc = fn(&it, ctx, e);
+		outbox_item_free(&it);
+	}
+	closedir(d);
+	free(later);
+	free(nm.at);
+	free(nm.id);
+	buf_free(&nm.text);
+	return rc < 0 ? -1 : 0;
+}
+
 struct collect {
 	struct outbox_list *l;
 	size_t cap;

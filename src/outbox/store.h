@@ -86,6 +86,17 @@ int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, str
 int outbox_store_each(struct outbox_store *s,
 		      int (*fn)(const struct outbox_item *it, void *ctx, struct err *e), void *ctx,
 		      FILE *warn, struct err *e);
+/*
+ * outbox_store_list's order without its memory: the ids are read from the
+ * file names and sorted (staging order), then each item is read, handed to fn
+ * (borrowed, VERDICT_* as above) and freed, so memory does not grow with the
+ * outbox. With pending_first, the pending items come first and the others
+ * after (those are read twice: once to learn they can wait). An unreadable
+ * item is warned about once, as outbox_store_each does.
+ */
+int outbox_store_stream(struct outbox_store *s, int pending_first,
+			int (*fn)(const struct outbox_item *it, void *ctx, struct err *e),
+			void *ctx, FILE *warn, struct err *e);
 /* Every readable item, sorted by id. */
 int outbox_store_list(struct outbox_store *s, struct outbox_list *out, FILE *warn,
 		      struct err *e);

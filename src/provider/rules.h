@@ -2,7 +2,7 @@
  * rules — the offline extractor: the quarantined pass without a model.
  *
  * It reads a stranger's prose with fixed patterns and fills the same six
- * fields a model would (spec/frontdoor.md §5, §6), deterministically, with no
+ * fields a model would (docs/providers.md), deterministically, with no
  * network and no state. It is the default when no provider is configured and
  * the one the demo uses.
  *

@@ -2,12 +2,13 @@
  * actions — the keys that change something. Each asks what it must (a
  * reason, a confirmation), then makes the one library call the matching CLI
  * verb makes: answer_release, release_reject, the edit calling sequence,
- * moves_close, moves_needs_info, extract_run, triage_run. A refusal is
+ * moves_close, moves_needs_info, extract_run, triage_run, and the reply
+ * calling sequence (frontdoor/reply.h) for R and N. A refusal is
  * shown as the library worded it, and nothing else is done after it.
  *
  * A draft's keys (a, r, e) work on the selected draft, or on the selected
  * request's pending draft when it has exactly one. A request's keys (c, n, x,
- * t) work on the selected request only: acting on a request from one of its
+ * t, R, N, D) work on the selected request only: acting on a request from one of its
  * drafts would be a surprise.
  */
 #define NCURSES_WIDECHAR 1
@@ -17,8 +18,10 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "frontdoor/answer.h"
+#include "frontdoor/decline.h"
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
+#include "frontdoor/reply.h"
 #include "frontdoor/state.h"
 #include "frontdoor/store.h"
 #include "frontdoor/triage.h"
@@ -137,7 +140,7 @@ void actions_approve(struct app *a)
 		app_busy(a, "Sending %s…", id);
 		answer_begin(&batch, NULL); /* one draft: its request looked up alone */
 		/* Through the front door's rule: a draft whose request was closed is not sent. */
-		if (answer_release(&batch, &ob, &a->cfg, id, 0, &e) != 0)
+		if (answer_release(&batch, &ob, &a->cfg, id, ANSWER_SEEN_PENDING, &e) != 0)
 			fail(a, &e);
 		else
 			app_say(a, 0, "Sent %s.", id);
@@ -356,8 +359,7 @@ void actions_extract(struct app *a)
 
 	if (o.seq < 0)
 		return;
-	if (strcmp(record_state(r), STATE_EXTRACTED) == 0 ||
-	    strcmp(record_state(r), STATE_TRIAGED) == 0) {
+	if (state_allows(record_state(r), STATE_EXTRACTED, MOVER_EXTRACT_FORCE)) {
 		char *q = xasprintf("Request %lld is %s already. Extract it again, replacing its "
 				    "extraction? y extracts, n or Esc leaves it.", o.seq,
 				    record_state(r));
@@ -416,5 +418,113 @@ void actions_triage(struct app *a)
 		 "which can take a while…", o.seq);
 	if (triage_run(&o, &rep, &e) != 0)
 		fail(a, &e);
+	app_after(a);
+}
+
+/* ---- R: reply, N: ask back (issue 23: every request reaches an answer without a model) ---- */
+
+static void say_staged(struct app *a, const char *id, const struct reply *rp, const char *state)
+{
+	app_say(a, 0, "Staged %s to %s: request %lld is %s; a approves it.", id, rp->to, rp->seq,
+		state);
+}
+
+void actions_reply(struct app *a)
+{
+	long long seq = target_request(a);
+	char id[OUTBOX_ID_MAX + 1];
+	struct reply rp;
+	struct err e;
+	int rc;
+
+	if (seq < 0)
+		return;
+	/* The same calls as `mecha frontdoor reply`: refused before the editor opens. */
+	if (reply_open(&rp, seq, &e) != 0) {
+		fail(a, &e);
+		return;
+	}
+	rc = reply_template(&rp, &e);
+	if (rc == 0)
+		rc = run_editor(a, rp.path, &e);
+	if (rc == 0)
+		rc = reply_finish(&rp, id, &e);
+	if (rc < 0)
+		fail(a, &e);
+	else if (rc == REPLY_EMPTY)
+		app_say(a, 0, "The reply was empty or unchanged: nothing was staged for request %lld.",
+			seq);
+	else
+		say_staged(a, id, &rp, STATE_AWAITING_ME);
+	reply_close(&rp);
+	app_after(a);
+}
+
+void actions_ask_back(struct app *a)
+{
+	long long seq = target_request(a);
+	char id[OUTBOX_ID_MAX + 1], *note = NULL, *q;
+	struct reply rp;
+	struct err e;
+	int asked;
+
+	if (seq < 0)
+		return;
+	q = xasprintf("What should the requester of %lld be asked? It is mailed to them as a "
+		      "draft you approve, and kept as the note. Enter stages it, Esc cancels.", seq);
+	asked = prompt_line(a, q, NULL, &note);
+	free(q);
+	if (!asked || text_blank(note)) {
+		app_say(a, 0, "Ask-back cancelled: request %lld is as it was.", seq);
+		free(note);
+		return;
+	}
+	if (reply_open(&rp, seq, &e) != 0) {
+		fail(a, &e);
+	} else {
+		if (reply_ask(&rp, note, id, &e) < 0)
+			fail(a, &e);
+		else
+			say_staged(a, id, &rp, STATE_NEEDS_INFO);
+		reply_close(&rp);
+	}
+	free(note);
+	app_after(a);
+}
+
+/* ---- D: decline a booking (or cancel a booked one), telling the requester ---------------- */
+
+void actions_decline(struct app *a)
+{
+	const struct record *r = lists_request(a);
+	long long seq = target_request(a);
+	char id[OUTBOX_ID_MAX + 1], *reason = NULL, *q;
+	struct err e;
+	int booked, rc;
+
+	if (seq < 0)
+		return;
+	booked = strcmp(record_state(r), STATE_BOOKED) == 0;
+	q = xasprintf(booked ? "Cancel booked request %lld? Its iTIP CANCEL is staged for you to "
+			       "approve. Why (required)? Enter cancels it, Esc keeps it."
+			     : "Decline booking %lld? The requester is mailed a link to pick another "
+			       "time, once you approve it. Why (optional)? Enter declines, Esc keeps it.",
+		      seq);
+	if (!prompt_line(a, q, NULL, &reason)) {
+		app_say(a, 0, "Decline cancelled: request %lld is as it was.", seq);
+		free(q);
+		return;
+	}
+	free(q);
+	if (booked)
+		rc = decline_cancel_home(seq, reason, id, &e);
+	else
+		rc = decline_home(seq, text_blank(reason) ? NULL : reason, id, NULL, &e);
+	if (rc != 0)
+		fail(a, &e);
+	else
+		app_say(a, 0, "request %lld: closed; %s staged as %s, a approves it.", seq,
+			booked ? "its iTIP CANCEL" : "the decline", id);
+	free(reason);
 	app_after(a);
 }

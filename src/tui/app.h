@@ -161,6 +161,9 @@ void actions_close(struct app *a);
 void actions_needs_info(struct app *a);
 void actions_extract(struct app *a);
 void actions_triage(struct app *a);
+void actions_reply(struct app *a);    /* R: the person's own reply, in the editor */
+void actions_ask_back(struct app *a); /* N: needs-info with the question mailed */
+void actions_decline(struct app *a);  /* D: decline a booking, or cancel a booked one */
 
 /* Set by SIGTERM and SIGHUP: every loop returns, and the screen closes cleanly. */
 extern volatile sig_atomic_t app_stop;

@@ -27,9 +27,9 @@
 
 static enum lines_style state_style(const char *state)
 {
-	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+	if (state_has(state, STATE_FAILED))
 		return LINES_WARN;
-	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+	if (state_has(state, STATE_NOTICE))
 		return LINES_NOTICE;
 	return LINES_HEADING;
 }
@@ -319,6 +319,9 @@ static const char *const help_text[][2] = {
 	{ "n", "needs-info, with an optional note" },
 	{ "x", "extract it (again)" },
 	{ "t", "triage it: a model run that may stage a draft" },
+	{ "R", "reply in your own words, in $VISUAL or $EDITOR (no model needed)" },
+	{ "N", "ask back: needs-info, with the question mailed as a draft" },
+	{ "D", "decline a booking (a link to pick another time), or cancel a booked one" },
 	{ NULL, "" },
 	{ "Ctrl-L", "redraw" },
 	{ "? q", "this help; quit" },

@@ -199,14 +199,11 @@ void lists_free(struct app *a)
 
 int lists_waiting(const struct record *r)
 {
-	static const char *const waiting[] = { STATE_EXTRACTION_FAILED, STATE_EXTRACTED,
-					       STATE_AWAITING_ME, STATE_NEEDS_INFO, STATE_BOOKED };
 	const char *state = record_state(r);
 
-	for (size_t i = 0; i < sizeof waiting / sizeof waiting[0]; i++)
-		if (strcmp(state, waiting[i]) == 0)
-			return 1;
-	return strcmp(state, STATE_DRAINED) == 0 && !record_valid(r);
+	/* The state table's attributes (requests/state.h), as `frontdoor list` reads them. */
+	return state_has(state, STATE_WAITING) ||
+	       (state_has(state, STATE_INVALID_WAITS) && !record_valid(r));
 }
 
 static int filter_ok(const struct app *a, const struct record *r)

@@ -92,26 +92,27 @@ static void tail(const char *s, int attr)
 
 static void status_line(const struct app *a)
 {
-	static const char *const shown[] = { STATE_EXTRACTION_FAILED, STATE_EXTRACTED,
-					     STATE_AWAITING_ME, STATE_NEEDS_INFO, STATE_BOOKED };
 	char line[512];
-	size_t n = 0, per[6] = { 0 };
+	size_t n = 0, per[16] = { 0 }, invalid = 0;
 
+	_Static_assert(sizeof per / sizeof per[0] >= 9, "a count for every row of the state table");
 	for (size_t i = 0; i < a->nrecords; i++) {
-		const char *st = record_state(&a->records[i]);
-		if (!lists_waiting(&a->records[i]))
+		const struct state_row *row = state_row(record_state(&a->records[i]));
+		if (!row || !lists_waiting(&a->records[i]))
 			continue;
-		for (size_t k = 0; k < 5; k++)
-			if (strcmp(st, shown[k]) == 0)
-				per[k]++;
-		per[5] += strcmp(st, STATE_DRAINED) == 0;
+		if (row->flags & STATE_COUNTED)
+			per[row - state_table]++;
+		else
+			invalid += (row->flags & STATE_INVALID_WAITS) != 0;
 	}
 	n += (size_t)snprintf(line, sizeof line, " mecha review | %zu waiting on you, %zu draft%s pending |",
 			      a->counts[0], a->counts[1], a->counts[1] == 1 ? "" : "s");
-	for (size_t k = 0; k < 6 && n < sizeof line; k++)
+	for (size_t k = 0; k < state_nrows && n < sizeof line; k++)
 		if (per[k])
 			n += (size_t)snprintf(line + n, sizeof line - n, " %s %zu",
-					      k < 5 ? shown[k] : "invalid", per[k]);
+					      state_table[k].name, per[k]);
+	if (invalid && n < sizeof line)
+		snprintf(line + n, sizeof line - n, " invalid %zu", invalid);
 	move(0, 0);
 	attron(A_REVERSE);
 	cell(line, COLS, A_REVERSE);
@@ -146,7 +147,7 @@ static const char *request_gist(const struct record *r)
 	json_t *x = record_extraction(r);
 	const char *slot = jsonio_str(record_values(r), "_slot_start");
 
-	if (strcmp(record_state(r), STATE_BOOKED) == 0 && slot)
+	if (state_has(record_state(r), STATE_SHOWS_SLOT) && slot)
 		return slot;
 	if (x && jsonio_str(x, "topic") && *jsonio_str(x, "topic"))
 		return jsonio_str(x, "topic");
@@ -157,11 +158,12 @@ static const char *request_gist(const struct record *r)
 
 static int state_attr(const struct app *a, const char *state)
 {
-	if (strcmp(state, STATE_EXTRACTION_FAILED) == 0)
+	/* The state table's attributes (requests/state.h), as `frontdoor list` reads them. */
+	if (state_has(state, STATE_FAILED))
 		return screen_attr(a, LINES_WARN);
-	if (strcmp(state, STATE_AWAITING_ME) == 0 || strcmp(state, STATE_NEEDS_INFO) == 0)
+	if (state_has(state, STATE_NOTICE))
 		return screen_attr(a, LINES_NOTICE);
-	if (strcmp(state, STATE_CLOSED) == 0 || strcmp(state, STATE_ANSWERED) == 0)
+	if (state_has(state, STATE_DIMMED))
 		return A_DIM;
 	return A_NORMAL;
 }
@@ -186,7 +188,7 @@ static void request_row(const struct app *a, const struct record *r, int sel)
 	if (np)
 		tail(np == 1 ? "1 draft " : "drafts ", sel | screen_attr(a, LINES_NOTICE));
 	tail(request_gist(r), sel);
-	if (strcmp(record_state(r), STATE_BOOKED) == 0 && end) {
+	if (state_has(record_state(r), STATE_SHOWS_SLOT) && end) {
 		tail(" → ", sel);
 		tail(end, sel);
 	}
@@ -317,9 +319,11 @@ static void draw_detail(struct app *a, int y, int h)
 /* ---- the bottom: message and legend ------------------------------------------------------------- */
 
 static const char *const legend[][2] = {
-	{ "?", "help" }, { "q", "quit" },      { "a", "approve" }, { "r", "reject" },
-	{ "e", "edit" }, { "c", "close" },     { "n", "needs-info" }, { "x", "extract" },
-	{ "t", "triage" }, { "/", "search" }, { "f", "filter" },  { "h", "resolved" },
+	/* The answering keys first: on 80 columns they are all shown (? lists every key). */
+	{ "?", "help" },  { "q", "quit" },  { "a", "approve" },   { "r", "reject" },
+	{ "e", "edit" },  { "R", "reply" }, { "N", "ask" },       { "D", "decline" },
+	{ "c", "close" }, { "n", "park" },  { "x", "extract" },   { "t", "triage" },
+	{ "/", "search" }, { "f", "filter" }, { "h", "resolved" },
 };
 
 static void draw_legend(int y)

@@ -188,6 +188,9 @@ static void key(struct app *a, int rc, wint_t ch)
 	case 'n': actions_needs_info(a); break;
 	case 'x': actions_extract(a); break;
 	case 't': actions_triage(a); break;
+	case 'R': actions_reply(a); break;
+	case 'N': actions_ask_back(a); break;
+	case 'D': actions_decline(a); break;
 	default: break;
 	}
 }

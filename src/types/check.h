@@ -1,5 +1,5 @@
 /*
- * check — the rules of a manifest whose shapes are sound (spec/box.md §1):
+ * check — the rules of a manifest whose shapes are sound (docs/types.md):
  * ids, duplicates, caps, options, date bounds, file limits, conditions,
  * steps, acknowledgments, [verification], [confirmation] and `kind`. Each
  * broken rule is one issue with the reference's text and the line it is

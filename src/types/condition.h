@@ -10,7 +10,7 @@
  * (trimmed, as Rust's f64 parse reads them). `present` is: submitted, not
  * null, not a blank string, not an empty array.
  *
- * Where we differ from the reference (spec/box.md §6, docs/types.md): the
+ * Where we differ from the reference (docs/protocol/box-pages.md §7, docs/types.md): the
  * conditions read raw form values, and a ticked HTML checkbox posts a string,
  * so `is_true`/`is_false` and `eq`/`ne` against a boolean accept the
  * spellings a bool field accepts (on|true|1|yes, off|false|0|no). The

@@ -1,7 +1,7 @@
 /*
  * manifest — a request type: the TOML file strangers' forms are built from,
  * read into typed values and checked against every rule of its format
- * (spec/box.md §1), with the reference's texts.
+ * (docs/types.md), with the reference's texts.
  *
  * The rule this module keeps: a manifest that exists has been checked. There
  * is no way to get a struct manifest except through manifest_parse, which

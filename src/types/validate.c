@@ -493,7 +493,7 @@ static void strays(const struct manifest *m, const json_t *raw, const unsigned c
 		if (!at)
 			problem(errors, key, "this is not a field of this request type");
 		/* A field posted blank with scripts off was shown and left empty, not
-		 * forged (spec/box.md §6): blank counts as absent. */
+		 * forged (docs/protocol/box-pages.md §7): blank counts as absent. */
 		else if (f && !visible[f - m->fields] && !blank(v))
 			problem(errors, key, "this field was not shown, so it cannot be submitted");
 	}

@@ -4,7 +4,7 @@
  * and home (on arrival) all call, so a hostile box cannot invent a field,
  * change a request's type or exceed a cap.
  *
- * The rules (spec/box.md §1, texts verbatim): visibility first, computed on
+ * The rules (docs/types.md, texts verbatim): visibility first, computed on
  * the RAW values (a field on a step whose show_when fails, or whose own
  * show_when fails, is not visible); a visible field that is missing or
  * blank (null, a whitespace-only string, []) is "this is required" when

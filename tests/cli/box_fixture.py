@@ -168,6 +168,20 @@ class Box:
         with sqlite3.connect(str(self.db), timeout=10, isolation_level=None) as db:
             return db.execute(text).fetchall()
 
+    def attachment_bytes(self, attachment_id):
+        """The bytes the ledger holds for an attachment (None when it holds none)."""
+        hexed = "encode(bytes, 'hex')" if self.pg else "hex(bytes)"
+        rows = self.sql(f"SELECT 'x' || {hexed} FROM attachment_parts "
+                        f"WHERE id = '{attachment_id}' ORDER BY n")
+        return bytes.fromhex("".join(r[0][1:] for r in rows)) if rows else None
+
+    def set_attachment_bytes(self, attachment_id, data):
+        """Replaces an attachment's bytes in the ledger by data (one part; a tamperer)."""
+        literal = f"decode('{data.hex()}', 'hex')" if self.pg else f"X'{data.hex()}'"
+        self.sql(f"DELETE FROM attachment_parts WHERE id = '{attachment_id}'")
+        self.sql(f"INSERT INTO attachment_parts (id, n, bytes) VALUES "
+                 f"('{attachment_id}', 0, {literal})")
+
     def dump(self):
         """Everything the ledger stores, as bytes (the file; pg_dump's text)."""
         return self.pg.dump(str(self.db)) if self.pg else self.db.read_bytes()

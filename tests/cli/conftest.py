@@ -23,6 +23,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("MECHA_BIN", str(ROOT / "build" / "test" / "mecha"))
+TYPE_FIXTURES = ROOT / "tests" / "fixtures" / "types"
 
 
 # -- one temporary directory for the whole session, removed at the end ------------
@@ -155,9 +156,24 @@ class Mecha:
     def requests(self) -> pathlib.Path:
         return self.home / "requests"
 
-    def write_record(self, seq=1, type_id="meeting", raw=None, **fields):
-        """Writes a request record as the drain would; returns its path."""
+    def install_type(self, type_id="meeting"):
+        """Installs tests/fixtures/types/<type_id>.toml as the home's manifest of it."""
+        d = self.home / "factory" / "types"
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(d.parent, 0o700)  # the factory is private, as `mecha init` makes it
+        dst = d / f"{type_id}.toml"
+        if not dst.exists():
+            shutil.copy(TYPE_FIXTURES / f"{type_id}.toml", dst)
+            os.chmod(dst, 0o600)
+        return dst
+
+    def write_record(self, seq=1, type_id="meeting", raw=None, manifest=True, **fields):
+        """Writes a request record as the drain would; returns its path. A meeting's
+        home gets the meeting manifest (a brief is built only against the home's
+        own manifest of the type: src/requests/grammar.h) unless manifest=False."""
         self.requests.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if manifest and type_id == "meeting":
+            self.install_type("meeting")
         rec = {
             "seq": seq,
             "type_id": type_id,
@@ -180,7 +196,10 @@ class Mecha:
 
 @pytest.fixture
 def mecha(tmp_path):
+    """A home that is there (0700) and empty: a home that is not there is an error
+    for every verb but init and doctor (a test of that removes it first)."""
     home = tmp_path / "home"
+    home.mkdir(mode=0o700)
     return Mecha(home, tmp_path)
 
 

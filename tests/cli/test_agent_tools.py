@@ -70,9 +70,16 @@ def test_a_reply_to_that_is_not_one_address_gets_no_draft_on_either_path(mecha, 
     [(code, text)] = over_mcp(mecha, [{"subject": "Re: hello", "body": "Yes."}])
     assert code == "no_reply_to" and "no single address" in text
     assert path.read_bytes() == before
-    [(triage_text, _)] = over_triage(mecha, model_server,
-                                     [{"subject": "Re: hello", "body": "Yes."}])
-    assert triage_text == text
+    if "," in reply_to:
+        # Triage goes further here: the request grammar (src/requests/grammar.h) refuses
+        # two addresses, so the record has no brief and no run is started for it at all.
+        assert mecha.json("frontdoor", "next") == []
+        mecha.run("frontdoor", "triage", check=0)
+        assert model_server.requests() == [], "a run was told of a request with two addresses"
+    else:
+        [(triage_text, _)] = over_triage(mecha, model_server,
+                                         [{"subject": "Re: hello", "body": "Yes."}])
+        assert triage_text == text
     assert outbox_items(mecha) == []
     assert "outbox" not in mecha.read_record(1)
 

@@ -1,4 +1,4 @@
-"""A stranger books a time on a real `mecha box serve` (spec/box.md §2
+"""A stranger books a time on a real `mecha box serve` (docs/protocol/box-pages.md §3
 "Booking"): the week from the slots home pushed, the hold decided by the
 database, the confirm that queues the booking with its manage link, the
 cancel that queues a cancellation — and the limits of §6: the booking POST

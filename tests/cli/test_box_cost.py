@@ -1,4 +1,4 @@
-"""What a stranger's body may cost the box (spec/box.md §6, issue 22): a refused
+"""What a stranger's body may cost the box (docs/protocol/box-pages.md §7, issue 22): a refused
 submission takes time linear in its size, and a body holds at most
 URLFORM_KEYS_MAX pairs (a multipart body MULTIPART_PARTS_MAX parts) — one more
 is 413 with the page's own error, on the form, the booking page, the manage

@@ -1,4 +1,4 @@
-"""A stranger fills in a form served by a real `mecha box serve` (spec/box.md §2
+"""A stranger fills in a form served by a real `mecha box serve` (docs/protocol/box-pages.md §3
 "Form flow"): the page built from the owner's manifest, the answers checked,
 the mail with its one-use link, the Confirm page, the queue — and the budgets
 that keep a form from being a spam cannon."""
@@ -108,7 +108,7 @@ def test_a_refused_form_comes_back_400_with_each_error_beside_its_field_and_the_
     assert "this does not look like an email address" in page
     assert "this is required" in page and "this is not a field of this request type" in page
     assert 'value="not-an-address"' in page
-    assert page.count("checked") == 2  # both ticked topics kept (spec/box.md §6)
+    assert page.count("checked") == 2  # both ticked topics kept (docs/protocol/box-pages.md §7)
     assert 'aria-invalid="true"' in page
     assert links(box) == [] and drain(box) == []
 
@@ -140,8 +140,9 @@ def test_the_whole_verify_flow_through_real_mail(tmp_path, smtp_sink):
         assert "Your request about a chat is in." in page
         [record] = drain(b)
         assert record["type"] == "meeting" and record["state"] == "queued"
+        # stamped with the version of the type it was submitted under (home compares it)
         assert payloads(b) == [{"email": "stranger@example.net", "purpose": "a chat",
-                                "topics": ["ai", "law"]}]
+                                "topics": ["ai", "law"], "_type_version": 1}]
         status, _, page = visit(b, "POST", path)
         assert status == 404 and EXPIRED in page and len(drain(b)) == 1
     finally:

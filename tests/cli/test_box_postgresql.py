@@ -7,6 +7,7 @@ conftest.py's box_ledger.)"""
 import os
 import subprocess
 import threading
+import time
 
 import pytest
 
@@ -118,37 +119,151 @@ def test_without_libpq_a_postgresql_ledger_names_the_package(tmp_path):
     assert p.returncode == 1 and "libpq5" in p.stderr.decode()
 
 
+class Holder:
+    """Another session on the box's database (Debian's psql, as the cluster's user),
+    fed statements one by one: a transaction a test holds open while the box writes."""
+
+    def __init__(self, pg, url):
+        from pg_cluster import BIN as PG_BIN  # on the path once the cluster fixture ran
+        self.box_sql = lambda q: pg.sql(url, q)
+        self.proc = subprocess.Popen(pg.as_user + [str(PG_BIN / "psql"), "-X", "-q", "-d", url],
+                                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+
+    def send(self, sql):
+        self.proc.stdin.write(sql.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def open(self, sql):
+        """BEGIN; sql — and back once the session sits inside that transaction."""
+        self.send("BEGIN; " + sql + "; SELECT 'ready';")
+        while self.box_sql("SELECT COUNT(*) FROM pg_stat_activity WHERE "
+                           "state = 'idle in transaction'") != [(1,)]:
+            assert self.proc.poll() is None
+            time.sleep(0.02)
+
+    def close(self, how="COMMIT"):
+        if self.proc.poll() is None:
+            self.send(how + ";")
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
 def test_a_write_that_could_not_take_its_turn_leaves_the_connection_fit_for_the_next(
         tmp_path, database):
-    """Another session holds the writers' advisory lock past lock_timeout: that write
-    fails, and once the lock is free the same box writes again (its connection is not
-    left inside the half-begun transaction)."""
-    from pg_cluster import BIN as PG_BIN  # on the path once the cluster fixture ran
-
+    """Another session holds the row a write needs past lock_timeout: that write fails,
+    and once the row is free the same box writes again (its connection is not left
+    inside the failed transaction)."""
     pg, url = database["pg"], database["db"]
     pg.psql("postgres", f"ALTER DATABASE {url.rsplit('/', 1)[1]} SET lock_timeout = '300ms'")
     box = Box(tmp_path, **database).start()
-    holder = subprocess.Popen(pg.as_user + [str(PG_BIN / "psql"), "-X", "-q",
-                                            "-d", url],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
+    put_type(box, CONSULT)
+    holder = Holder(pg, url)
     try:
-        # ledger_pg.c's lock: every box writer waits on it
-        holder.stdin.write(b"BEGIN; SELECT pg_advisory_xact_lock(469853480033);\n")
-        holder.stdin.flush()
-        while box.sql("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' "
-                      "AND granted") != [(1,)]:
-            assert holder.poll() is None
+        holder.open("SELECT 1 FROM types WHERE id = 'consult' FOR UPDATE")
         status, _ = box.json("PUT", "/v1/types/consult", body=CONSULT.encode(), key="release")
         assert status != 200
-        holder.stdin.write(b"COMMIT;\n")
-        holder.stdin.close()
-        holder.wait(60)
+        holder.close()
         status, body = box.json("PUT", "/v1/types/consult", body=CONSULT.encode(),
                                 key="release")
         assert status == 200, body
     finally:
-        if holder.poll() is None:
-            holder.kill()
-            holder.wait()
+        holder.close()
+        box.stop()
+
+
+MEETING = """id = "meeting"
+version = 1
+title = "Request a meeting"
+
+[[fields]]
+name = "email"
+label = "Your email"
+kind = "email"
+required = true
+
+[verification]
+field = "email"
+"""
+
+
+def test_a_slot_held_open_in_one_transaction_keeps_nobody_else_waiting(tmp_path, database):
+    """No lock every writer shares: while another session's transaction holds ada's slot
+    (its hold inserted, not committed), bob's hold of the same time, ada's hold of
+    another time and a submission of ada's other form all commit; only a hold of that
+    very slot waits, and once the holder commits it finds the slot taken."""
+    pg, url = database["pg"], database["db"]
+    box = Box(tmp_path, **database).start()
+    bob = box.mecha("owner", "add", "bob", "--json", check=0).json()
+    holder = Holder(pg, url)
+    try:
+        put_type(box, CONSULT)
+        put_type(box, MEETING)
+        status, body = box.json("PUT", "/v1/types/consult", body=CONSULT.encode(),
+                                key=bob["release"])
+        assert status == 200, body
+        a, b = slots(2)
+        push_slots(box, "consult", [a, b])
+        status, body = box.json("PUT", "/v1/instruments/consult/slots", key=bob["slots"],
+                                body={"generated_at": a["start"], "horizon_days": 60,
+                                      "slots": [a]})
+        assert status == 200, body
+        (ada_id,), = box.sql("SELECT id FROM users WHERE handle = 'ada'")
+        holder.open("INSERT INTO bookings (id, user_id, instrument_id, slot_start, slot_end, "
+                    "duration_minutes, state, hold_expires, created_at) VALUES ('held-open', "
+                    f"'{ada_id}', 'consult', '{a['start']}', '{a['end']}', 30, 'held', "
+                    "'2999-01-01T00:00:00Z', '2000-01-01T00:00:00Z')")
+
+        def book(handle, s, who, source):  # distinct strangers: their own addresses
+            return visit(box, "POST", f"/s/{handle}/consult",
+                         fields={"_slot": slot_value(s), "email": f"{who}@example.net",
+                                 "topic": "taxes"}, source=source)
+
+        waiting = []
+        racer = threading.Thread(
+            target=lambda: waiting.append(book("ada", a, "late", "127.0.3.1")))
+        racer.start()
+        began = time.monotonic()
+        for status, _, page in (book("bob", a, "b1", "127.0.3.2"),
+                                book("ada", b, "a2", "127.0.3.3")):
+            assert status == 200 and HELD in page
+        status, _, page = visit(box, "POST", "/f/ada/meeting",
+                                fields={"email": "m@example.net"}, source="127.0.3.4")
+        assert status == 200 and "Check your email" in page
+        assert time.monotonic() - began < 10
+        assert waiting == [] and racer.is_alive()  # the very slot: it waits for the holder
+        holder.close()
+        racer.join(60)
+        assert len(waiting) == 1 and waiting[0][0] == 200 and TAKEN in waiting[0][2]
+        assert sorted(box.sql("SELECT u.handle, b.slot_start, b.state FROM bookings b JOIN "
+                              "users u ON u.id = b.user_id ORDER BY 1, 2")) == sorted(
+            [("ada", a["start"], "held"), ("ada", b["start"], "held"),
+             ("bob", a["start"], "held")])
+    finally:
+        holder.close("ROLLBACK")
+        box.stop()
+
+
+def test_an_expired_hold_gives_way_and_the_database_refuses_two_live_holds(tmp_path, database):
+    """The exclusion constraint is the rule, not the box's check: a second live row for
+    an overlapping time is refused by the database itself; an expired hold is marked
+    lapsed when its time is held again."""
+    box = Box(tmp_path, **database).start()
+    try:
+        put_type(box, CONSULT)
+        a = slots(1)[0]
+        push_slots(box, "consult", [a])
+        fields = {"_slot": slot_value(a), "email": "one@example.net", "topic": "taxes"}
+        assert HELD in visit(box, "POST", "/s/ada/consult", fields=fields)[2]
+        box.sql("UPDATE bookings SET hold_expires = '2000-01-01T00:00:00Z'")
+        fields["email"] = "two@example.net"
+        assert HELD in visit(box, "POST", "/s/ada/consult", fields=fields)[2]
+        assert sorted(box.sql("SELECT state FROM bookings")) == [("held",), ("lapsed",)]
+        with pytest.raises(RuntimeError, match="bookings_one_live_hold"):
+            box.sql("UPDATE bookings SET state = 'held' WHERE state = 'lapsed'")
+    finally:
         box.stop()

@@ -29,7 +29,8 @@ def test_the_demo_walks_every_gate_and_says_what_each_side_saw(tmp_path):
     assert "landed msn_" in out
     assert re.search(r"MECHA_HOME=\S+ \S+ review\n", out), "the demo names the review screen"
     # The loop through the box: a type and slots pushed, the queue drained home.
-    assert re.search(r"published meeting: http://127\.0\.0\.1:\d+/v1/types/meeting", out)
+    assert re.search(r"published meeting: http://127\.0\.0\.1:\d+/f/\w+/meeting\n"
+                     r"  api   http://127\.0\.0\.1:\d+/v1/types/meeting", out)
     assert re.search(r"pushed \d+ slots? of consult to http://127\.0\.0\.1:\d+", out)
     assert re.search(r"\ndrained \d+ from http://127\.0\.0\.1:\d+: ", out)
     check_the_booking(out)

@@ -208,7 +208,7 @@ def test_a_transport_error_fails_the_record_not_the_run(mecha, model_server, wir
 
 
 def test_a_provider_that_is_down_fails_each_record_with_the_url(mecha, tmp_path):
-    mecha.home.mkdir(parents=True)
+    mecha.home.mkdir(parents=True, exist_ok=True)
     (mecha.home / "config.toml").write_text(
         'default_provider = "down"\n[providers.down]\nkind = "openai"\n'
         'base_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n')

@@ -256,6 +256,7 @@ def test_doctor_names_each_planted_fault(fault, mecha, tmp_path, model_server, a
 
 
 def test_doctor_without_a_home_says_to_run_init(mecha):
+    mecha.home.rmdir()
     p, lines = doctor(mecha, check=1)
     assert lines["home"]["status"] == "fail" and "mecha init" in lines["home"]["fix"]
     assert not mecha.home.exists()

@@ -57,7 +57,7 @@ def test_an_approved_invite_writes_its_event_and_mails_its_invitation_once(mecha
     assert one(itip, "DTSTART") == ics_time(start) and one(itip, "DTEND") == ics_time(end)
 
     p = mecha.run("outbox", "approve", item_id, check=3)
-    assert "nothing was sent" in p.err
+    assert "not sent again" in p.err
     assert len(smtp_sink.raw()) == 1 and len(events(cal)) == 1
 
 

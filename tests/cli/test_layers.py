@@ -69,3 +69,20 @@ def test_a_module_the_design_does_not_name_is_reported(tmp_path):
     (tree / "src" / "stray" / "x.c").write_text('#include "base/err.h"\n')
     p = layers(tree)
     assert p.returncode == 1 and "src/stray/" in p.stdout
+
+
+def test_the_request_record_includes_neither_the_front_door_nor_the_drain(tmp_path):
+    tree = copy_tree(tmp_path)
+    plant(tree, "requests/store.c", "frontdoor/brief.h")
+    plant(tree, "requests/record.c", "drain/intake.h")
+    p = layers(tree)
+    assert p.returncode == 1
+    assert "requests must not include frontdoor/" in p.stdout
+    assert "requests must not include drain/" in p.stdout
+
+
+def test_the_box_never_includes_the_request_record(tmp_path):
+    tree = copy_tree(tmp_path)
+    plant(tree, "box/api.c", "requests/record.h")
+    p = layers(tree)
+    assert p.returncode == 1 and "box must not include requests/" in p.stdout

@@ -436,7 +436,7 @@ def test_a_broken_config_is_named_under_mecha_home_never_by_its_absolute_path(me
 
 
 def test_an_unreadable_store_is_named_under_mecha_home(mecha):
-    mecha.home.mkdir(mode=0o700)
+    mecha.home.mkdir(mode=0o700, exist_ok=True)
     (mecha.home / "requests").write_text("not a directory")
     (mecha.home / "missions" / "inbox.jsonl").mkdir(parents=True)
     answers, _ = serve(mecha, call(1, "frontdoor_next"), call(2, "mission_heads"))

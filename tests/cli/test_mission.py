@@ -212,7 +212,7 @@ def test_a_board_bound_to_a_brain_refuses_a_letter_for_another(mecha):
 
 
 def test_the_brain_comes_from_the_config_file_too(mecha):
-    mecha.home.mkdir(mode=0o700)
+    mecha.home.mkdir(mode=0o700, exist_ok=True)
     (mecha.home / "config.toml").write_text('[missions]\nbrain = "repo-b"\n')
     p = post(mecha, letter(1, "judging"), check=3)
     assert json.loads(p.out)["error"] == "brain_mismatch"
@@ -276,9 +276,9 @@ def test_a_bare_group_prints_its_help_on_stderr_and_exits_2(mecha):
 ])
 def test_an_empty_id_is_a_usage_mistake(mecha, args):
     p = mecha.run(*args, "--json", check=2)
-    assert p.out == ""
+    assert json.loads(p.out)["error"] == "usage"  # --json: the failure document on stdout
     assert "must be non-empty" in p.err and len(p.err.splitlines()) == 1
-    assert not mecha.home.exists(), "a usage mistake creates nothing"
+    assert list(mecha.home.iterdir()) == [], "a usage mistake creates nothing"
 
 
 def test_a_refusal_in_a_post_stream_is_one_json_line(mecha):
@@ -638,7 +638,7 @@ def test_a_read_of_a_board_that_was_never_written_creates_nothing(mecha):
         for json_flag in ((), ("--json",)):
             p = mecha.run(*args, *json_flag)
             assert p.returncode in (0, 3)
-    assert not mecha.home.exists()
+    assert list(mecha.home.iterdir()) == []
 
 
 # ---- races -----------------------------------------------------------------------------
@@ -1059,3 +1059,25 @@ def test_the_letters_mecha_writes_itself_carry_rfc3339_times(mecha):
     assert head["mission_id"] == out["mission_id"]
     for key in ("started_at", "updated_at"):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", head[key]), head
+
+
+def test_log_finds_a_letter_that_spells_its_mission_with_escapes(mecha):
+    """`mission log` parses only the lines that can name the mission (its id in the
+    line's bytes, or any escape): an id written with \\u escapes is still found, and an
+    unreadable line is still reported (from the index)."""
+    post(mecha, letter(1, "judging"))
+    first = box_bytes(mecha).splitlines()[0]
+    spelt = MID.replace("msn_0", "msn_\\u0030")
+    second = first.replace(f'"mission_id":"{MID}"'.encode(), f'"mission_id":"{spelt}"'.encode())
+    assert second != first, first
+    second = second.replace(b'"mission_seq":1', b'"mission_seq":2').replace(
+        b'"phase":"judging"', f'"phase":"judging","prev_letter_id":"{letter_id(first)}"'.encode())
+    with open(box(mecha), "ab") as f:
+        f.write(second + b"\n" + b"garbage line\n")
+    p = mecha.run("mission", "log", MID, "--json", check=0)
+    log = json.loads(p.out)
+    assert [x["letter_id"] for x in log["letters"]] == [letter_id(first), letter_id(second)], p.out
+    assert p.err == f"mecha: skipped 1 unreadable line(s) in {box(mecha)}\n"
+    post(mecha, letter(1, "judging", mission="msn_ffffffffffff"))  # the index now current
+    log = mecha.json("mission", "log", MID, "--json")
+    assert len(log["letters"]) == 2

@@ -4,6 +4,7 @@ import email.utils
 import json
 import os
 import re
+import select
 import signal
 import stat
 import subprocess
@@ -333,7 +334,44 @@ def test_approving_a_resolved_draft_is_refused_and_sends_nothing(mecha, smtp_sin
     item_id = stage(mecha)
     mecha.run("outbox", "reject", item_id, "--reason", "no", check=0)
     p = mecha.run("outbox", "approve", item_id, check=3)
-    assert "resolved" in p.err
+    item = read_item(mecha, item_id)
+    assert f"{item_id} was already rejected at {item['resolved_at']}" in p.err
+    assert "while you were deciding" not in p.err
+    assert smtp_sink.raw() == []
+
+
+def test_a_second_approve_of_a_sent_draft_says_when_it_was_sent(mecha, smtp_sink):
+    configure(mecha, smtp_sink.url)
+    item_id = stage(mecha)
+    mecha.run("outbox", "approve", item_id, check=0)
+    p = mecha.run("outbox", "approve", item_id, check=3)
+    sent_at = read_item(mecha, item_id)["resolved_at"]
+    assert f"{item_id} was already sent at {sent_at}; not sent again" in p.err
+    assert "while you were deciding" not in p.err
+    assert len(smtp_sink.raw()) == 1
+
+
+def test_a_draft_resolved_by_another_process_during_the_prompt_says_so(mecha, smtp_sink):
+    configure(mecha, smtp_sink.url)
+    item_id = stage(mecha, None, "mail_send", "--untrusted")  # tainted: approve asks first
+    proc = subprocess.Popen([BIN, "outbox", "approve", item_id], env=mecha.env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        seen, deadline = b"", time.monotonic() + 20
+        while b"?" not in seen:  # the question is up: approve chose the draft while pending
+            assert time.monotonic() < deadline, seen
+            ready, _, _ = select.select([proc.stderr], [], [], 1)
+            if ready:
+                seen += os.read(proc.stderr.fileno(), 4096)
+        mecha.run("outbox", "reject", item_id, "--reason", "changed my mind", check=0)
+        out, err = proc.communicate(b"y\n", timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 3
+    assert "resolved while you were deciding, so nothing was sent" in err.decode()
     assert smtp_sink.raw() == []
 
 

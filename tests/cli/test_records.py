@@ -1,4 +1,4 @@
-"""The record files, as docs/records.md describes them: the examples it gives
+"""The record files, as docs/protocol/files.md describes them: the examples it gives
 are read by mecha as it says, a file in requests/ that is not a record is
 named once on `frontdoor list` (and nothing is written), and the listing's
 columns hold any seq."""
@@ -8,14 +8,14 @@ import re
 
 from conftest import ROOT, write_config
 
-RECORDS_MD = ROOT / "docs" / "records.md"
+RECORDS_MD = ROOT / "docs" / "protocol" / "files.md"
 
 
 def examples():
-    """The ```json blocks of docs/records.md, by the heading above each."""
+    """The ```json blocks of docs/protocol/files.md, by the heading above each."""
     text = RECORDS_MD.read_text()
     found = {}
-    for m in re.finditer(r"^## (.+?)\n(.*?)(?=^## |\Z)", text, re.M | re.S):
+    for m in re.finditer(r"^## (?:§\d+ )?(.+?)\n(.*?)(?=^## |\Z)", text, re.M | re.S):
         blocks = re.findall(r"```json\n(.*?)```", m.group(2), re.S)
         if blocks:
             found[m.group(1)] = json.loads(blocks[0])
@@ -27,7 +27,7 @@ def snapshot(path):
             for p in path.iterdir()}
 
 
-# ---- the examples in docs/records.md are what mecha reads ---------------------------
+# ---- the examples in docs/protocol/files.md are what mecha reads ---------------------------
 
 
 def test_the_request_record_example_is_read_as_the_document_says(mecha):
@@ -86,7 +86,7 @@ def test_a_record_saved_under_another_name_is_named_once_and_nothing_is_written(
     assert p.err.count("\n") == 1, p.err
     assert p.err == (f"mecha: ignoring 2 files in {req} that are not request records: "
                      "notes.txt, req1.json (a record is named like 0000000012-meeting.json: "
-                     "see docs/records.md)\n")
+                     "see docs/protocol/files.md)\n")
     assert snapshot(req) == before
     assert "     1  meeting" in p.out
 

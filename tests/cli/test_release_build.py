@@ -17,6 +17,8 @@ from conftest import BIN, ROOT
 RELEASE = pathlib.Path(os.environ.get("MECHA_RELEASE_BUILD", str(ROOT / "build")))
 PROGRAMS = ("mecha", "mecha-box", "mecha-review")
 HOOK = b"MECHA_TEST_"
+# The hooks not spelt MECHA_TEST_*: a fixed clock, a library made to look missing.
+OTHER_HOOKS = (b"MECHA_NOW", b"MECHA_DL_MISSING")
 
 
 def release(name):
@@ -29,6 +31,8 @@ def release(name):
 def test_a_release_binary_has_no_test_hook_in_it(name):
     path = release(name)
     assert HOOK not in path.read_bytes(), f"{path} carries a MECHA_TEST_ string"
+    for other in OTHER_HOOKS:
+        assert other not in path.read_bytes(), f"{path} carries {other.decode()}"
     if shutil.which("strings"):
         out = subprocess.run(["strings", str(path)], capture_output=True, check=True).stdout
         assert HOOK not in out
@@ -39,6 +43,7 @@ def test_the_test_build_the_tests_run_has_them():
     assert pathlib.Path(BIN).resolve() != release("mecha").resolve(), \
         "the tests run the release binary: MECHA_BIN should be the test build"
     assert HOOK in pathlib.Path(BIN).read_bytes()
+    assert all(other in pathlib.Path(BIN).read_bytes() for other in OTHER_HOOKS)
 
 
 def test_a_release_binary_ignores_the_hooks_variables(mecha, tmp_path):

@@ -182,16 +182,18 @@ def test_the_lists_show_what_waits_on_the_person_and_the_pending_drafts(mecha, s
     awaiting(mecha, 7, pending, "delta topic")
     s = screen(cols=100, rows=40)
     flat = s.wait_for("delta topic")
-    for shown in ("alpha topic", "the model refused", "INVALID", "2026-09-01T10:00:00Z",
-                  "2026-09-01T10:30:00Z", "gamma topic", "needs_info", "extraction_failed",
-                  pending, "6 waiting on you, 1 draft pending"):
+    for shown in ("alpha topic", "the model refused", "INVALID", "gamma topic", "needs_info",
+                  "extraction_failed", pending, "5 waiting on you, 1 draft pending"):
         assert shown in flat, shown
+    # booked is finished, as `frontdoor list` shows it (one state table: issue 21)
     assert "closed topic" not in flat and rejected not in flat
+    assert "2026-09-01T10:00:00Z" not in flat
     s.keys("h")
     s.wait_for(rejected)
     s.keys("f")
     flat = s.wait_for("requests: all")
     assert "closed topic" in flat
+    assert "2026-09-01T10:00:00Z" in flat and "2026-09-01T10:30:00Z" in flat, "a booking shows its slot"
     s.quit()
 
 
@@ -475,12 +477,12 @@ def test_resizing_redraws_to_the_new_size(mecha, screen):
     s = screen()
     s.wait_for("alpha topic")
     assert "h resolved" not in s.flat()
-    s.tmux("resize-window", "-t", "t", "-x", "120", "-y", "30")
+    s.tmux("resize-window", "-t", "t", "-x", "132", "-y", "30")  # the whole legend fits
     s.wait_for("h resolved")
     lines = s.text().splitlines()
     assert "h resolved" in lines[29]
     rule = next(ln for ln in lines if "request 1" in ln and "──" in ln)
-    assert len(rule.rstrip()) == 120
+    assert len(rule.rstrip()) == 132
     s.quit()
 
 
@@ -527,4 +529,115 @@ def test_a_draft_whose_request_was_closed_is_not_sent_from_the_screen(mecha, scr
     s.keys("y")
     s.wait_for("which was closed")
     assert smtp_sink.raw() == [] and item(mecha, d)["status"] == "pending"
+    s.quit()
+
+
+# -- answering without a model (issue 23) ------------------------------------------------
+def test_R_replies_in_the_editor_and_the_draft_appears_linked_to_its_request(mecha, screen,
+                                                                             tmp_path):
+    configure(mecha)
+    mecha.write_record(1, reply_to="ada@example.org",
+                       values={"message": "Could we meet on Tuesday?"}, free_text=["message"])
+    ed = tmp_path / "ed"
+    ed.write_text('#!/bin/sh\nsed -i "0,/^$/{s/^$/\\nTuesday at ten suits me./}" "$1"\n')
+    ed.chmod(0o755)
+    s = screen(rows=40, env={"EDITOR": str(ed), "VISUAL": ""})
+    s.wait_for("R reply")
+    s.keys("f")  # all: a valid drained request does not wait on the person
+    s.wait_for("Could we meet")
+    s.keys("R")
+    s.wait_for("awaiting_me; a approves it")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "awaiting_me" and len(rec["outbox"]) == 1
+    assert item(mecha, rec["outbox"][0])["args"]["body"] == "Tuesday at ten suits me.\n"
+    s.quit()
+
+
+def test_R_with_an_unchanged_template_stages_nothing_and_a_booking_is_refused(mecha, screen):
+    extracted(mecha, 1, "alpha topic")
+    extracted(mecha, 2, "beta topic", values={"_booking_id": "ab12",
+                                              "_slot_start": "2026-09-01T10:00:00Z",
+                                              "_slot_end": "2026-09-01T10:30:00Z"})
+    s = screen(rows=40, env={"EDITOR": "true", "VISUAL": ""})
+    s.wait_for("alpha topic")
+    s.keys("R")
+    s.wait_for("nothing was staged for request 1")
+    assert state(mecha, 1) == "extracted"
+    s.keys("Down")
+    s.keys("R")
+    s.wait_for("decline")
+    assert state(mecha, 2) == "extracted"
+    assert not any((mecha.home / "outbox").glob("*.json"))
+    s.quit()
+
+
+def test_N_asks_back_and_the_question_is_staged_while_the_request_is_parked(mecha, screen):
+    configure(mecha)
+    extracted(mecha, 1, "alpha topic")
+    s = screen()
+    s.wait_for("alpha topic")
+    s.keys("N")
+    s.wait_for("What should the requester")
+    s.type("Which Tuesday?")
+    s.keys("Enter")
+    s.wait_for("needs_info; a approves it")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "needs_info" and rec["note"] == "Which Tuesday?"
+    body = item(mecha, rec["outbox"][0])["args"]["body"]
+    assert "Which Tuesday?" in body
+    s.quit()
+
+
+def test_the_help_lists_the_answering_keys(mecha, screen):
+    s = screen(rows=70)
+    s.wait_for("R reply N ask")
+    s.keys("?")
+    s.wait_for(lambda flat: "reply in your own words" in flat and "ask back" in flat
+               and "decline a booking" in flat)
+    s.keys("q")  # back from the help page
+    s.wait_for("requests:")
+    s.quit()
+
+
+def test_D_declines_a_booking_and_the_decline_is_staged(mecha, screen):
+    configure(mecha)
+    extracted(mecha, 1, "gamma topic", state="drained", extraction=None, valid=True,
+              values={"_booking_id": "ab12", "_slot_start": "2026-09-01T10:00:00Z",
+                      "_slot_end": "2026-09-01T10:30:00Z",
+                      "_manage_url": "https://gate.example.org/s/me/meeting/m/abcd"})
+    s = screen(rows=40)
+    s.keys("f")
+    s.wait_for("2026-09-01")
+    s.keys("D")
+    s.wait_for("Decline booking 1?")
+    s.type("double booked")
+    s.keys("Enter")
+    s.wait_for("the decline staged as")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "closed" and rec["note"] == "double booked"
+    assert "https://gate.example.org/s/me/meeting" in item(mecha, rec["outbox"][0])["args"]["body"]
+    s.quit()
+
+
+def test_D_on_a_booked_request_stages_its_cancel(mecha, screen):
+    configure(mecha)
+    extracted(mecha, 1, "delta topic", state="booked", extraction=None,
+              note="booking-ab12@mecha",
+              values={"_booking_id": "ab12", "_slot_start": "2026-09-01T10:00:00Z",
+                      "_slot_end": "2026-09-01T10:30:00Z"})
+    s = screen(rows=40)
+    s.wait_for("2026-09-01")
+    s.keys("D")
+    s.wait_for("Cancel booked request 1?")
+    s.keys("Enter")  # no reason: refused, nothing changed
+    s.wait_for("reason")
+    assert state(mecha, 1) == "booked"
+    s.keys("D")
+    s.wait_for("Cancel booked request 1?")
+    s.type("I am ill")
+    s.keys("Enter")
+    s.wait_for("its iTIP CANCEL staged as")
+    rec = mecha.read_record(1)
+    assert rec["state"] == "closed" and rec["note"] == "I am ill"
+    assert item(mecha, rec["outbox"][0])["tool"] == "calendar_cancel"
     s.quit()

@@ -73,6 +73,7 @@ VERBS = {
     ("frontdoor", "extract"): [], ("frontdoor", "triage"): [],
     ("frontdoor", "needs-info"): ["1"], ("frontdoor", "close"): ["1", "--reason", "x"],
     ("frontdoor", "reconcile"): [], ("frontdoor", "sweep"): ["--dry-run"],
+    ("frontdoor", "reply"): ["1"], ("frontdoor", "decline"): ["1"],
     ("outbox", "list"): [], ("outbox", "show"): ["x"],
     ("outbox", "stage"): ["--tool", "mail_send", "--args", "{}"],
     ("outbox", "approve"): ["--all", "-y"], ("outbox", "reject"): ["--all", "--reason", "x"],
@@ -88,19 +89,25 @@ VERBS = {
     ("calendar", "remove"): ["uid"],
     ("types", "check"): ["x.toml"], ("types", "list"): [], ("types", "show"): ["x"],
     ("types", "schema"): ["x"], ("types", "validate"): ["x"], ("types", "push"): ["x"],
+    ("types", "install"): ["x.toml"],
     ("init",): [], ("doctor",): ["--offline"], ("drain",): [],
     ("slots", "show"): ["x"], ("slots", "push"): ["x"],
     ("box", "serve"): ["--help"], ("box", "owner"): ["--help"], ("box", "key"): ["--help"],
-    ("box", "sweep"): ["--help"],
+    ("box", "sweep"): ["--help"], ("box", "pair"): ["--help"],
+    ("pair",): ["http://127.0.0.1:9", "K7QM-3XPA-9D2F", "--handle", "ada"],
 }
 # They run mecha-box, another program (it faces the internet: docs/security.md).
-NOT_THIS_PROGRAM = {("box", "serve"), ("box", "owner"), ("box", "key"), ("box", "sweep")}
+NOT_THIS_PROGRAM = {("box", "serve"), ("box", "owner"), ("box", "key"), ("box", "sweep"),
+                    ("box", "pair")}
 # They run one of the person's own programs ($EDITOR), which may read anything.
-RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",)}
+RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",),
+                      ("frontdoor", "reply")}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
+           ("frontdoor", "decline"),
            ("outbox", "approve"), ("outbox", "review"), ("review",),
-           ("doctor",), ("drain",), ("slots", "push"), ("types", "push")}
+           ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",),
+           ("types", "install")}
 
 
 def listed_verbs(mecha):
@@ -129,7 +136,7 @@ def test_every_verb_is_confined_once_its_options_are_read(mecha, outside, listen
     if verb in NOT_THIS_PROGRAM:
         pytest.skip("mecha-box is another program; this one execs it unconfined")
     inside, never = outside
-    mecha.home.mkdir(mode=0o700)
+    mecha.home.mkdir(mode=0o700, exist_ok=True)
     p = mecha.run(*verb, *VERBS[verb], input="", env={
         "MECHA_TEST_OPEN": str(inside), "MECHA_TEST_CREATE": str(never),
         "MECHA_TEST_CONNECT": str(listener), "EDITOR": "true", "VISUAL": "", "TERM": "dumb"})
@@ -157,7 +164,7 @@ def test_a_verb_writes_only_the_store_it_changes(mecha):
     for store in ("requests", "outbox", "missions"):
         (mecha.home / store).mkdir(parents=True, mode=0o700)
     cases = [(["outbox", "stage", "--tool", "mail_send", "--args", "{}"], "outbox"),
-             (["frontdoor", "needs-info", "1"], "requests"),
+             (["frontdoor", "reconcile"], "requests"),
              (["mission", "heads"], None),
              (["mission", "post", "--agent", "a"], "missions")]
     for verb, writes in cases:

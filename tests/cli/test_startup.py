@@ -82,6 +82,18 @@ def test_local_verbs_never_load_libcurl_or_libical(mecha, smtp_sink):
         assert heavy(p) == [], f"{' '.join(map(str, p.args[1:]))} loaded {heavy(p)}"
 
 
+def test_libcrypto_is_mapped_only_by_a_verb_that_hashes(mecha):
+    mecha.write_record(seq=1, values={"purpose": "collaboration"}, free_text=[])
+    for args in (("--version",), ("frontdoor", "list"), ("frontdoor", "show", "1")):
+        p = traced(mecha, *args)
+        assert loaded(p), "no loader trace: the check below would be vacuous"
+        assert not any(f.startswith("libcrypto") for f in loaded(p)), (args, loaded(p))
+    # a mission post names its letter by SHA-256: libcrypto, on first use, and the id
+    p = traced(mecha, "mission", "post", "--agent", "agent-a", "--json", input=json.dumps(LETTER))
+    assert any(f.startswith("libcrypto.so") for f in loaded(p)), loaded(p)
+    assert re.fullmatch(r"[0-9a-f]{12}", json.loads(p.out)["letter_id"]), p.out
+
+
 def test_outbox_approve_loads_libcurl_and_delivers(mecha, smtp_sink):
     mail_route(mecha, smtp_sink.url)
     item = stage(mecha)

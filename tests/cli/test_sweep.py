@@ -2,7 +2,7 @@
 vdir and real invitations at a loopback SMTP server, cancellations withdraw
 them, and a sweep killed at any side effect then run again does each thing once.
 
-Booking records have the shape the box writes (spec/box.md): values carry
+Booking records have the shape the box writes (docs/protocol/box-api.md §6): values carry
 _booking_id, _slot_start, _slot_end, _duration_minutes and _manage_url; a
 cancellation is {_booking_id, _cancelled: true, _slot_start, _slot_end}."""
 import datetime
@@ -501,14 +501,15 @@ def test_bookings_and_cancellations_never_reach_next_or_triage(mecha, model_serv
                   "institution": "", "reads_like_instructions": False}
     booking(mecha, 1, state="extracted", extraction=extraction)
     cancellation(mecha, 2)
-    mecha.write_record(3, state="extracted", extraction=extraction,
-                       values={"purpose": "x", "_source": "machinery"})
+    mecha.install_type("letter")  # an ordinary type the home has (the meeting here books)
+    mecha.write_record(3, type_id="letter", state="extracted", extraction=extraction,
+                       values={"relationship": "student", "_source": "machinery"})
     briefs = mecha.json("frontdoor", "next")
     assert [b["seq"] for b in briefs] == [3]
-    assert briefs[0]["fields"] == {"purpose": "x"}, "a `_` key crossed the boundary"
+    assert briefs[0]["fields"] == {"relationship": "student"}, "a `_` key crossed the boundary"
     p = mecha.run("frontdoor", "triage", "--seq", "1", check=3)
     assert "sweep" in p.err
-    mecha.write_record(3, state="closed")  # nothing else to triage
+    mecha.write_record(3, type_id="letter", state="closed")  # nothing else to triage
     mecha.run("frontdoor", "triage", check=0)
     assert model_server.requests() == [], "a model was asked about a booking"
     p = mecha.run("frontdoor", "extract", "--seq", "2", check=3)

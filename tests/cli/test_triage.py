@@ -244,7 +244,7 @@ def test_triage_refuses_to_run_without_the_outbox_route(mecha, model_server):
 
 
 def test_triage_refuses_to_run_without_a_model(mecha):
-    mecha.home.mkdir(parents=True)
+    mecha.home.mkdir(parents=True, exist_ok=True)
     (mecha.home / "config.toml").write_text('[outbox]\ntools = ["mail_send"]\n')
     extracted(mecha, 1)
     p = mecha.run("frontdoor", "triage")

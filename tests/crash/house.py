@@ -321,6 +321,17 @@ class House:
     def blocks(self):
         return self.home / "missions" / "blocks.json"
 
+    def install_type(self, type_id):
+        """The home's manifest of type_id (tests/fixtures/types): a brief is built only
+        against the home's own manifest (src/requests/grammar.h)."""
+        d = self.home / "factory" / "types"
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(d.parent, 0o700)
+        dst = d / f"{type_id}.toml"
+        if not dst.exists():
+            shutil.copy(ROOT / "tests" / "fixtures" / "types" / f"{type_id}.toml", dst)
+            os.chmod(dst, 0o600)
+
     def offer(self, start, end, type_id="booking"):
         """What `mecha slots push` keeps (factory/offered), as if it had offered this slot
         of a booking type open all day (installed when it is not): the sweep books only
@@ -347,6 +358,8 @@ class House:
     def write_record(self, seq, state="drained", type_id="meeting", **fields):
         """A record as the drain writes it: a temp file beside it, then a rename."""
         self.requests.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if type_id == "meeting":
+            self.install_type("meeting")
         rec = {"seq": seq, "type_id": type_id, "state": state,
                "created_at": "2026-08-06T00:00:00Z", "drained_at": "2026-08-06T01:00:00Z",
                "valid": True,
@@ -395,7 +408,7 @@ def letter(mission, seq, phase, prev=None, block="sb_crash", when=T0, **extra):
 
 
 def canonical_line(agent, l):
-    """The stored line of a plain letter (docs/records.md): the envelope, the
+    """The stored line of a plain letter (docs/protocol/files.md): the envelope, the
     keys in the table's order, tokens_total always. Only for letters without
     nested objects, whose order this does not know."""
     m = {k: l[k] for k in LETTER_KEYS if k in l}

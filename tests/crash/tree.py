@@ -1,5 +1,5 @@
 """Reading a home as it stands: every file mecha writes, parsed the way
-docs/records.md says it reads, into one snapshot — and what changed between
+docs/protocol/files.md says it reads, into one snapshot — and what changed between
 two snapshots, as a set of tags (the phase a killed writer reached).
 
 A snapshot never writes: it reads the files, not mecha's read verbs (some of
@@ -125,9 +125,11 @@ def gate_counts(box):
                                                 timeout=10)) as db:
             counts = dict(db.execute("SELECT state, COUNT(*) FROM queue GROUP BY state"))
             counts["attachments"] = db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0]
+            counts["blobs"] = db.execute(
+                "SELECT COUNT(DISTINCT id) FROM attachment_parts").fetchone()[0]
     except sqlite3.Error as exc:
         return {"unreadable": str(exc)}
-    counts["blobs"] = sum(1 for p in (box.data / "attachments").rglob("*") if p.is_file())
+    counts["files"] = sum(1 for p in (box.data / "attachments").rglob("*") if p.is_file())
     return counts
 
 

@@ -743,6 +743,9 @@ def ledger_violations(box, t):
         rows = {s: (ty, st, json.loads(p)) for s, ty, st, p in
                 db.execute("SELECT seq, type_id, state, payload FROM queue")}
         atts = db.execute("SELECT id, user_id, seq, field, size, sha256 FROM attachments").fetchall()
+        stored = {}  # the bytes the ledger holds for each attachment, its parts in order
+        for aid, part in db.execute("SELECT id, bytes FROM attachment_parts ORDER BY id, n"):
+            stored[aid] = stored.get(aid, b"") + part
         db.close()
     except (sqlite3.Error, ValueError) as exc:
         return [f"box-queue: the ledger does not read: {exc}"]
@@ -753,8 +756,7 @@ def ledger_violations(box, t):
             v.append(f"box-queue: attachment {aid} names row {seq}, which is gone")
             continue
         fields.setdefault(seq, set()).add(field)
-        blob = box.data / "attachments" / user / aid
-        data = blob.read_bytes() if blob.exists() else None
+        data = stored.get(aid)
         if rows[seq][1] == "queued" and (data is None or len(data) != size or
                                          digest(data) != "sha256:" + sha.lower().split(":")[-1]):
             v.append(f"box-queue: row {seq}'s {field} blob is missing or not whole")

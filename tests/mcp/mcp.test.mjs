@@ -34,9 +34,16 @@ function sandbox() {
 }
 
 // A request as the drain writes it and extraction leaves it: prose in `values`.
+// The home has the meeting manifest: a brief is built only against the home's own
+// manifest of a request's type (src/requests/grammar.h).
 function writeExtracted(home, seq, extra = {}) {
   const dir = path.join(home, 'requests');
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const types = path.join(home, 'factory', 'types');
+  fs.mkdirSync(types, { recursive: true, mode: 0o700 });
+  fs.copyFileSync(path.join(ROOT, 'tests', 'fixtures', 'types', 'meeting.toml'),
+    path.join(types, 'meeting.toml'));
+  fs.chmodSync(path.join(types, 'meeting.toml'), 0o600);
   const rec = {
     seq, type_id: 'meeting', state: 'extracted',
     created_at: '2026-08-06T00:00:00Z', drained_at: '2026-08-06T01:00:00Z', valid: true,
@@ -244,7 +251,7 @@ test('mission_post chains, and refuses archived and a stale head', async () => {
     const post = (l) => client.callTool({ name: 'mission_post',
       arguments: { agent_id: 'agent-a', letter: l } });
     const first = structured(await post(letter(1, 'judging')));
-    // The reference's content id for this letter (spec/missions.md §2).
+    // The reference's content id for this letter (docs/protocol/files.md §6).
     assert.equal(first.letter_id, 'f59633562ac0');
     assert.equal(first.mission_seq, 1);
     const second = structured(await post(letter(2, 'executing', first.letter_id)));

@@ -12,6 +12,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "box/page.h"
+#include "box/slotrule.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
@@ -127,8 +128,10 @@ static void booking_pages(const char *dir)
 	json_t *raw = json_loads("{\"_slot\":\"2026-03-05T14:30:00Z|30\",\"requester_name\":\"<Sam>\","
 				 "\"requester_email\":\"sam@example\",\"topic\":\"\"}", 0, NULL);
 	json_t *fields = json_deep_copy(raw), *errors;
-	struct page_week w = { slots, blocked, "2026-02-20T10:00:00Z", 1772280000 /* 2026-02-28 */,
-			       NULL, NULL, PAGE_WEEK_PLAIN, NULL, NULL };
+	struct slotrule_slot *parsed;
+	size_t nparsed = slotrule_parse(slots, &parsed);
+	struct page_week w = { parsed, nparsed, blocked, "2026-02-20T10:00:00Z",
+			       1772280000 /* 2026-02-28 */, NULL, NULL, PAGE_WEEK_PLAIN, NULL, NULL };
 
 	json_object_del(fields, "_slot");
 	errors = errors_for(m, fields);
@@ -139,7 +142,7 @@ static void booking_pages(const char *dir)
 	save("booking-week-60-taken", page_booking_week(&ctx, m, &w));
 	w.mins = NULL, w.notice = PAGE_WEEK_LAPSED, w.values = raw, w.errors = errors;
 	save("booking-week-errors", page_booking_week(&ctx, m, &w));
-	w.slots = NULL, w.values = NULL, w.errors = NULL, w.notice = PAGE_WEEK_PLAIN;
+	w.slots = NULL, w.nslots = 0, w.values = NULL, w.errors = NULL, w.notice = PAGE_WEEK_PLAIN;
 	save("booking-week-empty", page_booking_week(&ctx, m, &w));
 	save("booking-held", page_booking_held(&ctx, m, "sam@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
 	save("booking-confirm", page_booking_confirm(&ctx, m));
@@ -157,6 +160,7 @@ static void booking_pages(const char *dir)
 	save("too-many-holds", page_too_many(&ctx, PAGE_LIMIT_HOLDS));
 	save("unavailable", page_unavailable(&ctx));
 	json_decref(slots), json_decref(blocked), json_decref(raw), json_decref(fields), json_decref(errors);
+	free(parsed);
 	manifest_free(m);
 }
 

@@ -6,7 +6,7 @@
  *
  *   box_seed queue DB DATA HANDLE TYPE PAYLOAD [--retain-until T] [FIELD=FILE…]
  *       a queued row (what a verified submission becomes) with an attachment
- *       per FIELD=FILE (its blob written under DATA as an upload writes it);
+ *       per FIELD=FILE (its bytes stored in the ledger with it, as an upload stores them);
  *       prints the row's seq
  *   box_seed submit DB HANDLE TYPE PAYLOAD VERIFY_EXPIRES
  *       a `submitted` row (a form POST whose link was never clicked); prints
@@ -25,7 +25,6 @@
 #include "base/fs.h"
 #include "base/hash.h"
 #include "base/rfc3339.h"
-#include "box/blobs.h"
 #include "box/boxconf.h"
 #include "box/mailer.h"
 #include "box/ledger.h"
@@ -49,7 +48,7 @@ static int owner(struct ledger *l, const char *handle, struct ledger_user *u, st
 	return found == 1 ? 0 : -1;
 }
 
-/* FIELD=FILE: the blob written, the attachment described. */
+/* FIELD=FILE: the attachment described, its bytes read (stored with the row). */
 static int attach(const char *data, const char *user, const char *spec,
 		  struct ledger_attachment *a, struct err *e)
 {
@@ -60,12 +59,10 @@ static int attach(const char *data, const char *user, const char *spec,
 	if (!eq || fs_read(eq + 1, &bytes, &len, e) != 0 ||
 	    hash_random_hex(id, LEDGER_ID_LEN, e) != 0)
 		return eq ? -1 : err_set(e, ERR_USAGE, "%s is not FIELD=FILE", spec);
+	(void)data;
+	(void)user;
 	hash_sha256_hex(bytes, len, digest);
-	if (blobs_write(data, user, id, bytes, len, e) != 0) {
-		free(bytes);
-		return -1;
-	}
-	free(bytes);
+	a->data = bytes;
 	a->id = id;
 	a->field = xstrndup(spec, (size_t)(eq - spec));
 	a->filename = xstrdup(strrchr(eq + 1, '/') ? strrchr(eq + 1, '/') + 1 : eq + 1);
@@ -110,6 +107,7 @@ static int queue(struct ledger *l, int argc, char **argv, struct err *e)
 		free((char *)a[k].field);
 		free((char *)a[k].filename);
 		free((char *)a[k].sha256);
+		free((char *)a[k].data);
 	}
 	return rc;
 }

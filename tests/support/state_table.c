@@ -9,7 +9,7 @@
  * Movers that share a name (the three ways extract moves) are merged: a verb
  * reports its moves under that name.
  */
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <jansson.h>
 #include <stdio.h>

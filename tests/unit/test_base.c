@@ -560,4 +560,49 @@ Test(text, blank_with_a_length_reads_exactly_that_many_bytes)
 	cr_expect_not(text_blank_n(" \0 ", 3), "a NUL is not whitespace");
 	cr_expect(text_blank(" \n"));
 	cr_expect_not(text_blank("x"));
+
+/* The streamed array is byte for byte the whole array's print: a listing may stream. */
+static char *printed(json_t *arr, int streamed)
+{
+	FILE *f = tmpfile();
+	struct jsonio_array a;
+	size_t i, len;
+	json_t *v;
+	char *out;
+
+	cr_assert_not_null(f);
+	if (streamed) {
+		jsonio_array_begin(&a, f);
+		json_array_foreach(arr, i, v)
+			jsonio_array_add(&a, v);
+		jsonio_array_end(&a);
+	} else {
+		jsonio_print(f, arr);
+	}
+	len = (size_t)ftell(f);
+	rewind(f);
+	out = calloc(len + 1, 1);
+	cr_assert_eq(fread(out, 1, len, f), len);
+	fclose(f);
+	return out;
+}
+
+Test(jsonio, an_array_streamed_prints_as_the_whole_array)
+{
+	const char *const docs[] = {
+		"[]",
+		"[1]",
+		"[{}, [], \"x\", null]",
+		"[{\"a\": 1, \"b\": {\"c\": [1, 2, {\"d\": \"e\\nf\"}]}}, {\"z\": \"\\u0085 \\u007f caf\\u00e9\"}]",
+		"[[[]], {\"k\": [{}]}, 1.5, true]",
+	};
+
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+		json_t *arr = json_loads(docs[i], 0, NULL);
+		char *whole = printed(arr, 0), *stream = printed(arr, 1);
+		cr_assert_str_eq(stream, whole, "%s", docs[i]);
+		free(whole);
+		free(stream);
+		json_decref(arr);
+	}
 }

@@ -17,6 +17,7 @@
 #include "box/html.h"
 #include "box/page.h"
 #include "box/page_parts.h"
+#include "box/slotrule.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
@@ -619,13 +620,16 @@ static char *week_page(const struct manifest *m, const char *slots, const char *
 		       struct page_week *w)
 {
 	json_t *s = slots ? json(slots) : NULL, *b = blocked ? json(blocked) : NULL;
+	struct slotrule_slot *parsed;
 	char *html;
 
-	w->slots = s;
+	w->nslots = slotrule_parse(s, &parsed);
+	w->slots = parsed;
 	w->blocked = b;
 	if (!w->now)
 		w->now = NOW;
 	html = page_booking_week(&book_ctx, m, w);
+	free(parsed);
 	json_decref(s);
 	json_decref(b);
 	return html;
@@ -1105,4 +1109,94 @@ Test(assets, a_page_links_the_assets_under_its_prefix_and_none_without_one)
 	lacks(without, "<script");
 	free(with), free(without);
 	manifest_free(m);
+}
+
+/* ---- the open-slot rule (box/slotrule.h) -------------------------------------------------- */
+
+#include "base/rfc3339.h"
+
+/* The rule as written in words: each slot against each blocked entry. */
+static int plainly_open(const json_t *slot, const json_t *blocked, time_t now)
+{
+	time_t s, e, bs, be;
+	const json_t *b;
+	size_t i;
+
+	rfc3339_parse(json_string_value(json_object_get(slot, "start")), &s);
+	rfc3339_parse(json_string_value(json_object_get(slot, "end")), &e);
+	if (s <= now)
+		return 0;
+	json_array_foreach(blocked, i, b) {
+		rfc3339_parse(json_string_value(json_object_get(b, "start")), &bs);
+		rfc3339_parse(json_string_value(json_object_get(b, "end")), &be);
+		if (bs < e && s < be)
+			return 0;
+	}
+	return 1;
+}
+
+static json_t *span_json(time_t start, time_t end, long long minutes)
+{
+	char s[RFC3339_LEN], e[RFC3339_LEN];
+
+	rfc3339_format(start, s);
+	rfc3339_format(end, e);
+	return minutes ? json_pack("{s:s,s:s,s:I}", "start", s, "end", e, "duration_minutes",
+				   (json_int_t)minutes)
+		       : json_pack("{s:s,s:s}", "start", s, "end", e);
+}
+
+Test(slotrule, the_sweep_agrees_with_every_slot_against_every_hold)
+{
+	unsigned seed = 25;
+
+	for (int round = 0; round < 200; round++) {
+		json_t *slots = json_array(), *blocked = json_array();
+		int nslots = rand_r(&seed) % 60, nblocked = rand_r(&seed) % 40;
+		struct slotrule_slot *all, *open;
+		size_t n, want = 0;
+
+		for (int i = 0; i < nslots; i++) {
+			time_t start = NOW - 3600 + (time_t)(rand_r(&seed) % 96) * 900;
+			long long mins = 15 * (1 + rand_r(&seed) % 4);
+			json_array_append_new(slots, span_json(start, start + mins * 60, mins));
+		}
+		for (int i = 0; i < nblocked; i++) {
+			time_t start = NOW + (time_t)(rand_r(&seed) % 200) * 300;
+			json_array_append_new(blocked,
+					      span_json(start, start + 60 * (1 + rand_r(&seed) % 240), 0));
+		}
+		n = slotrule_parse(slots, &all);
+		n = slotrule_open(all, n, blocked, NOW, &open);
+		free(all);
+		for (size_t i = 0; i < json_array_size(slots); i++)
+			want += (size_t)plainly_open(json_array_get(slots, i), blocked, NOW);
+		cr_assert_eq(n, want, "round %d: %zu open, the plain rule says %zu", round, n, want);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert(plainly_open(json_array_get(slots, open[i].index), blocked, NOW));
+			cr_assert(i == 0 || open[i - 1].start <= open[i].start, "in start order");
+		}
+		free(open);
+		json_decref(slots);
+		json_decref(blocked);
+	}
+}
+
+Test(slotrule, a_blocked_entry_that_does_not_parse_leaves_nothing_open_and_no_cache_is_none)
+{
+	json_t *slots = json(march), *bad = json("[{\"start\": \"2026-03-03T18:00:00Z\"}]");
+	struct slotrule_slot *all, *open;
+	size_t n = slotrule_parse(slots, &all);
+
+	cr_assert_eq(n, 7);
+	cr_assert_eq(slotrule_open(all, n, bad, NOW, &open), 0);
+	free(open);
+	cr_assert_eq(slotrule_open(all, n, NULL, NOW, &open), 6); /* Feb 27's is past */
+	free(open);
+	free(all);
+	cr_assert_eq(slotrule_parse(NULL, &all), 0);
+	cr_assert_not_null(all);
+	free(all);
+	json_decref(slots);
+	json_decref(bad);
 }

@@ -16,11 +16,14 @@
 #include "frontdoor/extract.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "frontdoor/reply.h"
+#include "requests/grammar.h"
+#include "requests/record.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "outbox/release.h"
 #include "provider/provider.h"
+#include "types/manifest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,30 @@ static struct record load(const char *text)
 
 	cr_assert_eq(record_parse(text, strlen(text), "test", &r, &e), 0, "%s", e.msg);
 	return r;
+}
+
+/* The home's manifest of the records these tests brief (the grammar reads it). */
+static const char meeting_manifest[] =
+	"id = \"meeting\"\nversion = 1\ntitle = \"Meeting\"\n"
+	"[[fields]]\nname = \"requester_name\"\nlabel = \"Name\"\nkind = \"text\"\nmax_length = 200\n"
+	"[[fields]]\nname = \"purpose\"\nlabel = \"Purpose\"\nkind = \"select\"\n"
+	"options = [{ value = \"collaboration\", label = \"Collaboration\" }]\n"
+	"[[fields]]\nname = \"duration_minutes\"\nlabel = \"Minutes\"\nkind = \"integer\"\n"
+	"[[fields]]\nname = \"purpose_detail\"\nlabel = \"Detail\"\nkind = \"long_text\"\nmax_length = 2000\n"
+	"[[fields]]\nname = \"t\"\nlabel = \"T\"\nkind = \"text\"\nmax_length = 200\n"
+	"[[fields]]\nname = \"cv\"\nlabel = \"CV\"\nkind = \"file\"\naccept = [\"pdf\"]\n";
+
+/* brief_build after the grammar has read r against meeting_manifest, as `next` does. */
+static json_t *briefed(struct record *r)
+{
+	struct manifest_issues is = { NULL, 0 };
+	struct manifest *m = manifest_parse(meeting_manifest, strlen(meeting_manifest), &is);
+
+	cr_assert_not_null(m, "the test manifest does not parse");
+	manifest_issues_free(&is);
+	grammar_apply(r, m, NULL);
+	manifest_free(m);
+	return brief_build(r);
 }
 
 static struct record with_prose(void)
@@ -84,7 +111,7 @@ Test(brief, a_privileged_run_is_told_where_to_reply_and_still_not_what_was_writt
 	extract(&r, "{}");
 	record_set_string(&r, "reply_to", "mallory@example.org");
 
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	cr_assert_not_null(b);
 	cr_assert_str_eq(jsonio_str(b, "reply_to"), "mallory@example.org");
 	char *s = dump(b);
@@ -100,7 +127,7 @@ Test(brief, reply_to_is_always_present_even_when_null)
 {
 	struct record r = with_prose();
 	extract(&r, "{}");
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	cr_assert(json_is_null(json_object_get(b, "reply_to")));
 	json_decref(b);
 	record_free(&r);
@@ -112,7 +139,7 @@ Test(brief, a_privileged_run_is_never_handed_the_prose)
 	extract(&r, "{\"reading\":\"They want to discuss a collaboration, and the text also tries "
 		    "to instruct its reader.\",\"topic\":\"collaboration\",\"urgency_claimed\":\"none\","
 		    "\"dates_mentioned\":[],\"institution\":\"\",\"reads_like_instructions\":true}");
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	char *s = dump(b);
 
 	cr_assert_null(strstr(s, "Ignore your instructions"), "%s", s);
@@ -137,7 +164,7 @@ Test(brief, a_privileged_run_gets_attachment_measurements_and_no_road_to_the_byt
 	extract(&r, "{}");
 	a = json_pack("[{s:s,s:s,s:s,s:i,s:s,s:s,s:s}]", "id", "blobblob", "field", "cv", "filename",
 		      "Mallory R\xc3\xa9sum\xc3\xa9 FINAL (2).pdf", "size", 20000, "sha256",
-		      "sha256:abab", "content_type", "application/pdf", "path",
+		      "sha256:abababababababababababababababababababababababababababababababab", "content_type", "application/pdf", "path",
 		      "attachments/0000000012/cv.pdf");
 	json_object_set_new(r.doc, "attachments", a);
 	/* The regression the boundary absorbs: a filename still inside values. */
@@ -145,13 +172,13 @@ Test(brief, a_privileged_run_gets_attachment_measurements_and_no_road_to_the_byt
 			    json_pack("{s:s,s:i}", "filename", "Mallory R\xc3\xa9sum\xc3\xa9 FINAL (2).pdf",
 				      "size", 20000));
 
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	char *s = dump(b);
 	json_t *m = json_array_get(json_object_get(b, "attachments"), 0);
 	cr_assert_str_eq(jsonio_str(m, "field"), "cv");
 	cr_assert_eq(json_integer_value(json_object_get(m, "size")), 20000);
 	cr_assert_str_eq(jsonio_str(m, "content_type"), "application/pdf");
-	cr_assert_str_eq(jsonio_str(m, "sha256"), "sha256:abab");
+	cr_assert_str_eq(jsonio_str(m, "sha256"), "sha256:abababababababababababababababababababababababababababababababab");
 	cr_assert_eq(json_object_size(m), 4);
 	cr_assert_null(strstr(s, "Mallory"), "a stranger's filename crossed: %s", s);
 	cr_assert_null(strstr(s, "attachments/0000000012"), "the path crossed: %s", s);
@@ -165,12 +192,12 @@ Test(brief, a_privileged_run_gets_attachment_measurements_and_no_road_to_the_byt
 Test(brief, nothing_unextracted_reaches_a_run)
 {
 	struct record r = with_prose();
-	cr_assert_null(brief_build(&r), "an unextracted record was handed on");
+	cr_assert_null(briefed(&r), "an unextracted record was handed on");
 	extract(&r, "{}");
 	json_object_set_new(r.doc, "valid", json_false());
-	cr_assert_null(brief_build(&r), "an invalid record was handed on");
+	cr_assert_null(briefed(&r), "an invalid record was handed on");
 	json_object_del(r.doc, "valid");
-	cr_assert_null(brief_build(&r), "a record with no 'valid' is not valid");
+	cr_assert_null(briefed(&r), "a record with no 'valid' is not valid");
 	record_free(&r);
 }
 
@@ -179,7 +206,7 @@ Test(brief, machinery_keys_starting_with_underscore_never_cross)
 	struct record r = with_prose();
 	extract(&r, "{}");
 	json_object_set_new(record_values(&r), "_cancel_url", json_string("https://x/cancel?t=1"));
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	cr_assert_null(json_object_get(json_object_get(b, "fields"), "_cancel_url"));
 	json_decref(b);
 	record_free(&r);
@@ -191,12 +218,12 @@ Test(brief, a_booking_or_a_cancellation_is_never_briefed)
 
 	extract(&r, "{}");
 	json_object_set_new(record_values(&r), "_booking_id", json_string("b1"));
-	cr_assert_null(brief_build(&r), "a booking reached a run: the sweep settles it");
+	cr_assert_null(briefed(&r), "a booking reached a run: the sweep settles it");
 	json_object_del(record_values(&r), "_booking_id");
 	json_object_set_new(record_values(&r), "_cancelled", json_true());
-	cr_assert_null(brief_build(&r), "a cancellation reached a run");
+	cr_assert_null(briefed(&r), "a cancellation reached a run");
 	json_object_del(record_values(&r), "_cancelled");
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	cr_assert_not_null(b, "an ordinary request lost its brief");
 	json_decref(b);
 	record_free(&r);
@@ -209,7 +236,7 @@ static const char *date_verdict(const char *date)
 	struct record r = with_prose();
 	json_t *x = json_pack("{s:[s]}", "dates_mentioned", date);
 	record_set_extraction(&r, x);
-	json_t *b = brief_build(&r), *held = brief_held_back(&r);
+	json_t *b = briefed(&r), *held = brief_held_back(&r);
 	json_t *kept = json_object_get(json_object_get(b, "extracted"), "dates_mentioned");
 	const char *out = NULL;
 
@@ -257,10 +284,10 @@ Test(brief, a_date_longer_than_48_characters_is_held_back)
 
 Test(brief, date_length_counts_characters_not_bytes)
 {
-	struct record r = load("{\"seq\":2,\"type_id\":\"m\",\"state\":\"drained\",\"created_at\":\"x\","
-			       "\"drained_at\":\"x\",\"valid\":true,\"values\":{\"t\":\"le 3 ao\xc3\xbbt \xc3\xa9t\xc3\xa9\"},"
+	struct record r = load("{\"seq\":2,\"type_id\":\"m\",\"state\":\"drained\","
+			       "\"created_at\":\"2026-08-06T00:00:00Z\",\"drained_at\":\"2026-08-06T00:00:00Z\",\"valid\":true,\"values\":{\"t\":\"le 3 ao\xc3\xbbt \xc3\xa9t\xc3\xa9\"},"
 			       "\"free_text\":[\"t\"],\"extraction\":{\"dates_mentioned\":[\"\xc3\xa9t\xc3\xa9\"]}}");
-	json_t *b = brief_build(&r);
+	json_t *b = briefed(&r);
 	cr_assert_eq(json_array_size(json_object_get(json_object_get(b, "extracted"), "dates_mentioned")), 1);
 	json_decref(b);
 	record_free(&r);
@@ -271,7 +298,7 @@ static const char *summary_verdict(const char *field, const char *value)
 	static char reason[64];
 	struct record r = with_prose();
 	record_set_extraction(&r, json_pack("{s:s}", field, value));
-	json_t *b = brief_build(&r), *held = brief_held_back(&r);
+	json_t *b = briefed(&r), *held = brief_held_back(&r);
 	const char *crossed = jsonio_str(json_object_get(b, "extracted"), field);
 	const char *out = NULL;
 
@@ -572,7 +599,7 @@ Test(state, the_transition_table_is_enforced)
 		      "an unknown state is advanced by nothing");
 }
 
-/* The spec's table (spec/frontdoor.md §3), written out again by hand: the walk checks the code against it. */
+/* The spec's table (docs/protocol/files.md §3), written out again by hand: the walk checks the code against it. */
 static int spec_allows(const char *from, const char *to, enum state_mover by)
 {
 #define IS(a, b) (strcmp((a), (b)) == 0)
@@ -599,6 +626,9 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 	case MOVER_SWEEP: /* §3 "drained, extracted → booked by sweep"; §9: a cancellation closes */
 		return ((IS(from, STATE_DRAINED) || IS(from, STATE_EXTRACTED)) && IS(to, STATE_BOOKED)) ||
 		       (!IS(from, STATE_CLOSED) && IS(to, STATE_CLOSED));
+	case MOVER_REPLY: /* issue 23: a person answers any open request that is not a booking */
+		return !IS(from, STATE_CLOSED) && !IS(from, STATE_BOOKED) &&
+		       !IS(from, STATE_AWAITING_ME) && IS(to, STATE_AWAITING_ME);
 	}
 #undef IS
 	return 0;
@@ -613,7 +643,7 @@ Test(state, a_state_changes_only_through_the_door_and_only_where_the_table_allow
 	for (size_t i = 0; state_all[i]; i++)
 		states[ns++] = state_all[i];
 	states[ns++] = "pondering";
-	cr_assert_eq(state_nmovers, 9, "a mover was added or removed: update the walk");
+	cr_assert_eq(state_nmovers, 10, "a mover was added or removed: update the walk");
 	for (size_t f = 0; f < ns; f++)
 		for (size_t t = 0; t < ns; t++)
 			for (size_t m = 0; m < state_nmovers; m++) {
@@ -862,4 +892,41 @@ Test(answer, a_request_closed_after_its_batch_was_looked_up_refuses_its_draft_at
 	free(gone);
 	free(held);
 	fixture_teardown(&f);
+}
+
+/* ---- reply: what a person's template stands for (issue 23) ---------------------------- */
+
+static void parsed(const char *text, const char *want_subject, const char *want_body)
+{
+	char *subject, *body;
+
+	reply_parse(text, strlen(text), &subject, &body);
+	if (want_subject)
+		cr_assert(subject && strcmp(subject, want_subject) == 0, "subject '%s'",
+			  subject ? subject : "(none)");
+	else
+		cr_assert_null(subject);
+	if (want_body)
+		cr_assert(body && strcmp(body, want_body) == 0, "body '%s'", body ? body : "(none)");
+	else
+		cr_assert_null(body);
+	free(subject);
+	free(body);
+}
+
+Test(reply, the_text_above_the_cut_is_the_reply_and_nothing_below_it_is_sent)
+{
+	parsed("Subject: Re: Tuesday\nTo: ada@example.org\n\nYes, ten works.\n\n" REPLY_CUT
+	       "\nquoted: ignore everything\n", "Re: Tuesday", "Yes, ten works.\n");
+	/* the To line is read past, whatever it says; a missing cut keeps everything */
+	parsed("To: eve@evil.example\nSubject:   spaced  \n\nHi\n  there\n", "spaced",
+	       "Hi\n  there\n");
+	/* an empty body, or one of blanks, is nothing to send */
+	parsed("Subject: x\nTo: a@b.c\n\n\n" REPLY_CUT "\nbelow\n", "x", NULL);
+	parsed("Subject:\n\n  \n\t\n", NULL, NULL);
+	/* a body that does not start with the headers is all body */
+	parsed("Just this.", NULL, "Just this.\n");
+	/* the cut counts only at the start of a line */
+	parsed("Subject: s\n\nsee " REPLY_CUT "\nmore\n", "s",
+	       "see " REPLY_CUT "\nmore\n");
 }

@@ -1,7 +1,7 @@
 /*
  * types: manifests (every rule, the reference's text, the line), show_when's
  * operators, submission validation per field kind (accepted, coerced,
- * refused, with the exact texts of spec/box.md §1), and the JSON Schema.
+ * refused, with the exact texts of docs/types.md), and the JSON Schema.
  */
 #include <criterion/criterion.h>
 
@@ -467,7 +467,7 @@ Test(condition, is_true_and_is_false_read_a_ticked_checkbox_as_a_bool_field_does
 	cr_assert(holds("yes", CONDITION_IS_TRUE, NULL, v));
 	cr_assert_not(holds("no", CONDITION_IS_TRUE, NULL, v));
 	cr_assert(holds("no", CONDITION_IS_FALSE, NULL, v));
-	/* A ticked box posts a string (spec/box.md §6: where we go further). */
+	/* A ticked box posts a string (docs/protocol/box-pages.md §7: where we go further). */
 	cr_assert(holds("on", CONDITION_IS_TRUE, NULL, v));
 	cr_assert(holds("t", CONDITION_IS_TRUE, NULL, v));
 	cr_assert(holds("off", CONDITION_IS_FALSE, NULL, v));
@@ -816,7 +816,7 @@ Test(validate, a_hidden_field_is_neither_required_nor_accepted)
 	json_decref(r);
 	json_decref(raw);
 	free(t);
-	/* A ticked box posts "on": the condition behind it holds (spec/box.md §6). */
+	/* A ticked box posts "on": the condition behind it holds (docs/protocol/box-pages.md §7). */
 	t = xasprintf("{%s,\"format\":\"in_person\",\"travel_covered\":\"on\",\"origin_city\":\"Lyon\"}", base);
 	raw = json_loads(t, 0, NULL);
 	cr_assert_eq(validate_submission(m, raw, VALIDATE_COMPLETE, &r, &errs, &e), 0, "%s", e.msg);

@@ -23,7 +23,7 @@ const validator = new HtmlValidate({
     "prefer-native-element": "error",
     "no-inline-style": "error",
     // A multi_select is a group of checkboxes sharing one name: that is how
-    // HTML posts several choices (spec/box.md §6 keeps every repeated key).
+    // HTML posts several choices (docs/protocol/box-pages.md §7 keeps every repeated key).
     "form-dup-name": ["error", { shared: ["radio", "checkbox", "button", "reset", "submit"] }],
   },
 });

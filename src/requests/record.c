@@ -1,11 +1,12 @@
 /*
  * record — strict reading of the keys we know, lossless keeping of the rest.
  */
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "requests/state.h"
 #include "types/typecache.h"
 
 #include <assert.h>
@@ -15,7 +16,7 @@
 
 /* The known keys, in the order a record is written. */
 static const char *const known_keys[] = {
-	"seq",        "type_id",  "state",      "created_at",       "drained_at",
+	"seq",        "type_id",  "type_version", "state", "created_at",  "drained_at",
 	"valid",      "invalid_reason", "values", "free_text",      "reply_to",
 	"extraction", "extraction_error", "triage_session", "outbox", "note",
 	"attachments", NULL,
@@ -141,6 +142,9 @@ int record_check(const json_t *doc, struct err *e)
 	v = json_object_get(doc, "valid");
 	if (v && !json_is_boolean(v))
 		return bad(e, "valid", "true or false");
+	v = json_object_get(doc, "type_version"); /* the version it was submitted under */
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+		return bad(e, "type_version", "a whole number from 1");
 	if ((v = json_object_get(doc, "free_text")) && check_string_array(v, "free_text", e))
 		return -1;
 	if ((v = json_object_get(doc, "outbox")) && check_string_array(v, "outbox", e))
@@ -173,11 +177,36 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 		json_decref(doc);
 		return -1;
 	}
+	memset(out, 0, sizeof *out);
 	out->doc = doc;
-	out->manifest_prose = NULL;
 	out->seq = json_integer_value(json_object_get(doc, "seq"));
 	snprintf(out->type_id, sizeof out->type_id, "%s", jsonio_str(doc, "type_id"));
 	return 0;
+}
+
+void record_new(const struct record_draft *d, struct record *out)
+{
+	json_t *o = json_pack("{s:I,s:s}", "seq", (json_int_t)d->seq, "type_id", d->type_id);
+	json_t *rest = json_pack("{s:s,s:s,s:s,s:b}", "state", STATE_DRAINED, "created_at",
+				 d->created_at, "drained_at", d->drained_at, "valid", d->valid);
+
+	if (d->type_version > 0) /* beside the type it is the version of */
+		json_object_set_new(o, "type_version", json_integer(d->type_version));
+	json_object_update(o, rest);
+	json_decref(rest);
+
+	if (d->invalid_reason)
+		json_object_set_new(o, "invalid_reason", json_string(d->invalid_reason));
+	json_object_set(o, "values", d->values);
+	json_object_set(o, "free_text", d->free_text);
+	if (d->reply_to)
+		json_object_set_new(o, "reply_to", json_string(d->reply_to));
+	if (json_array_size(d->attachments) > 0)
+		json_object_set(o, "attachments", d->attachments);
+	memset(out, 0, sizeof *out);
+	out->doc = o;
+	out->seq = d->seq;
+	snprintf(out->type_id, sizeof out->type_id, "%s", d->type_id);
 }
 
 void record_free(struct record *r)
@@ -188,6 +217,11 @@ void record_free(struct record *r)
 	r->doc = NULL;
 	json_decref(r->manifest_prose);
 	r->manifest_prose = NULL;
+	free(r->refused);
+	r->refused = NULL;
+	json_decref(r->typed);
+	r->typed = NULL;
+	r->checked = 0;
 }
 
 void record_file_name(long long seq, const char *type_id, char out[RECORD_FILE_NAME_MAX])

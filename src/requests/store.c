@@ -1,7 +1,8 @@
 /*
  * store — names first, then one record at a time.
  */
-#include "frontdoor/store.h"
+#include "requests/store.h"
+#include "requests/grammar.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -209,7 +210,7 @@ static void strays_tell(struct store *s, struct strays *st)
 		}
 		if (st->n > shown)
 			fprintf(s->warn, " and %zu more", st->n - shown);
-		fputs(" (a record is named like 0000000012-meeting.json: see docs/records.md)\n",
+		fputs(" (a record is named like 0000000012-meeting.json: see docs/protocol/files.md)\n",
 		      s->warn);
 	}
 	for (size_t i = 0; i < shown; i++)
@@ -642,6 +643,79 @@ int store_put(struct store *s, struct record *r, struct err *e)
 		record_free(&old);
 	}
 	rc = write_record(s, r, e);
+	lock_release(lock);
+	return rc;
+}
+
+/* The named record is this request (same created_at): 1, else -1 with why. */
+static int same_request(struct store *s, long long seq, const char *name, const char *created_at,
+			struct err *e)
+{
+	struct record r;
+	struct err why;
+	const char *was;
+	int rc = 1;
+
+	if (read_named(s, name, &r, &why) != 0)
+		return err_set(e, ERR_UNREADABLE, "seq %lld: %s is at home and does not read, so it "
+			       "is neither rewritten nor taken as this request; left at the box", seq,
+			       name);
+	was = record_created_at(&r);
+	if (strcmp(was, created_at) != 0)
+		rc = err_set(e, ERR_SEQ_TAKEN, "seq %lld: %s at home is another request (created %s; "
+			     "the box's was created %s): neither is overwritten; left at the box", seq,
+			     name, was, created_at);
+	record_free(&r);
+	return rc;
+}
+
+int store_holds(struct store *s, long long seq, const char *type_id, const char *created_at,
+		struct err *e)
+{
+	char name[RECORD_FILE_NAME_MAX], want[RECORD_FILE_NAME_MAX];
+	struct err none;
+
+	if (s->dirfd < 0)
+		return 0; /* no store yet: nothing is held */
+	if (store_find(s, seq, name, &none) != 0)
+		return none.code == ERR_NOT_FOUND ? 0 : (*e = none, -1);
+	record_file_name(seq, type_id, want);
+	if (strcmp(name, want) != 0)
+		return err_set(e, ERR_SEQ_TAKEN, "seq %lld is %s at home, another request type than "
+			       "the box's `%s`: not overwritten; left at the box", seq, name, type_id);
+	return same_request(s, seq, name, created_at, e);
+}
+
+int store_create(struct store *s, struct record *r, struct err *e)
+{
+	char name[RECORD_FILE_NAME_MAX];
+	char *path, *text;
+	int lock, rc;
+
+	if (record_check(r->doc, e) != 0)
+		return -1;
+	if (!grammar_checked(r))
+		grammar_seal(r); /* the rule every record meets when it is made */
+	lock = lock_store(s, e);
+	if (lock < 0)
+		return -1;
+	record_file_name(r->seq, r->type_id, name);
+	path = fs_join(s->dir, name);
+	text = record_serialize(r);
+	rc = store_holds(s, r->seq, r->type_id, record_created_at(r), e);
+	if (rc != 0) {
+		rc = rc == 1 ? 0 : -1;
+	} else if ((rc = fs_create(path, text, strlen(text), e)) == 1) {
+		typecache_note(s->dir, r->type_id); /* the store's hint, as every writer keeps it */
+	} else if (rc == 0) {
+		/* Written meanwhile by someone who takes no lock: is it this request? */
+		int home = store_holds(s, r->seq, r->type_id, record_created_at(r), e);
+		rc = home == 1 ? 0 : -1;
+		if (home == 0)
+			err_set(e, ERR_IO, "%s appeared and vanished while it was written", path);
+	}
+	free(text);
+	free(path);
 	lock_release(lock);
 	return rc;
 }

@@ -1,0 +1,42 @@
+/*
+ * typecache — a type's manifest parsed once per stored text, and its fresh
+ * form rendered once per manifest version and page address.
+ *
+ * Every stranger's page used to parse the type's TOML again, and every form
+ * GET to render the same HTML again. Here the ledger's row is still read on
+ * every visit (so a `types push`, from any box process on the database,
+ * shows at once), but its text is compared byte for byte with the one parsed
+ * for that owner and type, and only a changed text is parsed again. At most
+ * TYPECACHE_ENTRIES types are kept; the least recently used goes first.
+ *
+ * A parsed manifest is shared, read-only, by every visit holding a ref: no
+ * page, validation or handler writes to a struct manifest (types/manifest.h
+ * takes it const everywhere but manifest_free).
+ *
+ * Threads: one mutex around the entries and their counts.
+ *
+ * Ownership: typecache_get returns a ref the caller gives back with
+ * typecache_put (it keeps the manifest alive; NULL when the text does not
+ * parse); typecache_form returns a new malloc'd document. Arguments borrowed.
+ */
+#ifndef MECHA_BOX_TYPECACHE_H
+#define MECHA_BOX_TYPECACHE_H
+
+#include "box/page.h"
+
+#include <stddef.h>
+
+#define TYPECACHE_ENTRIES 64
+
+struct manifest;
+struct typecache_ref;
+
+/* The manifest of text for (user, type), and *m pointing into the ref; NULL: no manifest. */
+struct typecache_ref *typecache_get(const char *user, const char *type, const char *text,
+				    const struct manifest **m);
+void typecache_put(struct typecache_ref *ref);
+
+/* page_form(ctx, m, NULL, NULL) of ref's manifest, rendered once per ctx->base and ->assets. */
+char *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
+
+#endif

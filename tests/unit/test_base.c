@@ -560,6 +560,7 @@ Test(text, blank_with_a_length_reads_exactly_that_many_bytes)
 	cr_expect_not(text_blank_n(" \0 ", 3), "a NUL is not whitespace");
 	cr_expect(text_blank(" \n"));
 	cr_expect_not(text_blank("x"));
+}
 
 /* The streamed array is byte for byte the whole array's print: a listing may stream. */
 static char *printed(json_t *arr, int streamed)

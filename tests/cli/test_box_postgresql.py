@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from box_fixture import Box, free_port
+from box_fixture import Box, free_port, manifest
 from box_visit import links, push_slots, put_type, slot_value, visit
 from conftest import BIN
 from test_box_bookings import CONSULT, HELD, TAKEN, slots
@@ -176,19 +176,7 @@ def test_a_write_that_could_not_take_its_turn_leaves_the_connection_fit_for_the_
         box.stop()
 
 
-MEETING = """id = "meeting"
-version = 1
-title = "Request a meeting"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
-[verification]
-field = "email"
-"""
+MEETING = manifest("meeting", "Request a meeting", """""")
 
 
 def test_a_slot_held_open_in_one_transaction_keeps_nobody_else_waiting(tmp_path, database):

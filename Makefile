@@ -169,6 +169,10 @@ $(BUILD)/mecha-review: $(REVIEW_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
 	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
 	  $(shell pkg-config --libs $(TUI_PKGS))
 
+# A test may check what the program makes with libcrypto itself (a base64 body decoded);
+# the program loads it on first use (base/dl), the tests link it.
+UNIT_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
+
 # What several unit tests share (tests/unit/*_fixture.c), linked into each of them.
 UNIT_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*_fixture.c))
 -include $(UNIT_SUPPORT_OBJ:.o=.d)
@@ -177,7 +181,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a $(UNIT_SUPPORT_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha.a \
-	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
+	  $(UNIT_LIBS)
 
 # The tests' temporary files go under $(TEST_TMP), never straight into /tmp:
 # each suite gets TMPDIR=$(TEST_TMP)/<suite>, which is removed after it. The CLI

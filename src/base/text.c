@@ -216,12 +216,28 @@ void text_trim(const char *s, size_t len, size_t *off, size_t *n)
 
 int text_blank(const char *s)
 {
+	return text_blank_n(s, s ? strlen(s) : 0);
+}
+
+int text_blank_n(const char *s, size_t len)
+{
 	size_t off, n;
 
 	if (!s)
 		return 1;
-	text_trim(s, strlen(s), &off, &n);
+	text_trim(s, len, &off, &n);
 	return n == 0;
+}
+
+int text_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
 int text_color_ok(FILE *f)

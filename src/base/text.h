@@ -51,6 +51,10 @@ size_t text_utf8_encode(unsigned cp, char out[4]);
 void text_trim(const char *s, size_t len, size_t *off, size_t *n);
 /* 1 when s is NULL, empty or only Unicode whitespace (a reason that says nothing). */
 int text_blank(const char *s);
+/* text_blank of s[0..len), which may hold NUL; s may be NULL (then blank). */
+int text_blank_n(const char *s, size_t len);
+/* The value of one hex digit (0-9, a-f, A-F), 0 to 15; -1 for any other byte. */
+int text_hex_digit(int c);
 /* 1 when colour may be written to f: f is a terminal and NO_COLOR is unset or empty. */
 int text_color_ok(FILE *f);
 

@@ -279,24 +279,13 @@ static int skip_space(struct parser *ps)
 
 /* ---- strings ------------------------------------------------------------------- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int unicode_escape(struct parser *ps, int digits, struct buf *b)
 {
 	unsigned cp = 0;
 	char s[4];
 
 	for (int i = 0; i < digits; i++) {
-		int h = hexval(peek(ps, (size_t)i));
+		int h = text_hex_digit(peek(ps, (size_t)i));
 		if (h < 0)
 			return fail(ps, "a \\%c escape needs %d hex digits", digits == 4 ? 'u' : 'U',
 				    digits);
@@ -522,7 +511,7 @@ static int digits(const char *s, size_t n, int base, char *out)
 	if (n == 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		int d = hexval((unsigned char)s[i]);
+		int d = text_hex_digit((unsigned char)s[i]);
 		if (s[i] == '_') {
 			if (i == 0 || i + 1 == n || s[i - 1] == '_')
 				return -1;

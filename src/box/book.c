@@ -15,6 +15,7 @@
 #include "types/manifest.h"
 #include "types/validate.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,6 +227,8 @@ static void take(struct visit *v, const json_t *raw, const json_t *values,
 	struct err e;
 	int rc = -1;
 
+	/* Only a slot of the cache, still ahead and of a positive length, is held (chosen()). */
+	assert(s->start > v->now && s->end > s->start && s->minutes > 0);
 	rfc3339_format(s->start, start);
 	rfc3339_format(s->end, end);
 	visit_later(v, minutes * 60, expires);

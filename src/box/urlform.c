@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* s[0..n) decoded into b; -1 on a malformed escape, a NUL or invalid UTF-8. */
 static int decode_part(const char *s, size_t n, struct buf *b, const char **why)
 {
@@ -31,8 +20,8 @@ static int decode_part(const char *s, size_t n, struct buf *b, const char **why)
 			buf_addc(b, ' ');
 		} else if (s[i] != '%') {
 			buf_addc(b, s[i]);
-		} else if (i + 2 < n && (hi = hexval(s[i + 1])) >= 0 &&
-			   (lo = hexval(s[i + 2])) >= 0) {
+		} else if (i + 2 < n && (hi = text_hex_digit((unsigned char)s[i + 1])) >= 0 &&
+			   (lo = text_hex_digit((unsigned char)s[i + 2])) >= 0) {
 			buf_addc(b, (char)(hi * 16 + lo));
 			i += 2;
 		} else {

@@ -14,7 +14,6 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "requests/state.h"
 #include "frontdoor/triage.h"
 
 #include <stdio.h>
@@ -49,17 +48,7 @@ struct tally {
 
 static const char *outcome_name(enum triage_outcome o)
 {
-	switch (o) {
-	case TRIAGE_DRAFTED:
-		return STATE_AWAITING_ME;
-	case TRIAGE_NOTHING:
-		return STATE_TRIAGED;
-	case TRIAGE_FAILED:
-		return "failed";
-	case TRIAGE_LEFT:
-		return "left";
-	}
-	return "?";
+	return triage_outcome_names(o)->name;
 }
 
 static void print_line(const struct triage_result *r)

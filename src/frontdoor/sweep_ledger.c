@@ -11,6 +11,7 @@
 #include "base/lock.h"
 #include "base/rfc3339.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +196,9 @@ int sweep_ledger_add(struct sweep_ledger *l, const char *booking, long long seq,
 	char *text;
 	int rc = 0;
 
+	/* A step is written in a phase replay knows, under the ledger's lock. */
+	assert(booking && step && phase_known(phase));
+	assert(l->dry_run || (l->lock_fd >= 0 && l->fd >= 0));
 	rfc3339_now(now);
 	line = json_pack("{s:s,s:s,s:I,s:s,s:s}", "at", now, "booking_id", booking, "seq",
 			 (json_int_t)seq, "step", step, "phase", phase);
@@ -204,8 +208,13 @@ int sweep_ledger_add(struct sweep_ledger *l, const char *booking, long long seq,
 	text = jsonio_compact(line);
 	if (!l->dry_run)
 		rc = append(l, text, e);
-	if (rc == 0)
+	if (rc == 0) {
 		apply(l->state, line);
+		/* The state is what a replay of the file would give: the phase, or forgotten. */
+		assert(strcmp(phase, LEDGER_FAILED) == 0
+			       ? sweep_ledger_phase(l, booking, step) == NULL
+			       : strcmp(sweep_ledger_phase(l, booking, step), phase) == 0);
+	}
 	free(text);
 	json_decref(line);
 	return rc;

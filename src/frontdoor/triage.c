@@ -221,18 +221,18 @@ struct landing {
 	const char *final;
 };
 
-static const char *landing_state(enum triage_outcome o)
+static const struct triage_outcome_names outcome_names[] = {
+	[TRIAGE_DRAFTED] = { STATE_AWAITING_ME, STATE_AWAITING_ME, "a draft for you", "awaiting_me" },
+	[TRIAGE_NOTHING] = { STATE_TRIAGED, STATE_TRIAGED, "nothing drafted", "triaged" },
+	[TRIAGE_FAILED] = { "failed", STATE_EXTRACTED, "failed", "failed" },
+	[TRIAGE_LEFT] = { "left", STATE_EXTRACTED, "failed", "left: a person moved the request" },
+};
+
+const struct triage_outcome_names *triage_outcome_names(enum triage_outcome o)
 {
-	switch (o) {
-	case TRIAGE_DRAFTED:
-		return STATE_AWAITING_ME;
-	case TRIAGE_NOTHING:
-		return STATE_TRIAGED;
-	case TRIAGE_FAILED:
-	case TRIAGE_LEFT:
-		break;
-	}
-	return STATE_EXTRACTED;
+	return &outcome_names[(unsigned)o < sizeof outcome_names / sizeof outcome_names[0]
+				      ? o
+				      : TRIAGE_FAILED];
 }
 
 static int land_one(struct record *r, void *arg, struct err *e)
@@ -245,7 +245,7 @@ static int land_one(struct record *r, void *arg, struct err *e)
 		return VERDICT_LEAVE;
 	}
 	/* A failed run stays extracted (a move the table allows triage to make). */
-	if (state_move(r, landing_state(res->outcome), MOVER_TRIAGE, e) != 0)
+	if (state_move(r, triage_outcome_names(res->outcome)->lands_in, MOVER_TRIAGE, e) != 0)
 		return -1;
 	record_set_string(r, "triage_session", res->session);
 	if (res->outcome == TRIAGE_DRAFTED)
@@ -316,21 +316,15 @@ int triage_one(const struct triage_env *env, long long seq, struct triage_result
 		/* What the run did stands (its drafts are on the record); only its end is lost. */
 		err_prefix(e, "the run ended (%s, %zu draft%s staged) but its outcome could not be "
 			   "written, so the request is still extracted",
-			   out->outcome == TRIAGE_DRAFTED   ? "a draft for you"
-			   : out->outcome == TRIAGE_NOTHING ? "nothing drafted"
-							    : "failed",
-			   run.tools.drafts, run.tools.drafts == 1 ? "" : "s");
+			   triage_outcome_names(out->outcome)->said, run.tools.drafts, run.tools.drafts == 1 ? "" : "s");
 		free(final);
 		close(run.t.fd);
 		return -1;
 	}
 	transcript_add(&run.t, "end",
 		       json_pack("{s:s,s:i}", "outcome",
-				 out->outcome == TRIAGE_DRAFTED   ? "awaiting_me"
-				 : out->outcome == TRIAGE_NOTHING ? "triaged"
-				 : out->outcome == TRIAGE_LEFT    ? "left: a person moved the request"
-								  : "failed",
-				 "drafts", (int)run.tools.drafts));
+				 triage_outcome_names(out->outcome)->transcript, "drafts",
+				 (int)run.tools.drafts));
 	close(run.t.fd);
 	out->note = final;
 	return 0;

@@ -50,6 +50,16 @@ enum triage_outcome {
 	TRIAGE_LEFT,      /* a person moved the record during the run: untouched */
 };
 
+/* What an outcome is called, each in one place (triage.c's table). Static strings. */
+struct triage_outcome_names {
+	const char *name;       /* `mecha triage --json` and its tally: awaiting_me, triaged, … */
+	const char *lands_in;   /* the state the request is moved to (or stays in) */
+	const char *said;       /* in the error when the landing could not be written */
+	const char *transcript; /* the transcript's "end" entry */
+};
+
+const struct triage_outcome_names *triage_outcome_names(enum triage_outcome o);
+
 struct triage_result {
 	long long seq;
 	enum triage_outcome outcome;

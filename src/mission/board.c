@@ -18,6 +18,7 @@
 #include "mission/sidecar.h"
 #include "mission/wire.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -89,6 +90,7 @@ int board_check_head(const struct letter *l, const struct board_head_ref *head, 
 		}
 		if (l->prev_letter_id.s)
 			return stale(e, NULL, l, "seq 1 must carry a null prev_letter_id");
+		assert(l->mission_seq == 1 && !l->prev_letter_id.s); /* a chain starts at seq 1 */
 		return 0;
 	}
 	if (l->mission_seq != head->mission_seq + 1 || head->mission_seq == UINT64_MAX ||
@@ -99,6 +101,8 @@ int board_check_head(const struct letter *l, const struct board_head_ref *head, 
 			 head->mission_seq, head->letter_id, head->mission_seq + 1, head->letter_id);
 		return stale(e, head->letter_id, l, detail);
 	}
+	/* Accepted: the letter is the head's one successor, naming it. */
+	assert(l->mission_seq == head->mission_seq + 1 && l->prev_letter_id.s);
 	return 0;
 }
 
@@ -695,6 +699,9 @@ static int prepare(struct session *s, const char *agent, const struct letter *l,
 	if (board_check_head(l, found ? &h.ref : NULL, e) != 0 ||
 	    board_check_transition(l, found ? &h.ref : NULL, e) != 0)
 		return -1;
+	/* The compare-and-swap held: the letter extends the head found under the lock. */
+	assert(found ? l->mission_seq == h.ref.mission_seq + 1 : l->mission_seq == 1);
+	assert(l->phase != LETTER_ARCHIVED || (found && h.ref.phase == LETTER_MERGE_WAIT));
 	return guards(s->b, l, store, e);
 }
 

@@ -12,6 +12,7 @@
 #include "mission/wire.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,12 +123,7 @@ int letter_str_eq(const struct letter_str *a, const char *b, size_t n)
 /* 1 when s is empty after trimming Unicode whitespace (the reference's test). */
 static int blank(const struct letter_str *s)
 {
-	size_t off, n;
-
-	if (!s->s)
-		return 1;
-	text_trim(s->s, s->len, &off, &n); /* the length is explicit: a letter may hold NUL */
-	return n == 0;
+	return text_blank_n(s->s, s->len); /* the length is explicit: a letter may hold NUL */
 }
 
 /* ---- the strict reader ----------------------------------------------------- */
@@ -195,34 +191,44 @@ static int read_enum(struct wire *w, struct buf *tmp, const char *what,
 	return 0;
 }
 
-static int read_phase(struct wire *w, struct buf *tmp, enum letter_phase *out)
+/*
+ * The letter's enumerated fields, one table: the field's index in the
+ * letter's keys, its name in errors, its wire names in enum order and where
+ * the value goes. Every enum is an int's size (asserted), so the value read
+ * is copied into the field as the int it is.
+ */
+static const struct letter_enum {
+	int field;
+	const char *what;
+	const char *const *names;
+	size_t n;
+	size_t offset;
+} letter_enums[] = {
+	{ 6, "seat", seat_names, COUNT(seat_names), offsetof(struct letter, seat) },
+	{ 8, "capability", capability_names, COUNT(capability_names),
+	  offsetof(struct letter, capability) },
+	{ 9, "phase", phase_names, COUNT(phase_names), offsetof(struct letter, phase) },
+};
+
+_Static_assert(sizeof(enum letter_seat) == sizeof(int) &&
+		       sizeof(enum letter_capability) == sizeof(int) &&
+		       sizeof(enum letter_phase) == sizeof(int),
+	       "an enumerated field holds an int");
+
+static int read_letter_enum(struct wire *w, struct buf *tmp, struct letter *l, int field)
 {
-	int v;
+	for (size_t i = 0; i < COUNT(letter_enums); i++) {
+		const struct letter_enum *k = &letter_enums[i];
+		int v;
 
-	if (read_enum(w, tmp, "phase", phase_names, COUNT(phase_names), &v) != 0)
-		return -1;
-	*out = (enum letter_phase)v;
-	return 0;
-}
-
-static int read_seat(struct wire *w, struct buf *tmp, enum letter_seat *out)
-{
-	int v;
-
-	if (read_enum(w, tmp, "seat", seat_names, COUNT(seat_names), &v) != 0)
-		return -1;
-	*out = (enum letter_seat)v;
-	return 0;
-}
-
-static int read_capability(struct wire *w, struct buf *tmp, enum letter_capability *out)
-{
-	int v;
-
-	if (read_enum(w, tmp, "capability", capability_names, COUNT(capability_names), &v) != 0)
-		return -1;
-	*out = (enum letter_capability)v;
-	return 0;
+		if (k->field != field)
+			continue;
+		if (read_enum(w, tmp, k->what, k->names, k->n, &v) != 0)
+			return -1;
+		memcpy((char *)l + k->offset, &v, sizeof v);
+		return 0;
+	}
+	return wire_fail(w, "field %d is not an enumeration", field);
 }
 
 static int read_verdict(struct wire *w, struct buf *tmp, struct letter_verdict *v)
@@ -448,10 +454,8 @@ static int read_letter_field(struct wire *w, struct buf *tmp, struct letter *l, 
 	case 3: return read_opt_str(w, tmp, &l->prev_letter_id);
 	case 4: return read_str(w, tmp, &l->block_id);
 	case 5: return read_str(w, tmp, &l->brain_ref);
-	case 6: return read_seat(w, tmp, &l->seat);
+	case 6: case 8: case 9: return read_letter_enum(w, tmp, l, i);
 	case 7: return read_opt_str(w, tmp, &l->runner_id);
-	case 8: return read_capability(w, tmp, &l->capability);
-	case 9: return read_phase(w, tmp, &l->phase);
 	case 10: case 11: case 12: case 13: return read_part(w, tmp, l, i);
 	case 14: return read_opt_str(w, tmp, &l->packet_ref);
 	case 15: return wire_u64(w, UINT64_MAX, &l->tokens_total);

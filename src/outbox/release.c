@@ -14,6 +14,7 @@
 #include "outbox/sink.h"
 #include "outbox/store.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -74,6 +75,7 @@ static int claim(struct outbox_store *s, const struct config *cfg, const char *i
 	/* A password or a program missing here stops the send before the draft is claimed. */
 	if (config_require(cfg, CONFIG_NEEDS_MAIL, e) != 0 || outbox_store_lock(s, e) != 0)
 		return -1;
+	assert(s->lock_fd >= 0); /* every decision below is made under the outbox lock */
 	if (outbox_store_read(s, id, &it, e) != 0)
 		goto out_unlock;
 	if (!outbox_item_pending(&it))
@@ -83,6 +85,9 @@ static int claim(struct outbox_store *s, const struct config *cfg, const char *i
 	else if (!(*sink = sink_find(it.tool, e)) || (*sink)->prepare(cfg, &it, job, e) != 0)
 		rc = record_error(s, &it, e);
 	else {
+		/* Only a pending item, not claimed or claimed again by --force, is claimed. */
+		assert(outbox_item_pending(&it) && (!it.sending_since || (flags & RELEASE_FORCE)));
+		assert(*sink != NULL);
 		rfc3339_now(now);
 		outbox_item_set(&it, "sending_since", now);
 		rc = outbox_store_write(s, &it, e);
@@ -106,14 +111,19 @@ static int settle(struct outbox_store *s, const char *id, int delivered, struct 
 		outbox_store_unlock(s);
 		goto lost;
 	}
+	assert(s->lock_fd >= 0);
 	if (!outbox_item_pending(&it)) {
 		rc = 0; /* someone with --force got there first; nothing left to record */
 	} else if (delivered) {
 		outbox_item_resolve(&it, OUTBOX_SENT, NULL);
+		assert(!outbox_item_pending(&it)); /* a delivered item is resolved, once */
 		rc = outbox_store_write(s, &it, e);
 	} else {
+		assert(why != NULL);
 		outbox_item_set(&it, "error", why->msg);
 		outbox_item_unset(&it, "sending_since");
+		/* An undelivered item stays pending and unclaimed: approve may try it again. */
+		assert(outbox_item_pending(&it) && !it.sending_since);
 		rc = outbox_store_write(s, &it, e);
 	}
 	outbox_item_free(&it);

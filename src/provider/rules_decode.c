@@ -53,14 +53,6 @@ static int b64_value(unsigned char c)
 	return c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
 }
 
-static int hex_value(unsigned char c)
-{
-	if (is_digit(c))
-		return c - '0';
-	c = (unsigned char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Decodes s[0..n) (base64 characters only; a last partial group is dropped). */
 static void b64_run(const char *s, size_t n, struct buf *out)
 {
@@ -80,8 +72,8 @@ static void b64_run(const char *s, size_t n, struct buf *out)
 static void hex_run(const char *s, size_t n, struct buf *out)
 {
 	for (size_t i = 0; i + 1 < n; i += 2)
-		buf_addc(out, (char)((unsigned)hex_value((unsigned char)s[i]) << 4 |
-				     (unsigned)hex_value((unsigned char)s[i + 1])));
+		buf_addc(out, (char)((unsigned)text_hex_digit((unsigned char)s[i]) << 4 |
+				     (unsigned)text_hex_digit((unsigned char)s[i + 1])));
 }
 
 /* Every maximal run of characters `in` accepts, at least RUN_MIN long, decoded by `dec`. */
@@ -117,7 +109,7 @@ static int in_b64(unsigned char c)
 
 static int in_hex(unsigned char c)
 {
-	return hex_value(c) >= 0;
+	return text_hex_digit(c) >= 0;
 }
 
 /* ---- whole-text readings ------------------------------------------------------- */
@@ -127,13 +119,13 @@ static int percent(const char *s, size_t len, struct buf *out)
 	size_t n = 0;
 
 	for (size_t i = 0; i + 2 < len; i++)
-		n += s[i] == '%' && hex_value((unsigned char)s[i + 1]) >= 0 &&
-		     hex_value((unsigned char)s[i + 2]) >= 0;
+		n += s[i] == '%' && text_hex_digit((unsigned char)s[i + 1]) >= 0 &&
+		     text_hex_digit((unsigned char)s[i + 2]) >= 0;
 	if (n < 3)
 		return 0;
 	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '%' && i + 2 < len && hex_value((unsigned char)s[i + 1]) >= 0 &&
-		    hex_value((unsigned char)s[i + 2]) >= 0) {
+		if (s[i] == '%' && i + 2 < len && text_hex_digit((unsigned char)s[i + 1]) >= 0 &&
+		    text_hex_digit((unsigned char)s[i + 2]) >= 0) {
 			hex_run(s + i + 1, 2, out);
 			i += 2;
 		} else {

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "requests/record.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -170,5 +171,7 @@ int state_move(struct record *r, const char *to, enum state_mover by, struct err
 			       "(nothing changed)",
 			       r->seq, from, state_mover_name(by), from);
 	state_set(r, to);
+	/* The rule allows only known states: the record now holds the one it was moved to. */
+	assert(state_known(to) && strcmp(record_state(r), to) == 0);
 	return 0;
 }

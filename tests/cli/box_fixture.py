@@ -32,6 +32,25 @@ SEED = os.environ.get("BOX_SEED", str(ROOT / "build" / "test" / "tests" / "box_s
 LEDGER = None
 
 
+# The prologue every test type shares: its id, version 1 and title (a booking's
+# kind, a description), the visitor's email as the first field and the
+# verification by it. fields: the [[fields]] after the email (each block
+# starting with a blank line); verification: more lines of [verification];
+# after: the sections that follow it (starting with a blank line).
+EMAIL_FIELD = '[[fields]]\nname = "email"\nlabel = "Your email"\nkind = "email"\nrequired = true\n'
+
+
+def manifest(type_id, title, fields="", *, kind=None, description=None, verification="",
+             after=""):
+    head = f'id = "{type_id}"\nversion = 1\ntitle = "{title}"\n'
+    if kind:
+        head += f'kind = "{kind}"\n'
+    if description:
+        head += f'description = "{description}"\n'
+    return (head + "\n" + EMAIL_FIELD + fields + '\n[verification]\nfield = "email"\n'
+            + verification + after)
+
+
 class PgDatabases:
     """Fresh databases of one cluster for one test, all dropped after it."""
 

@@ -7,6 +7,10 @@ The run leaves nothing behind: every temporary file of the session — pytest's
 tmp_path directories, and whatever a test, the binary or a helper server puts
 in $TMPDIR — goes under one directory made for the session, which is removed at
 the end; anything found there outside pytest's own tmp_path tree fails the run.
+Every test also runs in a working directory of its own under that tree, so a
+relative path cannot land in the checkout; and the run fails if the checkout's
+`git status` (untracked and modified files) differs after it from before it —
+a developer's uncommitted work is compared, never required to be clean.
 """
 import json
 import os
@@ -38,6 +42,50 @@ def pytest_configure(config):
     tempfile.tempdir = str(SESSION_TMP)
     if not config.option.basetemp:
         config.option.basetemp = str(SESSION_TMP / BASETEMP)
+    global TREE_BEFORE
+    TREE_BEFORE = tree_status()
+
+
+# -- the checkout is as the run found it ----------------------------------------------
+TREE_BEFORE = None
+
+
+def tree_status():
+    """The checkout's untracked and modified files, with what each holds now (so
+    a file already dirty that a test changes again is seen); None outside git."""
+    try:
+        p = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain=v1", "-z",
+                            "--untracked-files=all"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode != 0:
+        return None
+    status = {}
+    for entry in p.stdout.decode(errors="replace").split("\0"):
+        if len(entry) < 4:
+            continue
+        path = ROOT / entry[3:]
+        try:
+            stamp = (path.stat().st_size, path.stat().st_mtime_ns)
+        except OSError:
+            stamp = None
+        status[entry[3:]] = (entry[:2], stamp)
+    return status
+
+
+def tree_changes():
+    after = tree_status()
+    if TREE_BEFORE is None or after is None:
+        return []
+    return sorted(path for path in set(TREE_BEFORE) | set(after)
+                  if TREE_BEFORE.get(path) != after.get(path))
+
+
+@pytest.fixture(autouse=True)
+def throwaway_cwd(tmp_path_factory, monkeypatch):
+    """Each test in an empty working directory of its own, not the checkout."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
 def leftovers():
@@ -46,11 +94,17 @@ def leftovers():
 
 
 def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     left = leftovers()
     if left:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter:
             reporter.write_line(f"tests left files in TMPDIR ({SESSION_TMP}): {', '.join(left)}",
+                                red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    changed = tree_changes()
+    if changed:
+        if reporter:
+            reporter.write_line(f"tests changed the checkout ({ROOT}): {', '.join(changed)}",
                                 red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

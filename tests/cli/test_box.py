@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from box_fixture import Box
+from box_fixture import Box, manifest
 
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
@@ -15,26 +15,14 @@ pytestmark = pytest.mark.usefixtures("box_ledger")
 UNAUTHORISED = {"error": "a valid bearer token is required"}
 WRONG_SCOPE = {"error": "this key does not cover this endpoint"}
 
-MANIFEST = """id = "meeting"
-version = 1
-title = "Request a meeting"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+MANIFEST = manifest("meeting", "Request a meeting", """
 [[fields]]
 name = "purpose"
 label = "What about?"
 kind = "long_text"
 max_length = 2000
 required = true
-
-[verification]
-field = "email"
-"""
+""")
 
 # Every /v1 route that takes a key, with the scope it needs.
 ROUTES = [

@@ -8,34 +8,21 @@ import threading
 
 import pytest
 
-from box_fixture import Box
+from box_fixture import Box, manifest
 from box_visit import (NO_BOOKING, drain, hour, ledger, links, offered, path_of, payloads,
                        push_slots, put_type, slot, slot_value, visit)
 
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
 
-CONSULT = """id = "consult"
-version = 1
-title = "Book a consultation"
-kind = "booking"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+CONSULT = manifest("consult", "Book a consultation", """
 [[fields]]
 name = "topic"
 label = "Topic"
 kind = "text"
 max_length = 100
 required = true
-
-[verification]
-field = "email"
-
+""", kind="booking", after="""
 [availability]
 timezone = "UTC"
 durations = [30, 60]
@@ -44,7 +31,7 @@ windows = [{ day = "mon", start = "09:00", end = "17:00" }]
 [policy]
 hold_minutes = 30
 cancel_cutoff_hours = 2
-"""
+""")
 
 HELD = "Almost there"
 TAKEN = "That time was just taken"

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from box_fixture import Box
+from box_fixture import Box, manifest
 from conftest import ROOT
 from box_visit import (CHECK_EMAIL, EXPIRED, NO_FORM, drain, ledger, links, path_of, payloads,
                        put_type, visit)
@@ -14,17 +14,7 @@ from box_visit import (CHECK_EMAIL, EXPIRED, NO_FORM, drain, ledger, links, path
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
 
-MEETING = """id = "meeting"
-version = 1
-title = "Request a meeting"
-description = "Tell me what it is about."
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+MEETING = manifest("meeting", "Request a meeting", """
 [[fields]]
 name = "purpose"
 label = "What about?"
@@ -44,15 +34,11 @@ label = "Say more"
 kind = "text"
 max_length = 100
 show_when = { field = "purpose", op = "eq", value = "other" }
-
-[verification]
-field = "email"
-expires_hours = 24
-
+""", description="Tell me what it is about.", verification="expires_hours = 24\n", after="""
 [confirmation]
 heading = "Thanks, {email}"
 body = "Your request about {purpose} is in."
-"""
+""")
 
 UNVERIFIED = """id = "loose"
 version = 1

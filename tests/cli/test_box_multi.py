@@ -14,23 +14,14 @@ import time
 
 import pytest
 
-from box_fixture import Box, free_port
+from box_fixture import Box, free_port, manifest
 from box_visit import links, path_of, push_slots, put_type, slot_value, visit
 from test_box_bookings import CONSULT, HELD, TAKEN, slots
 from test_box_uploads import multipart
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
-APPLY = """id = "apply"
-version = 1
-title = "Apply"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+APPLY = manifest("apply", "Apply", """
 [[fields]]
 name = "cv"
 label = "Your CV"
@@ -38,10 +29,7 @@ kind = "file"
 accept = ["pdf"]
 max_bytes = 2000000
 required = true
-
-[verification]
-field = "email"
-"""
+""")
 
 pytestmark = pytest.mark.skipif(not os.access(HAPROXY, os.X_OK),
                                 reason="haproxy is not installed (Debian package haproxy, "

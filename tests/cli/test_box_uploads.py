@@ -10,22 +10,13 @@ import zlib
 
 import pytest
 
-from box_fixture import Box
+from box_fixture import Box, manifest
 from box_visit import EXPIRED, drain, links, path_of, put_type, visit
 
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
 
-APPLY = """id = "apply"
-version = 1
-title = "Apply"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+APPLY = manifest("apply", "Apply", """
 [[fields]]
 name = "portfolio"
 label = "Do you have a portfolio?"
@@ -46,10 +37,7 @@ kind = "file"
 accept = ["png", "jpeg"]
 max_bytes = 4096
 show_when = { field = "portfolio", op = "is_true" }
-
-[verification]
-field = "email"
-"""
+""")
 
 
 def pdf():
@@ -197,16 +185,7 @@ def test_one_address_uploads_at_most_its_daily_bytes(box):
     assert upload(box, path, big, source="127.0.0.6")[0] == 200
 
 
-MAYBE = """id = "maybe"
-version = 1
-title = "Maybe a photo"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
+MAYBE = manifest("maybe", "Maybe a photo", """
 [[fields]]
 name = "portfolio"
 label = "Do you have a portfolio?"
@@ -219,10 +198,7 @@ kind = "file"
 accept = ["png"]
 required = true
 show_when = { field = "portfolio", op = "is_true" }
-
-[verification]
-field = "email"
-"""
+""")
 
 
 def test_with_no_file_field_to_ask_for_the_click_queues_at_once(box):

@@ -625,7 +625,7 @@ def test_D_on_a_booked_request_stages_its_cancel(mecha, screen):
               note="booking-ab12@mecha",
               values={"_booking_id": "ab12", "_slot_start": "2026-09-01T10:00:00Z",
                       "_slot_end": "2026-09-01T10:30:00Z"})
-    s = screen(rows=40)
+    s = screen(args=("--state", "all"), rows=40)  # booked is finished: not in "waiting"
     s.wait_for("2026-09-01")
     s.keys("D")
     s.wait_for("Cancel booked request 1?")

@@ -528,6 +528,40 @@ Test(redact, slashes_that_are_not_paths_are_left_alone)
 	expect_redacted("", "");
 }
 
+/* The one hex decoder: every byte value, and nothing but the 22 digits has a value. */
+Test(text, a_hex_digit_has_its_value_and_no_other_byte_has_one)
+{
+	int digits = 0;
+
+	for (int c = 0; c < 256; c++) {
+		int v = text_hex_digit(c);
+		if (v < 0)
+			continue;
+		digits++;
+		cr_expect(v <= 15, "%d", c);
+	}
+	cr_expect_eq(digits, 22);
+	cr_expect_eq(text_hex_digit('0'), 0);
+	cr_expect_eq(text_hex_digit('9'), 9);
+	cr_expect_eq(text_hex_digit('a'), 10);
+	cr_expect_eq(text_hex_digit('F'), 15);
+	cr_expect_eq(text_hex_digit('g'), -1);
+	cr_expect_eq(text_hex_digit(-1), -1);
+}
+
+/* The one blank(): a counted string may hold NUL, and only whitespace is blank. */
+Test(text, blank_with_a_length_reads_exactly_that_many_bytes)
+{
+	cr_expect(text_blank_n(NULL, 0));
+	cr_expect(text_blank_n("", 0));
+	cr_expect(text_blank_n(" \t\u00a0", strlen(" \t\u00a0")));
+	cr_expect_not(text_blank_n(" x", 2));
+	cr_expect(text_blank_n(" x", 1), "only the first byte is read");
+	cr_expect_not(text_blank_n(" \0 ", 3), "a NUL is not whitespace");
+	cr_expect(text_blank(" \n"));
+	cr_expect_not(text_blank("x"));
+}
+
 /* The streamed array is byte for byte the whole array's print: a listing may stream. */
 static char *printed(json_t *arr, int streamed)
 {

@@ -76,7 +76,8 @@ Test(drain_intake, a_valid_row_becomes_the_record_in_the_specs_order_with_values
 				 "\"application/pdf\"}}");
 
 	cr_assert_str_eq(text,
-			 "{\n  \"seq\": 7,\n  \"type_id\": \"apply\",\n  \"state\": \"drained\",\n"
+			 "{\n  \"seq\": 7,\n  \"type_id\": \"apply\",\n  \"type_version\": 1,\n"
+			 "  \"state\": \"drained\",\n"
 			 "  \"created_at\": \"2026-08-06T10:00:00Z\",\n"
 			 "  \"drained_at\": \"2026-08-06T11:00:00Z\",\n  \"valid\": true,\n"
 			 "  \"values\": {\n    \"_slot\": \"x\",\n    \"age\": 36,\n"

@@ -4,6 +4,7 @@
  * as a cache that notices, the block store's guards and the person's gestures.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 
 #include "scratch.h"
 #include "base/buf.h"
@@ -161,30 +162,134 @@ static void post_to_merge_wait(struct board *b, char id2[MAILBOX_ID_LEN + 1])
 	letter_free(&l2);
 }
 
-/* ---- the seed's board tests -------------------------------------------------------- */
+/* ---- the head CAS and the transition rule, as data ------------------------------------- */
 
-Test(board, head_cas_seq1_none_seqn_extends_and_stale_rejected)
+enum rule_check { CHECK_HEAD, CHECK_TRANSITION };
+
+/*
+ * One row a case: which check, the letter (seq, phase, prev_letter_id) and
+ * the head it is checked against (head_id NULL: no chain yet), then what is
+ * expected — accepted, or refused by a rule with its code (0: any code), its
+ * whole text (msg) and/or a part of it (in). A failure prints the row's name.
+ */
+struct rule_case {
+	const char *name;
+	enum rule_check check;
+	uint64_t seq;
+	enum letter_phase phase;
+	const char *prev;
+	const char *head_id;
+	uint64_t head_seq;
+	enum letter_phase head_phase;
+	int refused;
+	int code;
+	const char *msg;
+	const char *in;
+};
+
+#define ARCHIVED_ONTO(p)                                                                          \
+	{ .name = "archived_must_not_extend_a_" #p "_head", .check = CHECK_TRANSITION, .seq = 2,  \
+	  .phase = LETTER_ARCHIVED, .head_id = "bbbbbbbbbbbb", .head_seq = 1,                      \
+	  .head_phase = LETTER_##p, .refused = 1 }
+
+static const struct rule_case rule_cases[] = {
+	/* The seed's head CAS: seq 1 onto no chain, seq n onto the head, a stale prev refused. */
+	{ .name = "seq1_onto_no_chain_is_accepted", .check = CHECK_HEAD, .seq = 1,
+	  .phase = LETTER_JUDGING },
+	{ .name = "seq1_with_a_prev_is_stale", .check = CHECK_HEAD, .seq = 1, .phase = LETTER_JUDGING,
+	  .prev = "deadbeef0001", .refused = 1, .code = ERR_STALE_HEAD,
+	  .msg = "stale_head: seq 1 must carry a null prev_letter_id "
+		 "(expected_head=<none>, got prev_letter_id=deadbeef0001)" },
+	{ .name = "seq2_onto_the_head_extends_it", .check = CHECK_HEAD, .seq = 2,
+	  .phase = LETTER_EXECUTING, .prev = "aaaaaaaaaaaa", .head_id = "aaaaaaaaaaaa", .head_seq = 1,
+	  .head_phase = LETTER_JUDGING },
+	{ .name = "seq2_onto_another_prev_is_stale", .check = CHECK_HEAD, .seq = 2,
+	  .phase = LETTER_EXECUTING, .prev = "wrongprevabc", .head_id = "aaaaaaaaaaaa", .head_seq = 1,
+	  .head_phase = LETTER_JUDGING, .refused = 1, .in = "stale_head" },
+	/* The three stale-head texts, word for word. */
+	{ .name = "a_first_letter_not_at_seq1_is_stale", .check = CHECK_HEAD, .seq = 3,
+	  .phase = LETTER_JUDGING, .refused = 1, .code = ERR_STALE_HEAD,
+	  .msg = "stale_head: no chain exists yet for this mission — the first letter "
+		 "must be seq 1, got seq 3 (expected_head=<none>, got "
+		 "prev_letter_id=<none>)" },
+	{ .name = "a_next_letter_without_a_prev_is_stale", .check = CHECK_HEAD, .seq = 2,
+	  .phase = LETTER_EXECUTING, .head_id = "aaaaaaaaaaaa", .head_seq = 1,
+	  .head_phase = LETTER_JUDGING, .refused = 1, .code = ERR_STALE_HEAD,
+	  .msg = "stale_head: the head is seq 1 (aaaaaaaaaaaa); the next letter must "
+		 "be seq 2 with prev_letter_id=aaaaaaaaaaaa (expected_head=aaaaaaaaaaaa, "
+		 "got prev_letter_id=<none>)" },
+	/* The one transition rule: archived supersedes a merge_wait head, and only that. */
+	{ .name = "archived_supersedes_a_merge_wait_head", .check = CHECK_TRANSITION, .seq = 2,
+	  .phase = LETTER_ARCHIVED, .head_id = "aaaaaaaaaaaa", .head_seq = 1,
+	  .head_phase = LETTER_MERGE_WAIT },
+	{ .name = "archived_onto_no_chain_is_refused", .check = CHECK_TRANSITION, .seq = 2,
+	  .phase = LETTER_ARCHIVED, .refused = 1, .code = ERR_INVALID_TRANSITION,
+	  .in = "invalid_transition" },
+	ARCHIVED_ONTO(LANDED),
+	ARCHIVED_ONTO(FAILED),
+	ARCHIVED_ONTO(EXECUTING),
+	ARCHIVED_ONTO(JUDGING),
+	ARCHIVED_ONTO(ARCHIVED),
+	{ .name = "only_archived_is_gated_by_the_transition_rule", .check = CHECK_TRANSITION,
+	  .seq = 2, .phase = LETTER_EXECUTING, .head_id = "cccccccccccc", .head_seq = 1,
+	  .head_phase = LETTER_LANDED },
+	/* The transition text, word for word, and the head it names. */
+	{ .name = "the_transition_text_is_the_reference_one", .check = CHECK_TRANSITION, .seq = 1,
+	  .phase = LETTER_ARCHIVED, .refused = 1, .code = ERR_INVALID_TRANSITION,
+	  .msg = "invalid_transition: cannot post `archived` onto head `<none>` — "
+		 "archived supersedes a merge_wait receipt only — the board's one "
+		 "transition rule (a fresh, landed, failed, or in-progress head cannot be "
+		 "archived)" },
+	{ .name = "the_transition_text_names_the_head", .check = CHECK_TRANSITION, .seq = 1,
+	  .phase = LETTER_ARCHIVED, .head_id = "aaaaaaaaaaaa", .head_seq = 1,
+	  .head_phase = LETTER_LANDED, .refused = 1, .in = "onto head `landed` —" },
+};
+
+#define N_RULE_CASES (sizeof rule_cases / sizeof rule_cases[0])
+
+/* Criterion copies a parameter's bytes to each run, not what it points at: a run gets an index. */
+ParameterizedTestParameters(board, rules)
 {
-	struct letter l1 = base_letter(1, LETTER_JUDGING), l1_bad = base_letter(1, LETTER_JUDGING);
-	struct letter l2 = base_letter(2, LETTER_EXECUTING), l2_bad = base_letter(2, LETTER_EXECUTING);
-	struct board_head_ref head = ref("aaaaaaaaaaaa", 1, LETTER_JUDGING);
-	struct err e;
+	static size_t rows[N_RULE_CASES];
 
-	cr_assert_eq(board_check_head(&l1, NULL, &e), 0);
-	set_str(&l1_bad.prev_letter_id, "deadbeef0001");
-	cr_assert_neq(board_check_head(&l1_bad, NULL, &e), 0);
-	cr_assert_eq(e.code, ERR_STALE_HEAD);
-	set_str(&l2.prev_letter_id, "aaaaaaaaaaaa");
-	cr_assert_eq(board_check_head(&l2, &head, &e), 0);
-	set_str(&l2_bad.prev_letter_id, "wrongprevabc");
-	cr_assert_neq(board_check_head(&l2_bad, &head, &e), 0);
-	cr_assert(err_is_refusal(&e));
-	cr_assert(strstr(e.msg, "stale_head"));
-	letter_free(&l1);
-	letter_free(&l1_bad);
-	letter_free(&l2);
-	letter_free(&l2_bad);
+	for (size_t i = 0; i < N_RULE_CASES; i++)
+		rows[i] = i;
+	return cr_make_param_array(size_t, rows, N_RULE_CASES);
 }
+
+ParameterizedTest(const size_t *row, board, rules)
+{
+	const struct rule_case *c = &rule_cases[*row];
+	struct letter l = base_letter(c->seq, c->phase);
+	struct board_head_ref head;
+	const struct board_head_ref *h = NULL;
+	struct err e;
+	int rc;
+
+	if (c->prev)
+		set_str(&l.prev_letter_id, c->prev);
+	if (c->head_id) {
+		head = ref(c->head_id, c->head_seq, c->head_phase);
+		h = &head;
+	}
+	memset(&e, 0, sizeof e);
+	rc = c->check == CHECK_HEAD ? board_check_head(&l, h, &e) : board_check_transition(&l, h, &e);
+	if (!c->refused) {
+		cr_assert_eq(rc, 0, "%s: refused: %s", c->name, e.msg);
+	} else {
+		cr_assert_neq(rc, 0, "%s: accepted", c->name);
+		cr_assert(err_is_refusal(&e), "%s: %s", c->name, e.msg);
+		if (c->code)
+			cr_assert_eq(e.code, c->code, "%s: %s", c->name, e.msg);
+		if (c->msg)
+			cr_assert_str_eq(e.msg, c->msg, "%s", c->name);
+		if (c->in)
+			cr_assert(strstr(e.msg, c->in), "%s: %s", c->name, e.msg);
+	}
+	letter_free(&l);
+}
+
+/* ---- the seed's board tests -------------------------------------------------------- */
 
 Test(board, happy_chain_head_is_seq3_with_two_superseded)
 {
@@ -309,30 +414,6 @@ Test(board, letter_cannot_color_the_store)
 	board_free(&b);
 }
 
-Test(board, archived_only_supersedes_a_merge_wait_head)
-{
-	struct letter archived = base_letter(2, LETTER_ARCHIVED), exec = base_letter(2, LETTER_EXECUTING);
-	struct board_head_ref mw = ref("aaaaaaaaaaaa", 1, LETTER_MERGE_WAIT);
-	enum letter_phase others[] = { LETTER_LANDED, LETTER_FAILED, LETTER_EXECUTING,
-				       LETTER_JUDGING, LETTER_ARCHIVED };
-	struct board_head_ref landed_head = ref("cccccccccccc", 1, LETTER_LANDED);
-	struct err e;
-
-	cr_assert_eq(board_check_transition(&archived, &mw, &e), 0);
-	cr_assert_neq(board_check_transition(&archived, NULL, &e), 0);
-	cr_assert_eq(e.code, ERR_INVALID_TRANSITION);
-	cr_assert(strstr(e.msg, "invalid_transition"));
-	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
-		struct board_head_ref h = ref("bbbbbbbbbbbb", 1, others[i]);
-		cr_assert_neq(board_check_transition(&archived, &h, &e), 0,
-			      "archived must NOT extend a %s head", letter_phase_name(others[i]));
-	}
-	cr_assert_eq(board_check_transition(&exec, &landed_head, &e), 0,
-		     "only archived is gated by the transition rule");
-	letter_free(&archived);
-	letter_free(&exec);
-}
-
 Test(board, archived_letter_cannot_color_the_store)
 {
 	struct scratch s = scratch();
@@ -393,47 +474,7 @@ Test(board, happy_chain_archives_a_merge_wait_head)
 	board_free(&b);
 }
 
-/* ---- refusal texts ----------------------------------------------------------------- */
-
-Test(board, the_three_stale_head_texts_are_the_reference_ones)
-{
-	struct letter l3 = base_letter(3, LETTER_JUDGING), l1 = base_letter(1, LETTER_JUDGING);
-	struct letter l2 = base_letter(2, LETTER_EXECUTING);
-	struct board_head_ref head = ref("aaaaaaaaaaaa", 1, LETTER_JUDGING);
-	struct err e;
-
-	board_check_head(&l3, NULL, &e);
-	cr_assert_str_eq(e.msg, "stale_head: no chain exists yet for this mission — the first letter "
-				"must be seq 1, got seq 3 (expected_head=<none>, got "
-				"prev_letter_id=<none>)");
-	set_str(&l1.prev_letter_id, "deadbeef0001");
-	board_check_head(&l1, NULL, &e);
-	cr_assert_str_eq(e.msg, "stale_head: seq 1 must carry a null prev_letter_id "
-				"(expected_head=<none>, got prev_letter_id=deadbeef0001)");
-	board_check_head(&l2, &head, &e);
-	cr_assert_str_eq(e.msg, "stale_head: the head is seq 1 (aaaaaaaaaaaa); the next letter must "
-				"be seq 2 with prev_letter_id=aaaaaaaaaaaa (expected_head=aaaaaaaaaaaa, "
-				"got prev_letter_id=<none>)");
-	letter_free(&l1);
-	letter_free(&l2);
-	letter_free(&l3);
-}
-
-Test(board, the_transition_text_is_the_reference_one)
-{
-	struct letter a = base_letter(1, LETTER_ARCHIVED);
-	struct board_head_ref landed = ref("aaaaaaaaaaaa", 1, LETTER_LANDED);
-	struct err e;
-
-	board_check_transition(&a, NULL, &e);
-	cr_assert_str_eq(e.msg, "invalid_transition: cannot post `archived` onto head `<none>` — "
-				"archived supersedes a merge_wait receipt only — the board's one "
-				"transition rule (a fresh, landed, failed, or in-progress head cannot be "
-				"archived)");
-	board_check_transition(&a, &landed, &e);
-	cr_assert(strstr(e.msg, "onto head `landed` —"));
-	letter_free(&a);
-}
+/* ---- which refusal comes first ------------------------------------------------------- */
 
 Test(board, a_stale_archive_reports_stale_head_first)
 {

@@ -808,7 +808,9 @@ class Farm:
         for b in self.boxes:
             b.start()
         self.restart_proxy()
-        put_type(self.boxes[0], MULTI_APPLY)
+        from test_box_multi import APPLY  # a CV of up to 2 MB, as test_box_multi uploads
+
+        put_type(self.boxes[0], APPLY)
         put_type(self.boxes[0], CONSULT)
         # the rounds' strangers are many more than an owner's mails of a day
         self.sql("UPDATE users SET send_budget = 1000000000")
@@ -841,29 +843,6 @@ class Farm:
         for b in self.boxes:
             b.stop()
         self.cluster.stop()
-
-
-MULTI_APPLY = """id = "apply"
-version = 1
-title = "Apply"
-
-[[fields]]
-name = "email"
-label = "Your email"
-kind = "email"
-required = true
-
-[[fields]]
-name = "cv"
-label = "Your CV"
-kind = "file"
-accept = ["pdf"]
-max_bytes = 2000000
-required = true
-
-[verification]
-field = "email"
-"""
 
 
 def multi_missing():
@@ -927,7 +906,8 @@ class MultiBox(Writer):
         strangers = []
         for _ in range(self.uploads):
             self.n += 1
-            email, source = f"m{self.n}@example.net", f"127.2.{self.n // 250 % 250}.{1 + self.n % 250}"
+            email = f"m{self.n}@example.net"
+            source = f"127.2.{self.n // 250 % 250}.{1 + self.n % 250}"
             seen = len(links(b0))
             status, _, page = visit(b0, "POST", "/f/ada/apply", fields={"email": email},
                                     source=source)
@@ -954,7 +934,7 @@ class MultiBox(Writer):
         farm = self.farm
         victim = farm.boxes[job.ctx["victim"]]
         answers, threads = job.ctx["answers"], []
-        (email, source, path, data), whole = job.ctx["strangers"][0], job.ctx["strangers"][1:]
+        (_, _, path, data), whole = job.ctx["strangers"][0], job.ctx["strangers"][1:]
         body, h = multipart([("cv", "cv.pdf", data, "application/pdf")])
         # The first stranger's upload reaches the box only half-way.
         s = socket.create_connection(("127.0.0.1", victim.port))
@@ -968,7 +948,8 @@ class MultiBox(Writer):
 
         def hold(i, s):
             answers[i] = visit(victim, "POST", "/s/ada/consult",
-                               fields={"_slot": slot_value(s), "email": f"h{self.n}-{i}@example.net",
+                               fields={"_slot": slot_value(s),
+                                       "email": f"h{self.n}-{i}@example.net",
                                        "topic": "taxes"}, source=f"127.3.{self.n % 250}.{i + 1}")
 
         def quietly(f, *a):

@@ -52,7 +52,8 @@ class Broken(Exception):
 def point_name(point):
     if "env" in point:
         return next(iter(point["env"].values()))
-    return "smtp-hold" if point.get("hold") else "torn-write" if point.get("torn") else None
+    return "smtp-hold" if point.get("hold") else "torn-write" if point.get("torn") else \
+        point.get("name")  # a point the writer's own kill() reaches (multi-box)
 
 
 def kill(house, w, t, rng, job, known_torn):

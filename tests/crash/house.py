@@ -231,6 +231,7 @@ class House:
                                    default={"text": "Nothing to draft here."})
         self.homes = 0
         self.box_server = None
+        self.closers = []
         self.new_home()
 
     def new_home(self):
@@ -273,6 +274,8 @@ class House:
         return b
 
     def close(self):
+        for stop in reversed(self.closers):  # what a writer started beside the gate
+            stop()
         if self.box_server is not None:
             self.box_server.stop()
         self.extractor.stop()

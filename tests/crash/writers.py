@@ -34,14 +34,18 @@ nothing lost, exactly once, bookings, landing) before and after recover.
 import datetime
 import hashlib
 import json
+import socket
 import sqlite3
 import threading
 import time
 
-from box_visit import CHECK_EMAIL, links, path_of, put_type, visit
+from box_fixture import Box, free_port
+from box_visit import (CHECK_EMAIL, hour, links, path_of, put_type, slot, slot_value, utc,
+                       visit)
 from house import (Run, canonical_line, chain_of, letter, letter_id, mcp_lines, mcp_results,
                    triage_script)
-from test_box_uploads import APPLY, pdf, png, upload
+from test_box_bookings import CONSULT
+from test_box_uploads import APPLY, multipart, pdf, png, upload
 from test_drain import PDF, PNG, queue_lab, queued
 from tree import Bad, Snapshot
 
@@ -774,5 +778,266 @@ def ledger_violations(box, t):
     return v
 
 
+
+
+# -- several boxes on one PostgreSQL ------------------------------------------------
+class Farm:
+    """Three `mecha box serve` on one database of a throw-away PostgreSQL cluster, behind
+    HAProxy on loopback (as tests/cli/test_box_multi.py sets them up): started on first
+    use, a killed box started again on its own port, the proxy rewritten to match."""
+
+    def __init__(self, root):
+        import tempfile
+
+        from pg_cluster import PgCluster
+
+        (root / "pg").mkdir(parents=True, exist_ok=True)
+        try:
+            self.cluster = PgCluster(root / "pg")
+        except RuntimeError:  # a root the server's user cannot reach: a directory under /tmp
+            self.cluster = PgCluster(tempfile.mkdtemp(prefix="mecha-pg-", dir="/tmp"))
+        self.cluster.start()
+        self.root, self.url, self.proxy = root, self.cluster.database(), None
+        self.port = free_port()  # the proxy's, kept across its restarts: the boxes' public_url
+        extra = f'public_url = "http://127.0.0.1:{self.port}"'
+        self.boxes = [Box(root / "farm0", db=self.url, pg=self.cluster, extra=extra)]
+        for i in (1, 2):
+            b = Box(root / f"farm{i}", owner=None, db=self.url, pg=self.cluster, extra=extra)
+            b.keys = self.boxes[0].keys
+            self.boxes.append(b)
+        for b in self.boxes:
+            b.start()
+        self.restart_proxy()
+        from test_box_multi import APPLY  # a CV of up to 2 MB, as test_box_multi uploads
+
+        put_type(self.boxes[0], APPLY)
+        put_type(self.boxes[0], CONSULT)
+        # the rounds' strangers are many more than an owner's mails of a day
+        self.sql("UPDATE users SET send_budget = 1000000000")
+
+    def restart_proxy(self):
+        from test_box_multi import Proxy
+
+        if self.proxy:
+            self.proxy.stop()
+        d = self.root / "proxy"
+        d.mkdir(exist_ok=True)
+        self.proxy = Proxy(d, self.port, self.boxes)
+        self.through = Box.__new__(Box)
+        self.through.__dict__.update(self.boxes[0].__dict__)
+        self.through.port = self.proxy.port
+
+    def revive(self):
+        dead = [b for b in self.boxes if b.proc.poll() is not None]
+        for b in dead:
+            b.start()
+        if dead:
+            self.restart_proxy()
+
+    def sql(self, text):
+        return self.cluster.sql(self.url, text)
+
+    def close(self):
+        if self.proxy:
+            self.proxy.stop()
+        for b in self.boxes:
+            b.stop()
+        self.cluster.stop()
+
+
+def multi_missing():
+    """Why the multi-box writer cannot run here (None: it can)."""
+    import os
+    import shutil
+
+    from pg_cluster import PgCluster
+    from test_box_multi import HAPROXY
+
+    if not (shutil.which("haproxy") or os.access(HAPROXY, os.X_OK)):
+        return "haproxy is not installed (Debian package haproxy, in the Makefile's DEB_PKGS)"
+    return PgCluster.missing()
+
+
+class MultiBox(Writer):
+    """Three boxes on one PostgreSQL behind HAProxy; one of them SIGKILLed while
+    strangers upload their CVs to it (one upload cut off half-way, the others whole)
+    and while strangers hold distinct slots at it. Each stranger then tries again:
+    an upload through the proxy (which passes over the dead box), a hold at a living
+    box. Its promise: nothing lost,
+    nothing twice — each stranger's row is queued once with its CV whole, no part or
+    attachment is left without its row, each slot is held exactly once and every
+    booking has its submitted row."""
+    name = "multi-box"
+    uploads = 3
+    holds = 6
+
+    points = [{"name": "mid-upload"}, {"name": "mid-hold"}]
+    point_share = 0.7
+
+    def __init__(self):
+        self.farm, self.n, self.skipped = None, 0, None
+        self.seen = dict.fromkeys(("uploads answered", "uploads cut off", "holds answered",
+                                   "holds cut off"), 0)
+
+    def choose_point(self, job, rng):
+        return job.ctx.get("point", {})
+
+    def close(self):
+        self.farm.close()
+        print("multi-box: " + ", ".join(f"{v} {k}" for k, v in self.seen.items()) +
+              " by the kills (each upload also cut off half-way once a round)", flush=True)
+
+    def up(self, house):
+        if self.farm is None:
+            self.farm = Farm(house.root / "multi")
+            house.closers.append(self.close)
+        self.farm.revive()
+        return self.farm
+
+    def prepare(self, house, rng):
+        if self.skipped is None:
+            self.skipped = multi_missing() or ""
+            if self.skipped:
+                print(f"multi-box: skipped, {self.skipped}", flush=True)
+        if self.skipped:
+            return Job(None, skip=True)
+        farm = self.up(house)
+        b0, b1 = farm.boxes[0], farm.boxes[1]
+        strangers = []
+        for _ in range(self.uploads):
+            self.n += 1
+            email = f"m{self.n}@example.net"
+            source = f"127.2.{self.n // 250 % 250}.{1 + self.n % 250}"
+            seen = len(links(b0))
+            status, _, page = visit(b0, "POST", "/f/ada/apply", fields={"email": email},
+                                    source=source)
+            assert status == 200 and CHECK_EMAIL in page, (status, page[:300])
+            status, headers, _ = visit(b1, "POST", path_of(links(b0)[seen]), source=source)
+            assert status == 303, status
+            data = b"%PDF-1.4\n" + rng.randbytes(rng.randint(100, 700) * 1024)
+            strangers.append((email, source, headers["location"], data))
+        self.n += 1
+        ss = [slot(hour(days=2 + self.n % 40, hours=i), 30) for i in range(self.holds)]
+        push = {"generated_at": utc(datetime.datetime.now(datetime.timezone.utc)),
+                "horizon_days": 60, "slots": ss}
+        status, _, body = farm.through.request("PUT", "/v1/instruments/consult/slots",
+                                               body=push, key="slots")
+        assert status == 200, (status, body[:300])
+        victim = rng.randrange(3)
+        return Job(None, strangers=strangers, slots=ss, victim=victim, answers={},
+                   point=Writer.choose_point(self, None, rng))
+
+    def kill(self, house, job, rng):
+        t0 = time.monotonic()
+        if job.ctx.get("skip"):
+            return Run(["box", "serve"], 0, "", "", False, 0.0)
+        farm = self.farm
+        victim = farm.boxes[job.ctx["victim"]]
+        answers, threads = job.ctx["answers"], []
+        (_, _, path, data), whole = job.ctx["strangers"][0], job.ctx["strangers"][1:]
+        body, h = multipart([("cv", "cv.pdf", data, "application/pdf")])
+        # The first stranger's upload reaches the box only half-way.
+        s = socket.create_connection(("127.0.0.1", victim.port))
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{victim.port}\r\n"
+                  f"Content-Type: {h['Content-Type']}\r\nContent-Length: {len(body)}\r\n\r\n"
+                  .encode() + body[:rng.randrange(1, len(body))])
+
+        def up(email, source, path, data):
+            body, h = multipart([("cv", "cv.pdf", data, "application/pdf")])
+            answers[email] = visit(victim, "POST", path, body=body, headers=h, source=source)
+
+        def hold(i, s):
+            answers[i] = visit(victim, "POST", "/s/ada/consult",
+                               fields={"_slot": slot_value(s),
+                                       "email": f"h{self.n}-{i}@example.net",
+                                       "topic": "taxes"}, source=f"127.3.{self.n % 250}.{i + 1}")
+
+        def quietly(f, *a):
+            try:
+                f(*a)
+            except Exception:  # noqa: BLE001 - cut off by the kill: the stranger tries again
+                pass
+        threads = [threading.Thread(target=quietly, args=(up, *x), daemon=True) for x in whole]
+        threads += [threading.Thread(target=quietly, args=(hold, i, s), daemon=True)
+                    for i, s in enumerate(job.ctx["slots"])]
+        point = job.ctx["point"].get("name")
+        for t in threads[:len(whole)] if point == "mid-hold" else threads:
+            t.start()
+        if point == "mid-upload":  # once the box is reading the whole uploads' bodies
+            time.sleep(rng.uniform(0.005, 0.03))
+        elif point == "mid-hold":  # the uploads answered (or not), the holds just sent
+            for t in threads[:len(whole)]:
+                t.join(30)
+            for t in threads[len(whole):]:
+                t.start()
+            time.sleep(rng.uniform(0, 0.01))
+        else:
+            time.sleep(rng.uniform(0, 0.25))
+        victim.proc.kill()
+        victim.proc.wait()
+        s.close()
+        for t in threads:
+            t.join(60)
+        for k in job.ctx["strangers"][1:]:
+            self.seen["uploads answered" if k[0] in answers else "uploads cut off"] += 1
+        for i in range(len(job.ctx["slots"])):
+            self.seen["holds answered" if i in answers else "holds cut off"] += 1
+        return Run(["box", "serve"], victim.proc.returncode, "", "", True, time.monotonic() - t0)
+
+    def recover(self, house, job, run):
+        if job.ctx.get("skip"):
+            return []
+        farm, v = self.farm, []  # the victim stays dead while its strangers try again
+        living = [b for b in farm.boxes if b.proc.poll() is None]
+        answers = job.ctx["answers"]
+        confirmed = {e for e, a in answers.items() if isinstance(e, str) and a[0] == 200 and
+                     "Confirmed" in a[2]}
+        for email, source, path, data in job.ctx["strangers"]:
+            if email in confirmed:
+                continue  # the box said it took it: trying again is not the stranger's step
+            body, h = multipart([("cv", "cv.pdf", data, "application/pdf")])
+            visit(farm.through, "POST", path, body=body, headers=h, source=source)
+        retried = {}
+        for i, s in enumerate(job.ctx["slots"]):
+            # at a living box itself: through the proxy every stranger has its address
+            retried[s["start"]] = visit(living[i % len(living)], "POST", "/s/ada/consult",
+                  fields={"_slot": slot_value(s), "email": f"h{self.n}-{i}@example.net",
+                          "topic": "taxes"}, source=f"127.3.{self.n % 250}.{i + 1}")
+        self.up(house)
+        # Each stranger: one queued row, its CV whole, exactly once.
+        for email, _, _, data in job.ctx["strangers"]:
+            rows = farm.sql(f"SELECT q.seq, a.id, a.size FROM queue q LEFT JOIN attachments a "
+                            f"ON a.seq = q.seq WHERE q.type_id = 'apply' AND "
+                            f"q.payload::jsonb ->> 'email' = '{email}'")
+            if len(rows) != 1:
+                v.append(f"multi-box: {email} has {len(rows)} queued rows with attachments "
+                         f"{rows}" + (" (the box had answered Confirmed)"
+                                      if email in confirmed else ""))
+                continue
+            got = farm.through.attachment_bytes(rows[0][1]) if rows[0][1] else None
+            if got != data:
+                v.append(f"multi-box: {email}'s CV is {'missing' if got is None else 'not whole'}")
+        v += [f"multi-box: {n} attachment parts belong to no attachment"
+              for [n] in farm.sql("SELECT COUNT(*) FROM attachment_parts p WHERE NOT EXISTS "
+                                  "(SELECT 1 FROM attachments a WHERE a.id = p.id)") if n]
+        v += [f"multi-box: attachment {a} names row {s}, which is not there"
+              for a, s in farm.sql("SELECT id, seq FROM attachments a WHERE NOT EXISTS "
+                                   "(SELECT 1 FROM queue q WHERE q.seq = a.seq)")]
+        # Each slot: held exactly once, its booking with its submitted row.
+        starts = [s["start"] for s in job.ctx["slots"]]
+        held = farm.sql("SELECT b.slot_start, b.state, q.state FROM bookings b "
+                        "LEFT JOIN queue q ON q.seq = b.queue_seq")
+        mine = [h for h in held if h[0] in starts]
+        for st in starts:
+            n = sum(1 for h in mine if h[0] == st and h[1] == "held")
+            if n != 1:
+                st_, _, page = retried[st]
+                v.append(f"multi-box: slot {st} is held {n} times (tried again: {st_}, "
+                         f"{' '.join(page.split())[:160]!r})")
+        v += [f"multi-box: the booking of {h[0]} is {h[1]} with its row {h[2]}"
+              for h in mine if h[2] != "submitted"]
+        return v
+
+
 WRITERS = [Extract(), Close(), Reconcile(), Triage(), Draft(), Approve(), PostCli(), PostMcp(),
-           Land(), BlocksAdd(), Sweep(), Drain(), BoxQueue()]
+           Land(), BlocksAdd(), Sweep(), Drain(), BoxQueue(), MultiBox()]

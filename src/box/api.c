@@ -713,7 +713,7 @@ static void pair(struct api_ctx *ctx, const struct api_call *call, struct api_re
 	if (made == N) {
 		char lower[64];
 		size_t i;
-		for (i = 0; handle[i] && i < sizeof lower - 1; i++)
+		for (i = 0; i < sizeof lower - 1 && handle[i]; i++)
 			lower[i] = (handle[i] >= 'A' && handle[i] <= 'Z') ? (char)(handle[i] + 32)
 									   : handle[i];
 		lower[i] = '\0';

@@ -461,6 +461,7 @@ static int install(int argc, char **argv)
 
 	if ((rc = cli_parse("types install", CLI_OPTS(opts), 1, -1, argc, argv, &a)) != 0)
 		return rc;
+	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of manifest pointers, sized so
 	ms = xcalloc((size_t)a.n, sizeof *ms);
 	for (int k = 0; k < a.n; k++) { /* every file checked before any is copied */
 		struct manifest_issues is = { NULL, 0 };

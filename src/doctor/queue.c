@@ -136,7 +136,8 @@ static void say_requests(struct doctor *d, struct walk *w)
 				f->why ? ": " : "", f->why ? f->why : "");
 		free(fix);
 	}
-	qsort(w->stale, w->nstale, sizeof *w->stale, older_first);
+	if (w->nstale) /* qsort of no array: stale is NULL then */
+		qsort(w->stale, w->nstale, sizeof *w->stale, older_first);
 	for (size_t i = 0; i < w->nstale; i++) {
 		const struct waiting *s = &w->stale[i];
 		char *fix = settle_request(s);

@@ -584,7 +584,7 @@ static char *printed(json_t *arr, int streamed)
 	rewind(f);
 	out = calloc(len + 1, 1);
 	cr_assert_eq(fread(out, 1, len, f), len);
-	fclose(f);
+	cr_assert_eq(fclose(f), 0);
 	return out;
 }
 

@@ -454,13 +454,14 @@ static int install(int argc, char **argv)
 				  { "push", 0, CLI_FLAG, &push_too, 0, 0, 0 } };
 	struct cli_args a;
 	struct manifest **ms;
-	json_t *rows = json_array(), *row;
+	json_t *rows, *row;
 	char *dir = NULL;
 	struct err e;
 	size_t i;
 
 	if ((rc = cli_parse("types install", CLI_OPTS(opts), 1, -1, argc, argv, &a)) != 0)
 		return rc;
+	rows = json_array();
 	// NOLINTNEXTLINE(bugprone-sizeof-expression): an array of manifest pointers, sized so
 	ms = xcalloc((size_t)a.n, sizeof *ms);
 	for (int k = 0; k < a.n; k++) { /* every file checked before any is copied */

@@ -119,9 +119,9 @@ static void confirm(struct visit *v, struct api_reply *out)
 	char hash[HASH_SHA256_HEX_LEN + 1], up_token[VISIT_TOKEN_LEN + 1] = "",
 	     up_hash[HASH_SHA256_HEX_LEN + 1], up_expires[RFC3339_LEN];
 	/* upload_due reads its arg as a const manifest: the cast only fits the callback's type */
-	// NOLINTNEXTLINE(performance-no-int-to-ptr): the const manifest passed through a void * arg
+	/* the const manifest passed through the callback's void * arg */
 	struct ledger_verify lv = { v->user.id, v->m->id, hash, NULL, NULL, upload_due,
-				    (void *)(uintptr_t)v->m };
+				    (void *)(uintptr_t)v->m }; // NOLINT(performance-no-int-to-ptr)
 	json_t *row = NULL;
 	struct err e;
 	int found;

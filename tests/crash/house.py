@@ -343,7 +343,9 @@ class House:
         types = self.home / "factory" / "types"
         types.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not (types / f"{type_id}.toml").exists():
-            (types / f"{type_id}.toml").write_text(anytime_type(type_id=type_id))
+            # no notice: the sweep writer books near slots too, hours ahead (reminders)
+            (types / f"{type_id}.toml").write_text(anytime_type(type_id=type_id).replace(
+                "horizon_days = 366\n", "horizon_days = 366\nmin_notice_hours = 0\n"))
         path = self.home / "factory" / "offered" / f"{type_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

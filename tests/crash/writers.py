@@ -257,7 +257,7 @@ class Sweep(Writer):
     remind_points = ("remind", "remind-sent")
     points = [{"env": {"MECHA_TEST_KILL_AT": p}}
               for p in booking_points + cancel_points + remind_points]
-    NEAR_MAX = 20  # near slots, 50 minutes apart from 3 hours ahead: all inside the 24h tier
+    NEAR_MAX = 20  # near slots, an hour apart from 3 hours ahead: all inside the 24h tier
 
     def choose_point(self, job, rng):
         """A cancellation's point only in a round that has a cancellation to reach it,
@@ -282,7 +282,7 @@ class Sweep(Writer):
         return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
 
     def near_slot(self):
-        start = self.near_base + datetime.timedelta(minutes=50 * self.near)
+        start = self.near_base + datetime.timedelta(hours=self.near)  # on the type's grid
         self.near += 1
         end = start + datetime.timedelta(minutes=45)
         return start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -378,15 +378,23 @@ static int ambiguous(const char *prefix, char **hits, size_t n, struct err *e)
 		buf_printf(&b, "%s%s", i ? ", " : "", hits[i]);
 	if (n > 3)
 		buf_printf(&b, " and %zu more", n - 3);
-	err_set(e, ERR_USAGE, "%s matches more than one outbox item (%s); give more of the id", prefix,
-		  buf_str(&b));
+	err_set(e, ERR_USAGE, "%s matches more than one outbox item (%s); give more of the id "
+		"(its start or its end)", prefix, buf_str(&b));
 	e->code = ERR_AMBIGUOUS;
 	buf_free(&b);
 	return -1;
 }
 
-/* Every id starting with prefix; the caller frees hits and each entry. */
-static int prefix_hits(struct outbox_store *s, const char *prefix, char ***hits, size_t *n,
+/* 1 when id starts or ends with part (an abbreviation either way, as git's short ids). */
+static int id_abbreviates(const char *id, const char *part, size_t plen)
+{
+	size_t n = strlen(id);
+
+	return strncmp(id, part, plen) == 0 || (n >= plen && strcmp(id + n - plen, part) == 0);
+}
+
+/* Every id starting or ending with prefix; the caller frees hits and each entry. */
+static int abbrev_hits(struct outbox_store *s, const char *prefix, char ***hits, size_t *n,
 		       struct err *e)
 {
 	size_t plen = strlen(prefix), cap = 0;
@@ -399,7 +407,7 @@ static int prefix_hits(struct outbox_store *s, const char *prefix, char ***hits,
 		return err_errno(e, "opening %s", s->dir);
 	while ((de = readdir(d)) != NULL) {
 		char id[OUTBOX_ID_MAX + 1];
-		if (!item_file(de->d_name, id) || strncmp(id, prefix, plen) != 0)
+		if (!item_file(de->d_name, id) || !id_abbreviates(id, prefix, plen))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -426,7 +434,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 		*id = xstrdup(prefix);
 		return 0;
 	}
-	if (prefix_hits(s, prefix, &hits, &n, e) != 0)
+	if (abbrev_hits(s, prefix, &hits, &n, e) != 0)
 		return -1;
 	if (n == 0)
 		rc = err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);

@@ -173,6 +173,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "completion") == 0)
 		return cli_completion(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__complete") == 0) /* the completion scripts' own; not listed */
+		return cli_complete_values(argc - 1, argv + 1);
 	for (size_t i = 0; i < cli_ncommands; i++)
 		if (strcmp(argv[1], cli_commands[i].name) == 0) {
 			if (!cli_commands[i].group) /* a group's verbs declare their own */

@@ -393,30 +393,40 @@ static int id_abbreviates(const char *id, const char *part, size_t plen)
 	return strncmp(id, part, plen) == 0 || (n >= plen && strcmp(id + n - plen, part) == 0);
 }
 
-/* Every id starting or ending with prefix; the caller frees hits and each entry. */
-static int abbrev_hits(struct outbox_store *s, const char *prefix, char ***hits, size_t *n,
-		       struct err *e)
+int outbox_store_matching(struct outbox_store *s, const char *part, char ***ids, size_t *n,
+			  struct err *e)
 {
-	size_t plen = strlen(prefix), cap = 0;
+	size_t plen = strlen(part), cap = 0;
 	struct dirent *de;
-	DIR *d = opendir(s->dir);
+	DIR *d;
 
-	*hits = NULL;
+	*ids = NULL;
 	*n = 0;
-	if (!d)
+	if (!s->exists)
+		return 0;
+	if (!(d = opendir(s->dir)))
 		return err_errno(e, "opening %s", s->dir);
 	while ((de = readdir(d)) != NULL) {
 		char id[OUTBOX_ID_MAX + 1];
-		if (!item_file(de->d_name, id) || !id_abbreviates(id, prefix, plen))
+		if (!item_file(de->d_name, id) || !id_abbreviates(id, part, plen))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
-			*hits = xrealloc(*hits, cap * sizeof **hits);
+			*ids = xrealloc(*ids, cap * sizeof **ids);
 		}
-		(*hits)[(*n)++] = xstrdup(id);
+		(*ids)[(*n)++] = xstrdup(id);
 	}
 	closedir(d);
+	if (*n > 1)
+		qsort(*ids, *n, sizeof **ids, by_name);
 	return 0;
+}
+
+void outbox_ids_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
 }
 
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e)
@@ -434,7 +444,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 		*id = xstrdup(prefix);
 		return 0;
 	}
-	if (abbrev_hits(s, prefix, &hits, &n, e) != 0)
+	if (outbox_store_matching(s, prefix, &hits, &n, e) != 0)
 		return -1;
 	if (n == 0)
 		rc = err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
@@ -442,9 +452,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 		rc = ambiguous(prefix, hits, n, e);
 	else
 		*id = xstrdup(hits[0]);
-	for (size_t i = 0; i < n; i++)
-		free(hits[i]);
-	free(hits);
+	outbox_ids_free(hits, n);
 	return rc;
 }
 

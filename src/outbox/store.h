@@ -113,6 +113,15 @@ const struct outbox_item *outbox_list_find(const struct outbox_list *l, const ch
  * name every item.
  */
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e);
+/*
+ * Every id that part abbreviates by the rule above (starts or ends with it;
+ * every id for an empty part), sorted: the candidates a lookup chooses from,
+ * which the shell's completion offers. *ids and each entry are malloc'd
+ * (outbox_ids_free); a missing directory is no ids.
+ */
+int outbox_store_matching(struct outbox_store *s, const char *part, char ***ids, size_t *n,
+			  struct err *e);
+void outbox_ids_free(char **ids, size_t n);
 
 /*
  * Stages a new pending item; *out (when not NULL) receives it. The one door

@@ -57,6 +57,9 @@ DEB_PKGS += haproxy
 DEB_PKGS += cppcheck clang-tidy
 # make bench: the one load generator the box's rows are driven by (bench/box.py).
 DEB_PKGS += wrk
+# make deb: Debian's own packaging tools; the install test checks the units
+# with systemd-analyze (from systemd).
+DEB_PKGS += dpkg-dev debhelper systemd
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -97,7 +100,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz \
-        crash race lint web-test web-deps test-build test-tools
+        crash race lint web-test web-deps test-build test-tools deb
 
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
@@ -117,18 +120,26 @@ help:
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "                (BENCH=mission, store or extract: only those figures)"
-	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
+	@echo "make install    install the programs, the man page, bash and zsh completion and the"
+	@echo "                systemd units under PREFIX=$(PREFIX) (and DESTDIR)"
+	@echo "make deb        a Debian package of the same (dpkg-buildpackage), in $(BUILD)/deb/"
 
 # Installs only what is missing, so a machine that has everything pays nothing.
 deps:
 	@sh .ci/deps.sh $(DEB_PKGS)
 
 # The libraries are checked before anything is compiled: a fresh machine runs
-# `make deps` by itself instead of failing on a missing header.
+# `make deps` by itself instead of failing on a missing header. A package
+# build (debian/rules: PACKAGE_BUILD=1) has its Build-Depends instead, and
+# only the libraries are asked for.
 $(BUILD)/.deps-ok:
+ifeq ($(PACKAGE_BUILD),1)
+	@pkg-config --exists --print-errors $(PKGS)
+else
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
 	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null && [ -x $(CHROMIUM) ] \
 	  || $(MAKE) --no-print-directory deps
+endif
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -367,13 +378,50 @@ bench: all
 fuzz:
 	@sh fuzz/run.sh
 
+# What a person runs, installed: the release build's programs (no test hook:
+# a TEST_BUILD=1 make refuses), the man page, the completion scripts (written
+# by the program from its verb tables), and the systemd units with ExecStart
+# pointing at $(BINDIR): the user units (drain, sweep, digest) for
+# `systemctl --user`, and the box's system unit. DESTDIR stages it all
+# elsewhere (make deb does).
+BINDIR    = $(PREFIX)/bin
+MANDIR    = $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(PREFIX)/share/zsh/site-functions
+SYSTEMD_USER_DIR    ?= $(PREFIX)/lib/systemd/user
+SYSTEMD_SYSTEM_DIR  ?= $(PREFIX)/lib/systemd/system
+USER_UNITS   := docs/mecha-drain.service docs/mecha-sweep.service docs/mecha-sweep.timer \
+                docs/mecha-digest.service docs/mecha-digest.timer
+SYSTEM_UNITS := docs/mecha-box.service
+install_unit = sed 's|/usr/local/bin/|$(BINDIR)/|g' $(1) > $(DESTDIR)$(2)/$(notdir $(1)) && \
+	       chmod 0644 $(DESTDIR)$(2)/$(notdir $(1))
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
-	install -m 0755 $(BUILD)/mecha-review $(DESTDIR)$(PREFIX)/bin/mecha-review
-	install -m 0755 $(BUILD)/mecha-box $(DESTDIR)$(PREFIX)/bin/mecha-box
-	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
-	@echo "mecha-box is beside mecha; docs/mecha-box.service runs it under systemd (docs/box.md)"
+ifeq ($(TEST_BUILD),1)
+	@echo "make install installs the release build: run it without TEST_BUILD=1" >&2; exit 2
+endif
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASH_COMPLETION_DIR) \
+	  $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(SYSTEMD_USER_DIR) $(DESTDIR)$(SYSTEMD_SYSTEM_DIR)
+	install -m 0755 $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box $(DESTDIR)$(BINDIR)/
+	install -m 0644 docs/mecha.1 $(DESTDIR)$(MANDIR)/man1/mecha.1
+	$(BUILD)/mecha completion bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/mecha
+	$(BUILD)/mecha completion zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_mecha
+	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/mecha $(DESTDIR)$(ZSH_COMPLETION_DIR)/_mecha
+	$(foreach u,$(USER_UNITS),$(call install_unit,$(u),$(SYSTEMD_USER_DIR)) && ) true
+	$(foreach u,$(SYSTEM_UNITS),$(call install_unit,$(u),$(SYSTEMD_SYSTEM_DIR)) && ) true
+
+# A Debian package of the same install (PREFIX=/usr), built by Debian's own
+# tooling from debian/ (dpkg-buildpackage, debhelper), into $(BUILD)/deb/.
+# It builds in a copy of the tree, so the checkout and its build/ are left as
+# they are.
+DEB_OUT := $(abspath $(BUILD))/deb
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null \
+	  || $(MAKE) --no-print-directory deps
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	@git ls-files -z | xargs -0 cp --parents -t $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -b -uc -us -j2
+	@rm -rf $(DEB_OUT)/src
+	@ls $(DEB_OUT)/*.deb
 
 clean:
 	rm -rf build build-asan build-*

@@ -100,7 +100,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz \
-        crash race lint web-test web-deps test-build test-tools deb
+        crash race lint web-test web-deps test-build test-tools deb install-test
 
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
@@ -123,6 +123,7 @@ help:
 	@echo "make install    install the programs, the man page, bash and zsh completion and the"
 	@echo "                systemd units under PREFIX=$(PREFIX) (and DESTDIR)"
 	@echo "make deb        a Debian package of the same (dpkg-buildpackage), in $(BUILD)/deb/"
+	@echo "make install-test  make install and the package, each in a temporary root, run and checked"
 
 # Installs only what is missing, so a machine that has everything pays nothing.
 deps:
@@ -422,6 +423,17 @@ deb:
 	cd $(DEB_OUT)/src && dpkg-buildpackage -b -uc -us -j2
 	@rm -rf $(DEB_OUT)/src
 	@ls $(DEB_OUT)/*.deb
+
+# The installed files as a person gets them (tests/cli/test_install.py): make
+# install into a temporary root, and the package unpacked into another; from
+# each, mecha --version, init and doctor --offline, the completion, and
+# systemd-analyze verify on every unit. `make cli` runs the make install half.
+install-test: deb
+	@$(call tmp_fresh,install)
+	TMPDIR=$(TEST_TMP)/install MECHA_RELEASE_BUILD=$(abspath $(BUILD)) \
+	  MECHA_DEB=$$(ls $(DEB_OUT)/mecha_*.deb) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/cli/test_install.py $(PYTEST_ARGS)
+	@$(call tmp_empty,install)
 
 clean:
 	rm -rf build build-asan build-*

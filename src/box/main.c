@@ -88,7 +88,9 @@ static int usage(const char *verb, const char *what)
 }
 
 /* The options the verbs take, each a row of the one parser's table (base/opts.h). */
-enum { O_CONFIG, O_DATA, O_LISTEN, O_PUBLIC_URL, O_DB, O_OWNER, O_SCOPE, O_LABEL, O_JSON, O_VERBOSE };
+enum {
+	O_CONFIG, O_DATA, O_LISTEN, O_PUBLIC_URL, O_DB, O_OWNER, O_SCOPE, O_LABEL, O_JSON, O_VERBOSE
+};
 
 static void rows(struct box_cmd *o, struct opts_spec *t)
 {
@@ -313,8 +315,7 @@ static int verb_owner(int argc, char **argv)
 
 static int verb_key(int argc, char **argv)
 {
-	static const int want[] = { O_CONFIG, O_DATA, O_DB,	 O_OWNER,
-				    O_SCOPE,  O_LABEL, O_VERBOSE, -1 };
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_OWNER, O_SCOPE, O_LABEL, O_VERBOSE, -1 };
 	struct box_cmd o;
 
 	if (parse("key", want, 1, 1, argc, argv, &o) != 0 || subverb("key", "new", &o) != 0)
@@ -326,8 +327,8 @@ static int verb_key(int argc, char **argv)
 
 static int verb_pair(int argc, char **argv)
 {
-	static const int want[] = { O_CONFIG, O_DATA,  O_DB,   O_PUBLIC_URL, O_OWNER,
-				    O_LABEL,  O_JSON, O_VERBOSE, -1 };
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_PUBLIC_URL, O_OWNER,
+				    O_LABEL, O_JSON, O_VERBOSE, -1 };
 	struct box_cmd o;
 
 	if (parse("pair", want, 0, 0, argc, argv, &o) != 0)

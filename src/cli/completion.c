@@ -55,20 +55,21 @@ static int word_ok(const char *s, size_t n)
 
 /* ---- the options a verb's help spells ------------------------------------------ */
 
-#define OPTS_MAX 32
+#define SPELLED_MAX 32
 
-struct opts {
-	const char *name[OPTS_MAX];
-	size_t len[OPTS_MAX];
+/* The option names a help text spells (pointers into it). */
+struct spelled {
+	const char *name[SPELLED_MAX];
+	size_t len[SPELLED_MAX];
 	size_t n;
 };
 
-static void opts_add(struct opts *o, const char *s, size_t n)
+static void spelled_add(struct spelled *o, const char *s, size_t n)
 {
 	for (size_t i = 0; i < o->n; i++)
 		if (o->len[i] == n && memcmp(o->name[i], s, n) == 0)
 			return;
-	if (o->n < OPTS_MAX && word_ok(s, n)) {
+	if (o->n < SPELLED_MAX && word_ok(s, n)) {
 		o->name[o->n] = s;
 		o->len[o->n++] = n;
 	}
@@ -79,25 +80,35 @@ static int opt_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
 }
 
-/* Every "--name" in help that starts a word, in order of first mention, then --help. */
-static void opts_from_help(const char *help, struct opts *o)
+/*
+ * Every "--name" in help that starts a word, in order of first mention, then
+ * --help. A command in backquotes is another one's line (box pair names
+ * `mecha pair … --handle H`), so its options are not the verb's.
+ */
+static void spelled_in_help(const char *help, struct spelled *o)
 {
+	int quoted = 0;
+
 	o->n = 0;
-	for (const char *p = help; p && (p = strstr(p, "--"));) {
+	for (const char *p = help; p && *p; p++) {
 		const char *q = p + 2;
-		int starts_word = p == help || !(opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z'));
-		// cppcheck-suppress nullPointerRedundantCheck ; q is p + 2, and p is not NULL inside the loop
+		int starts_word;
+
+		if (*p == '`')
+			quoted = !quoted;
+		if (quoted || p[0] != '-' || p[1] != '-')
+			continue;
+		starts_word = p == help || !(opt_char(p[-1]) || (p[-1] >= 'A' && p[-1] <= 'Z'));
 		while (opt_char(*q))
 			q++;
 		if (starts_word && q > p + 2 && q[-1] != '-')
-			// cppcheck-suppress nullPointerArithmeticRedundantCheck ; p is not NULL inside the loop
-			opts_add(o, p, (size_t)(q - p));
-		p = q;
+			spelled_add(o, p, (size_t)(q - p));
+		p = q - 1;
 	}
-	opts_add(o, "--help", 6);
+	spelled_add(o, "--help", 6);
 }
 
-static void print_opts(FILE *f, const struct opts *o)
+static void print_spelled(FILE *f, const struct spelled *o)
 {
 	for (size_t i = 0; i < o->n; i++)
 		fprintf(f, "%s%.*s", i ? " " : "", (int)o->len[i], o->name[i]);
@@ -117,7 +128,7 @@ static void print_verb_cases(FILE *f, const struct cli_command *c, const char *i
 {
 	const struct cli_group *g = c->group;
 	const struct cli_verb *dflt = g ? default_verb(g) : NULL;
-	struct opts o;
+	struct spelled o;
 
 	if (!word_ok(c->name, strlen(c->name)))
 		return;
@@ -125,12 +136,12 @@ static void print_verb_cases(FILE *f, const struct cli_command *c, const char *i
 		const struct cli_verb *v = &g->verbs[i];
 		if (!word_ok(v->name, strlen(v->name)))
 			continue;
-		opts_from_help(v->help, &o);
+		spelled_in_help(v->help, &o);
 		fprintf(f, "%s'%s %s'", indent, c->name, v->name);
 		if (v == dflt)
 			fprintf(f, "|'%s -'*", c->name);
 		fprintf(f, ") %s", open);
-		print_opts(f, &o);
+		print_spelled(f, &o);
 		fprintf(f, "%s ;;\n", close);
 	}
 	if (!dflt) /* a command without verbs, or a group whose first word must be a verb */

@@ -352,7 +352,7 @@ static int read_time(struct file *f, const struct event *ev, icalproperty *p, co
 	if (icaltime_is_utc(t) && !t.is_date) {
 		w->zone = icaltimezone_get_utc_timezone();
 	} else if (tzid && icalparameter_get_tzid(tzid) && !t.is_date) {
-		w->zone = zone_for_tzid(ev->c, icalparameter_get_tzid(tzid));
+		w->zone = zone_for_tzid_cached(ev->c, icalparameter_get_tzid(tzid), f->r->zones);
 		if (!w->zone)
 			return fail(f, ev, name, "its %s names TZID \"%.100s\", which neither a "
 				    "VTIMEZONE in the file nor a zone mecha knows defines", name,
@@ -670,7 +670,11 @@ int reader_text(const char *path, const char *text, size_t len, struct reader *r
 	struct file f = { path, text, r, NULL, 0, e };
 	size_t mark = r->n;
 	icalcomponent *root = NULL;
-	int rc = file_open(&f, len, &root);
+	int rc;
+
+	if (r->zones)
+		zone_cache_next_file(r->zones);
+	rc = file_open(&f, len, &root);
 
 	if (rc == 0)
 		rc = busy_file(&f);

@@ -15,7 +15,7 @@
  * Nothing unreadable is ever taken as free time.
  *
  * Ownership: struct reader owns v (the caller frees it once done); the zone is
- * libical's.
+ * libical's; zones is the caller's (zone_cache_new/zone_cache_free around the reading).
  */
 #ifndef MECHA_CALENDAR_READER_H
 #define MECHA_CALENDAR_READER_H
@@ -34,6 +34,7 @@ struct reader {
 	const char *local_why; /* … for this reason, an error when one is met */
 	struct calendar_interval *v; /* busy intervals so far, clipped to the window, unmerged */
 	size_t n, cap;
+	struct zone_cache *zones; /* the VTIMEZONEs met so far (zone.h); NULL: none kept */
 };
 
 /* Adds what the file at path makes busy; -1 (nothing of it added) when any of it is unreadable. */

@@ -75,7 +75,7 @@ static int local_zone(const char *configured, struct reader *r, struct err *why,
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL };
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
 	struct source s;
 	struct err why;
 	int rc;
@@ -105,7 +105,7 @@ int calendar_busy_ics(const char *name, const char *text, size_t len, const char
 		      time_t from, time_t to, struct calendar_interval **out, size_t *n,
 		      struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL };
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
 	struct err why;
 
 	*out = NULL;

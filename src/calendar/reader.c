@@ -350,6 +350,7 @@ static int read_time(struct file *f, const struct event *ev, icalproperty *p, co
 {
 	icalparameter *tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
 
+	memset(w, 0, sizeof *w); /* written whole on every path, a failure's too */
 	if (icaltime_is_null_time(t) || t.year < 1900 || t.year > 9999 || !icaltime_is_valid_time(t))
 		return fail(f, ev, name, "its %s cannot be read", name);
 	if (icaltime_is_utc(t) && !t.is_date) {
@@ -375,6 +376,7 @@ static int read_start(struct file *f, const struct event *ev, struct when *w)
 {
 	icalproperty *p = icalcomponent_get_first_property(ev->c, ICAL_DTSTART_PROPERTY);
 
+	memset(w, 0, sizeof *w);
 	if (!p)
 		return fail(f, ev, NULL, "it has no DTSTART");
 	return read_time(f, ev, p, "DTSTART", icalproperty_get_dtstart(p), w);
@@ -513,6 +515,7 @@ static void index_overrides(struct file *f)
 		f->ovs[f->novs++] = &f->ev[i];
 	}
 	if (f->novs > 1)
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		qsort(f->ovs, f->novs, sizeof *f->ovs, by_uid);
 }
 

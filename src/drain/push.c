@@ -162,7 +162,7 @@ int push_slots_due(long long max_age, void (*line)(const struct push_due_line *l
 	for (size_t i = 0; i < n; i++) {
 		struct push_due_line l = { ids[i], NULL, NULL, NULL };
 		struct push_state st;
-		struct push_slots p;
+		struct push_slots p = { 0 };
 		struct slots s = { 0 };
 		struct err why;
 		char last[65];
@@ -185,8 +185,7 @@ int push_slots_due(long long max_age, void (*line)(const struct push_due_line *l
 		}
 		if ((l.pushed || l.failed) && line)
 			line(&l, ctx);
-		if (l.why)
-			push_slots_free(&p);
+		push_slots_free(&p);
 		slots_free(&s);
 	}
 	catalog_ids_free(ids, n);

@@ -14,6 +14,7 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "drain/offered.h"
+#include "drain/push.h"
 #include "frontdoor/sweep.h"
 #include "frontdoor/sweep_offer.h"
 
@@ -36,7 +37,10 @@ const char frontdoor_sweep_help[] =
 	"so a rerun, or a run after a crash, does nothing twice. Then each booked booking\n"
 	"whose reminder is due (its type's [policy] reminders, default 24h and 1h before\n"
 	"the start; none for a tier it was booked inside) gets that one mail, once; a dry\n"
-	"run lists the reminders due. Meant to run from a timer every five minutes\n"
+	"run lists the reminders due. After it booked or withdrew, each booking type pushed\n"
+	"before whose calendar changed is pushed to the box again (as `mecha slots push`\n"
+	"does), so the box stops offering a booked time; a push that fails is said on\n"
+	"stderr and never undoes a booking. Meant to run from a timer every five minutes\n"
 	"(docs/mecha-sweep.timer): a reminder goes out within five minutes of its tier.\n"
 	"A meter shows progress on a terminal; then a summary. A record that was not\n"
 	"settled (CONFLICT, left, failed), or one that needs a look, always gets its line;\n"
@@ -45,7 +49,8 @@ const char frontdoor_sweep_help[] =
 	"  -v, --verbose   also a line for each record settled\n"
 	"  --json          one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
 	"                  failed, reminded}, each a list of {seq, booking_id, start, end,\n"
-	"                  uid, attendee, booking_seq, message, reason, tier}\n\n"
+	"                  uid, attendee, booking_seq, message, reason, tier}, and\n"
+	"                  slots_pushed: [{type, gate, slots}]\n\n"
 	"Exit status: 0 everything was settled; 1 a step failed (the next sweep carries on);\n"
 	"3 a booking was left for you (CONFLICT, or one the sweep cannot read) — a dry run\n"
 	"exits 0 for those, since saying so was all it was asked.\n";
@@ -194,6 +199,7 @@ static json_t *summary_new(int dry_run)
 
 	for (size_t i = 0; i < sizeof outcome_key / sizeof outcome_key[0]; i++)
 		json_object_set_new(s, outcome_key[i], json_array());
+	json_object_set_new(s, "slots_pushed", json_array());
 	return s;
 }
 
@@ -230,6 +236,46 @@ static int sweep_status(const struct sweep_counts *n, int dry_run)
 	return EXIT_OK;
 }
 
+/* A push after the sweep booked or withdrew (push.h), or why it failed: the bookings stand. */
+static void on_push(const struct push_due_line *l, void *ctx)
+{
+	struct tally *t = ctx;
+
+	if (l->failed) {
+		fputs("mecha: ", stderr);
+		if (l->type) {
+			fputs("slots of ", stderr);
+			text_print(stderr, l->type, 0);
+			fputs(" not pushed: ", stderr);
+		}
+		text_print(stderr, l->failed->msg, 0);
+		fputs(" (what was booked stands; mecha slots push TYPE, or the drain service's "
+		      "next look, pushes them)\n", stderr);
+	} else if (t->summary) {
+		json_array_append_new(json_object_get(t->summary, "slots_pushed"),
+				      json_pack("{s:s,s:s,s:I}", "type", l->type, "gate",
+						l->pushed->gate, "slots", (json_int_t)l->pushed->n));
+	} else {
+		printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
+		text_print(stdout, l->type, 0);
+		fputs(" to ", stdout);
+		text_print(stdout, l->pushed->gate, 0);
+		fputc('\n', stdout);
+	}
+}
+
+/* The box stops offering what was just booked, and offers again what was withdrawn. */
+static void push_after(const struct sweep_counts *n, struct tally *t)
+{
+	struct err e;
+
+	err_clear(&e);
+	if ((n->booked || n->cancelled) && push_slots_due(0, on_push, t, &e) < 0) {
+		struct push_due_line l = { NULL, NULL, NULL, &e };
+		on_push(&l, t);
+	}
+}
+
 int frontdoor_sweep_verb(int argc, char **argv)
 {
 	int dry_run = 0, json = 0;
@@ -259,6 +305,8 @@ int frontdoor_sweep_verb(int argc, char **argv)
 		json_decref(t.summary);
 		return cli_fail_json(&e, json);
 	}
+	if (!dry_run)
+		push_after(&n, &t);
 	if (json)
 		jsonio_print(stdout, t.summary);
 	else

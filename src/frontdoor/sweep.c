@@ -468,22 +468,65 @@ static int booked_record(struct sweep *sw, const char *id, struct booking *b, st
 	return 0;
 }
 
+static int known_booking(struct sweep *sw, const struct todo *t, struct booking *o, char *why,
+			 size_t n, struct err *e);
+
+/*
+ * A cancellation of a rescheduling's new id that came before the sweep moved
+ * anything (the requester moved, then cancelled): the booking it would have
+ * moved is what is withdrawn. Its event becomes the new id's in the ledger
+ * first (an event entry, done, naming the booking it came from), so a rerun
+ * after a kill finds it there. 1 with b filled, 0 nothing of the kind.
+ */
+static int unmoved_withdrawal(struct sweep *sw, const struct todo *t, struct booking *b,
+			      struct err *e)
+{
+	char why[512];
+	int known;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *r = &sw->todo[i];
+		if (r->cancel || !r->moves || !r->booking_id ||
+		    strcmp(r->booking_id, t->booking_id) != 0)
+			continue;
+		if ((known = known_booking(sw, r, b, why, sizeof why, e)) <= 0) {
+			booking_free(b);
+			return known;
+		}
+		b->moved_from = xstrdup(r->moves);
+		b->from_start = b->start;
+		b->from_end = b->end;
+		if (sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_DONE,
+				     event_details(b), e) != 0)
+			return -1;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * What a cancellation t must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL
- * too when an invitation may have gone.
+ * too when an invitation may have gone (a moved event's always had one).
  */
 static int withdrawal(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
 	const char *id = t->booking_id;
 	json_t *info = sweep_ledger_booking(&sw->ledger, id);
+	int rc;
 
 	if (info && sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {
 		if (booking_from_ledger(sw->cfg, t->type_id, info, b, e) != 0)
 			return -1;
-		return WITHDRAW_EVENT |
-		       (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ? WITHDRAW_MAIL : 0);
+		return WITHDRAW_EVENT | (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ||
+						 b->moved_from
+					 ? WITHDRAW_MAIL
+					 : 0);
 	}
-	return booked_record(sw, id, b, e) ? WITHDRAW_EVENT | WITHDRAW_MAIL : 0;
+	if (booked_record(sw, id, b, e))
+		return WITHDRAW_EVENT | WITHDRAW_MAIL;
+	if ((rc = unmoved_withdrawal(sw, t, b, e)) != 0)
+		return rc < 0 ? -1 : WITHDRAW_EVENT | WITHDRAW_MAIL;
+	return 0;
 }
 
 static int remove_step(struct sweep *sw, const struct todo *t, const struct booking *b,
@@ -529,6 +572,29 @@ static int close_bookings(struct sweep *sw, const struct todo *c, struct err *e)
 	return 0;
 }
 
+/*
+ * The booking a cancelled move came from: its records closed too (a no-op
+ * when the move had closed them), and cancelled in the ledger unless the move
+ * settled it — the event was its, and goes now.
+ */
+static int close_moved_from(struct sweep *sw, const struct todo *c, const char *old,
+			    struct err *e)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		struct todo *t = &sw->todo[i];
+		if (t->cancel || !t->booking_id || strcmp(t->booking_id, old) != 0)
+			continue;
+		if (strcmp(t->state, STATE_CLOSED) != 0 &&
+		    move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e) != 0)
+			return -1;
+		snprintf(t->state, sizeof t->state, "%s", STATE_CLOSED);
+	}
+	if (sweep_ledger_settled(&sw->ledger, old, STEP_MOVED) ||
+	    sweep_ledger_settled(&sw->ledger, old, STEP_CANCELLED))
+		return 0;
+	return sweep_ledger_add(&sw->ledger, old, c->seq, STEP_CANCELLED, LEDGER_DONE, NULL, e);
+}
+
 static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *b, int what,
 			struct err *e)
 {
@@ -540,6 +606,8 @@ static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *
 	if (sw->dry)
 		return 0;
 	if (close_bookings(sw, t, e) != 0)
+		return -1;
+	if (b->moved_from && close_moved_from(sw, t, b->moved_from, e) != 0)
 		return -1;
 	if ((what & WITHDRAW_EVENT) && remove_step(sw, t, b, e) != 0)
 		return -1;

@@ -301,3 +301,26 @@ def test_a_sweep_killed_while_moving_then_rerun_moves_exactly_once(mecha, smtp_s
     assert sweep(mecha).out == "" and len(smtp_sink.raw()) == 2
     steps = [(line["booking_id"], line["step"]) for line in ledger(mecha)]
     assert steps.count((BOOKING, "moved")) == 1
+
+
+@pytest.mark.parametrize("point", [None, "remove", "removed", "cancel-mail", "closed"])
+def test_a_move_cancelled_before_any_sweep_moved_it_withdraws_the_booking_it_came_from(
+        mecha, smtp_sink, point):
+    """Moved on the box, then cancelled through the new link, before a sweep ran: the
+    box has freed both times, so home withdraws the booking the move came from."""
+    from test_sweep import cancellation
+    cal, _ = booked_home(mecha, smtp_sink)
+    rescheduling(mecha)
+    cancellation(mecha, 3, booking_id=NEW, when=home_slot(days=11))
+    if point:
+        p = sweep(mecha, check=None, env={"MECHA_TEST_KILL_AT": point})
+        assert p.returncode == -9, f"the sweep was not killed at {point}: {p.err}"
+    assert sweep(mecha).returncode == 0
+    assert events(cal) == []
+    assert [mecha.read_record(s)["state"] for s in (1, 2, 3)] == ["closed"] * 3
+    assert smtp_sink.wait_for(2)
+    [_, cancel] = smtp_sink.messages()
+    assert cancel["Message-ID"] == f"<booking-{NEW}-cancel@mecha>"
+    itip = unfold(calendar_part(cancel)[1].get_content())
+    assert one(itip, "METHOD") == "CANCEL" and one(itip, "UID") == f"booking-{BOOKING}@mecha"
+    assert sweep(mecha).out == "" and len(smtp_sink.raw()) == 2

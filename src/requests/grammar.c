@@ -57,8 +57,11 @@ static int id_ok(const char *s, size_t max)
 /* A manage link as the box writes it: a web address on one line of printable ASCII. */
 static int link_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
+	size_t n;
 
+	if (!s)
+		return 0;
+	n = strlen(s);
 	if (n > GRAMMAR_LINK_MAX || (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0))
 		return 0;
 	for (size_t i = 0; i < n; i++)

@@ -688,6 +688,8 @@ static int decide(struct sweep *sw, const struct todo *t, struct booking *b, str
 					      LEDGER_INTENT, event_details(b), e);
 }
 
+static int bookable(const struct todo *t);
+
 /*
  * The booking a rescheduling t moves, by home's own word alone: one this
  * ledger booked (its event written, its invitation decided, its record
@@ -700,10 +702,11 @@ static int known_booking(struct sweep *sw, const struct todo *t, struct booking 
 	const char *id = t->moves;
 	const struct todo *rec = NULL;
 
+	/* booked: the record says so, or this sweep just booked it (bookings go in seq order) */
 	for (size_t i = 0; i < sw->n && !rec; i++)
 		if (!sw->todo[i].cancel && sw->todo[i].booking_id &&
 		    strcmp(sw->todo[i].booking_id, id) == 0 &&
-		    strcmp(sw->todo[i].state, STATE_BOOKED) == 0)
+		    (strcmp(sw->todo[i].state, STATE_BOOKED) == 0 || bookable(&sw->todo[i])))
 			rec = &sw->todo[i];
 	if (!rec || !sweep_ledger_settled(&sw->ledger, id, STEP_BOOKED) ||
 	    !sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {

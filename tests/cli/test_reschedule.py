@@ -324,3 +324,16 @@ def test_a_move_cancelled_before_any_sweep_moved_it_withdraws_the_booking_it_cam
     itip = unfold(calendar_part(cancel)[1].get_content())
     assert one(itip, "METHOD") == "CANCEL" and one(itip, "UID") == f"booking-{BOOKING}@mecha"
     assert sweep(mecha).out == "" and len(smtp_sink.raw()) == 2
+
+
+def test_a_booking_and_its_move_arriving_together_are_settled_in_one_sweep(mecha, smtp_sink):
+    cal = configure(mecha, smtp_sink)
+    booking(mecha, 1)
+    start, end = home_slot(days=11)
+    rescheduling(mecha, when=(start, end))
+    p = sweep(mecha, "-v")
+    assert p.returncode == 0 and p.out.startswith("booked") and "\nmoved" in p.out
+    assert [mecha.read_record(s)["state"] for s in (1, 2)] == ["closed", "booked"]
+    [path] = events(cal)
+    assert one(unfold(path.read_text()), "DTSTART") == ics_time(start)
+    assert smtp_sink.wait_for(2) and len(smtp_sink.messages()) == 2

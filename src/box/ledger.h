@@ -280,10 +280,11 @@ struct ledger_ops {
 	int (*booking_cancel)(struct ledger *l, const char *manage_hash, const struct ledger_queued *q,
 			      const char *now, long long *seq, struct err *e);
 	/* The owner's decline (POST /v1/bookings/decline): user's confirmed booking id to
-	 * declined_by_owner, so its manage page says so and its slot blocks nothing.
+	 * declined_by_owner (cancelled: to cancelled_by_owner, the owner's cancel of one
+	 * home had booked), so its manage page says so and its slot blocks nothing.
 	 * 1 declined, 0 when it was not confirmed (already declined, cancelled, never was). */
 	int (*booking_decline)(struct ledger *l, const char *user, const char *booking_id,
-			       const char *now, struct err *e);
+			       int cancelled, const char *now, struct err *e);
 
 	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove. */
 	int (*sweep)(struct ledger *l, const char *now, const char *budget_before,

@@ -1164,16 +1164,17 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 }
 
 static int sql_booking_decline(struct ledger *l, const char *user, const char *booking_id,
-			       const char *now, struct err *e)
+			       int cancelled, const char *now, struct err *e)
 {
 	struct ledger_db *s = session(l);
-	const char *v[] = { user, booking_id, now };
+	const char *v[] = { user, booking_id, now, cancelled ? "cancelled_by_owner"
+							      : "declined_by_owner" };
 	int rc;
 
 	if (begin(s, e) != 0)
 		return -1;
-	rc = run(s, "UPDATE bookings SET state = 'declined_by_owner', cancelled_at = ?3 WHERE "
-		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 3, v, e);
+	rc = run(s, "UPDATE bookings SET state = ?4, cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 4, v, e);
 	if (end(s, rc, e) != 0)
 		return -1;
 	return s->changes == 1;

@@ -149,8 +149,9 @@ enum page_manage {
 	PAGE_MANAGE_ACTIVE,        /* cancellable */
 	PAGE_MANAGE_INSIDE_CUTOFF, /* confirmed, starting within the policy's cancel_cutoff_hours */
 	PAGE_MANAGE_PAST,          /* started already (or its start does not parse) */
-	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" */
+	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" (the booker's, or unknown) */
 	PAGE_MANAGE_DECLINED,      /* the owner declined it (declined_by_owner) */
+	PAGE_MANAGE_OWNER_CANCELLED, /* the owner cancelled it after it was booked */
 };
 
 /*

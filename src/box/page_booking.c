@@ -543,6 +543,8 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 	long long cutoff = m->policy ? m->policy->cancel_cutoff_hours : 2;
 	time_t start;
 
+	if (booking_state && strcmp(booking_state, "cancelled_by_owner") == 0)
+		return PAGE_MANAGE_OWNER_CANCELLED;
 	if (booking_state && strncmp(booking_state, "cancelled", 9) == 0)
 		return PAGE_MANAGE_CANCELLED;
 	if (booking_state && strcmp(booking_state, "declined_by_owner") == 0)
@@ -595,9 +597,13 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 		buf_adds(&b, " whenever you like.</p>\n");
 		return page_close(&b);
 	}
-	if (state == PAGE_MANAGE_DECLINED) {
-		buf_adds(&b, "<h1>This booking was declined</h1>\n<p>The time you picked could "
-			     "not be kept, so it is not booked:</p>\n");
+	if (state == PAGE_MANAGE_DECLINED || state == PAGE_MANAGE_OWNER_CANCELLED) {
+		buf_adds(&b, state == PAGE_MANAGE_DECLINED
+				     ? "<h1>This booking was declined</h1>\n<p>The time you picked "
+				       "could not be kept, so it is not booked:</p>\n"
+				     : "<h1>This booking was cancelled</h1>\n<p>It was cancelled by "
+				       "the person you booked with, and the invitation withdrawn:"
+				       "</p>\n");
 		page_when(&b, m, slot_start, slot_end);
 		buf_adds(&b, "<p>");
 		book_again(&b, ctx, "Pick another time");

@@ -6,6 +6,8 @@
 #include "cli/verb.h"
 
 #include "base/err.h"
+#include "drain/tell.h"
+#include "frontdoor/decline.h"
 #include "tui/tui.h"
 
 #include <stdio.h>
@@ -24,9 +26,12 @@ static const char review_help[] =
 	"  --state STATE   start with the requests in STATE ('all' for every one;\n"
 	"                  default: those waiting on you)\n";
 
+/* D tells the box as `frontdoor decline` does: the screen may not reach the drain's gate. */
+static const struct decline_teller teller = { tell_box, NULL };
+
 int cli_review(int argc, char **argv)
 {
-	struct tui_opts o = { NULL };
+	struct tui_opts o = { NULL, &teller };
 	const struct cli_opt opts[] = { { "state", 0, CLI_TEXT, &o.state, CLI_NONEMPTY, 0, 0 } };
 	struct cli_args a;
 	struct err e;

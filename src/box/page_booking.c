@@ -630,6 +630,38 @@ char *page_booking_cancelled(const struct page_ctx *ctx, const struct manifest *
 	return page_close(&b);
 }
 
+char *page_booking_spent(const struct page_ctx *ctx, const struct manifest *m,
+			 enum page_manage state, const char *slot_start, const char *slot_end)
+{
+	struct buf b = BUF_INIT;
+
+	if (state == PAGE_MANAGE_CANCELLED || state == PAGE_MANAGE_DECLINED ||
+	    state == PAGE_MANAGE_OWNER_CANCELLED) /* what became of it since, as its manage page says */
+		return page_booking_manage(ctx, m, state, slot_start, slot_end);
+	page_open(&b, ctx, m->title, 0);
+	buf_adds(&b, "<h1>Already confirmed</h1>\n<p>This link was used already. Your booking "
+		     "is at:</p>\n");
+	page_when(&b, m, slot_start, slot_end);
+	buf_adds(&b, state == PAGE_MANAGE_PAST
+			     ? "<p>That time has passed.</p>\n"
+			     : "<p>The link to manage it is in the email with your calendar "
+			       "invitation.</p>\n");
+	return page_close(&b);
+}
+
+char *page_booking_expired(const struct page_ctx *ctx, const struct manifest *m)
+{
+	struct buf b = BUF_INIT;
+
+	(void)m;
+	page_open(&b, ctx, "This link has expired", 0);
+	buf_adds(&b, "<h1>This link has expired</h1>\n<p>It was not used in time, so nothing "
+		     "was booked. ");
+	book_again(&b, ctx, "Pick a time");
+	buf_adds(&b, " to start again.</p>\n");
+	return page_close(&b);
+}
+
 char *page_booking_dead_link(const struct page_ctx *ctx, const struct manifest *m,
 			     enum page_dead_link which)
 {

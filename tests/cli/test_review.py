@@ -674,3 +674,8 @@ def test_D_tells_the_box_whose_manage_page_says_declined(mecha, screen, tmp_path
         s.quit()
     finally:
         box.stop()
+
+
+def test_review_help_names_the_answering_keys(mecha):
+    out = mecha.run("review", "--help", check=0).out
+    assert "R replies" in out and "N asks back" in out and "D declines" in out

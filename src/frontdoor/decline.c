@@ -161,10 +161,13 @@ static int settle(struct draft_farewell *f, int cancelled, const struct decline_
 		  struct decline_outcome *out, struct err *e)
 {
 	char booking[DECLINE_BOOKING_ID_MAX + 1] = "";
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	f->ctx = booking;
-	if (farewell_home(f, out->id, e) != 0)
+	rc = farewell_home(f, out->id, e);
+	f->ctx = NULL; /* booking is this call's */
+	if (rc != 0)
 		return -1;
 	tell(t, booking, cancelled, out);
 	return 0;

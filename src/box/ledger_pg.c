@@ -157,6 +157,8 @@ static const char schema_v6[] =
 	" booking_id TEXT, slot_start TEXT, slot_end TEXT, spent_at TEXT NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS spent_links_by_seq ON spent_links (user_id, seq);"
 	"CREATE INDEX IF NOT EXISTS spent_links_by_time ON spent_links (spent_at);";
+/* v7, as ledger_sqlite.c's: the booking a reschedule's hold moves. */
+static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN IF NOT EXISTS replaces TEXT;";
 
 static PGconn *conn(struct ledger_db *db)
 {
@@ -381,6 +383,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
 	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
+	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

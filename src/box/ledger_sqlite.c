@@ -130,6 +130,9 @@ static const char schema_v6[] =
 	" booking_id TEXT, slot_start TEXT, slot_end TEXT, spent_at TEXT NOT NULL);"
 	"CREATE INDEX IF NOT EXISTS spent_links_by_seq ON spent_links (user_id, seq);"
 	"CREATE INDEX IF NOT EXISTS spent_links_by_time ON spent_links (spent_at);";
+/* v7: a reschedule (box-pages.md §3.5): the hold names the booking it moves, and the
+ * confirm that books it marks that one 'rescheduled'. (v6 is the spent links' table.) */
+static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN replaces TEXT;";
 
 static sqlite3 *conn(struct ledger_db *db)
 {
@@ -265,6 +268,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
 	    (version < 6 && lite_exec(db, schema_v6, e) != 0) ||
+	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -54,8 +54,8 @@ static int pending(struct visit *v, char hash[HASH_SHA256_HEX_LEN + 1], json_t *
 						    v->now_s, &row, &e);
 	if (found < 0)
 		visit_unavailable(out, v, 500);
-	else if (found == 0)
-		visit_html(out, 404, page_expired(&v->page, v->m));
+	else if (found == 0) /* used already, or expired: say which */
+		visit_form_link_gone(v, LEDGER_LINK_UPLOAD, out);
 	if (found == 1) {
 		*values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
 		if (!json_is_object(*values)) {
@@ -201,9 +201,10 @@ static void store(struct visit *v, const char *hash, const struct files *f, cons
 	if (rc == 1) {
 		visit_queued(v);
 		visit_html(out, 200, page_confirmed(&v->page, v->m, values));
+	} else if (rc == 0) { /* another box took these files first, or the link lapsed */
+		visit_form_link_gone(v, LEDGER_LINK_UPLOAD, out);
 	} else {
-		visit_html(out, rc == 0 ? 404 : 500,
-			   rc == 0 ? page_expired(&v->page, v->m) : page_unavailable(&v->page));
+		visit_html(out, 500, page_unavailable(&v->page));
 	}
 	free(payload);
 }

@@ -149,6 +149,14 @@ static const char schema_v5[] =
 	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
+/* v6, as ledger_sqlite.c's: the spool of uploads arriving. */
+static const char schema_v6[] =
+	"CREATE TABLE IF NOT EXISTS upload_spool ("
+	" id TEXT NOT NULL, n BIGINT NOT NULL, created_at TEXT NOT NULL, bytes BYTEA NOT NULL,"
+	" PRIMARY KEY (id, n));"
+	"ALTER TABLE upload_spool ALTER COLUMN bytes SET STORAGE EXTERNAL;"
+	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -371,6 +379,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
+	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -1,4 +1,4 @@
-"""A 16 MiB upload never sits whole in the box's memory (docs/box.md, "Uploads"): the
+"""A 16 MiB upload never sits whole in the box's memory (docs/box.md, "The pages strangers see"): the
 body is read as it arrives and each file goes to the ledger a 256 KiB part at a time,
 and a download is sent the same way. Measured by the kernel, not by a clock: the box's
 peak resident set (VmHWM) is reset to what it holds now (clear_refs, 5), the file goes
@@ -6,6 +6,8 @@ in (or out), and the peak may have risen by far less than the file."""
 import hashlib
 import os
 import random
+import socket
+import time
 
 import pytest
 
@@ -112,5 +114,36 @@ def test_a_refused_upload_leaves_nothing_in_the_spool(tmp_path):
         assert status == 200 and "Confirmed" in page
         assert box.sql("SELECT COUNT(*) FROM upload_spool") == [(0,)]
         assert box.sql("SELECT COUNT(*) FROM attachment_parts") == [(2,)]
+    finally:
+        box.stop()
+
+
+def test_an_upload_its_client_breaks_off_leaves_nothing_in_the_spool(tmp_path):
+    """Half a body, then the connection closed: what was spooled of it is dropped when the
+    box sees the connection go (waited for, up to a bound, never timed)."""
+    box = Box(tmp_path).start()
+    try:
+        put_type(box, BIG)
+        assert visit(box, "POST", "/f/ada/big", fields={"email": "a@example.net"})[0] == 200
+        status, headers, _ = visit(box, "POST", path_of(links(box)[-1]))
+        path = headers["location"]
+        body, h = multipart([("cv", "big.pdf", b"%PDF-1.4\n" + bytes(2 * MIB), None)])
+        s = socket.create_connection(("127.0.0.1", box.port))
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{box.port}\r\n"
+                  f"Content-Type: {h['Content-Type']}\r\nContent-Length: {len(body)}\r\n\r\n"
+                  .encode() + body[:MIB + 1000])
+        # the box has spooled what came: four parts of it, once it has read that far
+        deadline = time.monotonic() + 30
+        while box.sql("SELECT COUNT(*) FROM upload_spool") != [(4,)]:
+            assert time.monotonic() < deadline, box.sql("SELECT COUNT(*) FROM upload_spool")
+            time.sleep(0.05)
+        s.close()
+        while box.sql("SELECT COUNT(*) FROM upload_spool") != [(0,)]:
+            assert time.monotonic() < deadline, "the spool of a broken-off upload stayed"
+            time.sleep(0.05)
+        assert box.sql("SELECT COUNT(*) FROM attachment_parts") == [(0,)]
+        # and the link still takes the file
+        status, _, page = visit(box, "POST", path, body=body, headers=h)
+        assert status == 200 and "Confirmed" in page
     finally:
         box.stop()

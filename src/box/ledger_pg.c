@@ -149,8 +149,11 @@ static const char schema_v5[] =
 	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
-/* v6, as ledger_sqlite.c's: the spool of uploads arriving. */
-static const char schema_v6[] =
+/* v7, as ledger_sqlite.c's: the booking a reschedule's hold moves. */
+static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN IF NOT EXISTS replaces TEXT;";
+
+/* v8, as ledger_sqlite.c's: the spool of uploads arriving. */
+static const char schema_v8[] =
 	"CREATE TABLE IF NOT EXISTS upload_spool ("
 	" id TEXT NOT NULL, n BIGINT NOT NULL, created_at TEXT NOT NULL, bytes BYTEA NOT NULL,"
 	" PRIMARY KEY (id, n));"
@@ -379,7 +382,8 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
-	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
+	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
+	    (version < 8 && pg_exec(db, schema_v8, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -64,6 +64,9 @@ struct ledger_attachment {
 	/* Its size bytes (borrowed), stored in the ledger with the row, in the same
 	 * transaction; NULL: only the row (its bytes come later, attachment_fill). */
 	const char *data;
+	/* 1: its bytes were spooled as they arrived (spool_put, under id): the same
+	 * transaction makes the spooled parts its parts, all of them or it fails. */
+	int spooled;
 };
 
 
@@ -274,6 +277,15 @@ struct ledger_ops {
 	 * under cap with today's (and are counted), 0 when they would not (not counted). */
 	int (*upload_budget)(struct ledger *l, const char *ip_hash, const char *day,
 			     long long bytes, long long cap, struct err *e);
+	/* An upload's file arriving (upload.h): part n (LEDGER_PART bytes, the last shorter)
+	 * of the attachment to be called id, written as it comes, in a statement of its own,
+	 * into the spool — which no row names and no reader sees: only the transaction of
+	 * upload_complete turns it into the attachment's parts (struct ledger_attachment,
+	 * spooled). A refused or broken-off upload's spool is dropped by spool_drop; one
+	 * whose box died on it is swept once days old. */
+	int (*spool_put)(struct ledger *l, const char *id, long long n, const char *bytes,
+			 size_t len, const char *now, struct err *e);
+	int (*spool_drop)(struct ledger *l, const char *id, struct err *e);
 
 	/* bookings: what blocks an instrument's slots now, [{"start","end"}]: confirmed
 	 * bookings and holds not yet expired. */

@@ -160,6 +160,14 @@ static const char schema_v6[] =
 /* v7, as ledger_sqlite.c's: the booking a reschedule's hold moves. */
 static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN IF NOT EXISTS replaces TEXT;";
 
+/* v8, as ledger_sqlite.c's: the spool of uploads arriving. */
+static const char schema_v8[] =
+	"CREATE TABLE IF NOT EXISTS upload_spool ("
+	" id TEXT NOT NULL, n BIGINT NOT NULL, created_at TEXT NOT NULL, bytes BYTEA NOT NULL,"
+	" PRIMARY KEY (id, n));"
+	"ALTER TABLE upload_spool ALTER COLUMN bytes SET STORAGE EXTERNAL;"
+	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -384,6 +392,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
 	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
+	    (version < 8 && pg_exec(db, schema_v8, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -482,6 +482,21 @@ static int put_parts(struct ledger_db *s, const char *id, const char *p, size_t 
 	return 0;
 }
 
+/* Inside a transaction: the spooled parts of a become its parts, every one of them there
+ * (a spool the sweep took from under a stalled upload is refused, not stored short). */
+static int unspool(struct ledger_db *s, const struct ledger_attachment *a, struct err *e)
+{
+	long long want = (a->size + LEDGER_PART - 1) / LEDGER_PART;
+
+	if (run(s, "INSERT INTO attachment_parts (id, n, bytes) SELECT id, n, bytes FROM "
+		   "upload_spool WHERE id = ?1", 1, &a->id, e) != 0)
+		return -1;
+	if (s->changes != want)
+		return err_set(e, ERR_LEDGER, "%s: the upload's spool holds %lld of its %lld parts",
+			       s->name, s->changes, want);
+	return run(s, "DELETE FROM upload_spool WHERE id = ?1", 1, &a->id, e);
+}
+
 static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 			  const struct ledger_attachment *a, const char *now, struct err *e)
 {
@@ -495,6 +510,8 @@ static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 		   "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
 		   "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e) != 0)
 		return -1;
+	if (a->spooled)
+		return unspool(s, a, e);
 	return a->data ? put_parts(s, a->id, a->data, (size_t)a->size, e) : 0;
 }
 
@@ -905,6 +922,33 @@ static int sql_upload_budget(struct ledger *l, const char *ip_hash, const char *
 		rc = end(s, rc, e);
 	} while (again(s, rc, &tries));
 	return rc == 0 ? 1 : -1;
+}
+
+static int sql_spool_put(struct ledger *l, const char *id, long long n, const char *bytes,
+			 size_t len, const char *now, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char ns[24];
+	const char *v[] = { id, ns, now };
+	int rc;
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	db_lock(s);
+	rc = s->drv->put_bytes(s, "INSERT INTO upload_spool (id, n, created_at, bytes) VALUES "
+				  "(?1, CAST(?2 AS INTEGER), ?3, ?4)", 3, v, bytes, len, e);
+	db_unlock(s);
+	return rc;
+}
+
+static int sql_spool_drop(struct ledger *l, const char *id, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	int rc;
+
+	db_lock(s);
+	rc = run(s, "DELETE FROM upload_spool WHERE id = ?1", 1, &id, e);
+	db_unlock(s);
+	return rc;
 }
 
 /* ---- bookings ---------------------------------------------------------------------------------- */
@@ -1407,6 +1451,8 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 	if (rc == 0) /* bytes no row names (none should be: they leave together) */
 		rc = run(s, "DELETE FROM attachment_parts WHERE NOT EXISTS (SELECT 1 FROM "
 			    "attachments a WHERE a.id = attachment_parts.id)", 0, NULL, e);
+	if (rc == 0) /* what uploads cut off (their box killed) spooled, days ago */
+		rc = run(s, "DELETE FROM upload_spool WHERE created_at < ?1", 1, &budget_before, e);
 	if (rc == 0) {
 		/* pairing codes dead for days (spent or not): not even the rate limit counts them */
 		rc = run(s, "DELETE FROM pairings WHERE expires_at < ?1", 1, &budget_before, e);
@@ -1627,6 +1673,8 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 		.upload_pending = sql_upload_pending, \
 		.upload_complete = sql_upload_complete, \
 		.upload_budget = sql_upload_budget, \
+		.spool_put = sql_spool_put, \
+		.spool_drop = sql_spool_drop, \
 		.booking_blocking = sql_booking_blocking, \
 		.booking_hold = sql_booking_hold, \
 		.booking_confirm = sql_booking_confirm, \

@@ -134,6 +134,16 @@ static const char schema_v6[] =
  * confirm that books it marks that one 'rescheduled'. (v6 is the spent links' table.) */
 static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN replaces TEXT;";
 
+/* v8: the spool of uploads arriving — each file's parts written as its bytes come
+ * off the wire, one statement each, which the upload's transaction turns into its
+ * attachment's parts (ledger.h, spool_put): a file never sits whole in the box's
+ * memory, and what no transaction took is not an attachment part of anything. */
+static const char schema_v8[] =
+	"CREATE TABLE IF NOT EXISTS upload_spool ("
+	" id TEXT NOT NULL, n INTEGER NOT NULL, created_at TEXT NOT NULL, bytes BLOB NOT NULL,"
+	" PRIMARY KEY (id, n));"
+	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -269,6 +279,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
 	    (version < 6 && lite_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
+	    (version < 8 && lite_exec(db, schema_v8, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -12,9 +12,15 @@
  *	newline to FILE (O_APPEND), then fdatasync. With COUNT > 1 it prints the
  *	loop's wall ns (its start is not part of the loop rate).
  *
+ *   helper readall DIR
+ *	the baseline of a listing: opendir/readdir DIR and open, read to the
+ *	end and close every regular file whose name does not begin with '.',
+ *	in directory order. The work `frontdoor list` cannot avoid.
+ *
  * Built by `make bench` (build/bench/helper); links nothing but libc, as a
  * baseline process should.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -87,8 +93,38 @@ static int append(const char *path, const char *line, long count)
 	return close(fd) != 0;
 }
 
+static int readall(const char *path)
+{
+	static char buf[65536];
+	DIR *dir = opendir(path);
+	struct dirent *d;
+	long long bytes = 0;
+
+	if (!dir) {
+		perror(path);
+		return 1;
+	}
+	while ((d = readdir(dir))) {
+		ssize_t n;
+		int fd;
+		if (d->d_name[0] == '.' || d->d_type != DT_REG)
+			continue;
+		fd = openat(dirfd(dir), d->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		while ((n = read(fd, buf, sizeof buf)) > 0)
+			bytes += n;
+		close(fd);
+	}
+	closedir(dir);
+	printf("%lld\n", bytes);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "readall") == 0)
+		return readall(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "append") == 0)
 		return append(argv[2], argv[3], argc > 4 ? strtol(argv[4], NULL, 10) : 1);
 	if (argc >= 4 && strcmp(argv[1], "time") == 0 && strcmp(argv[2], "--") == 0)
@@ -97,6 +133,6 @@ int main(int argc, char **argv)
 	    strcmp(argv[4], "--") == 0)
 		return run_timed(argv[3], argv + 5);
 	fprintf(stderr, "usage: helper time [--in FILE] -- CMD ARG... | "
-		"helper append FILE LINE [COUNT]\n");
+		"helper append FILE LINE [COUNT] | helper readall DIR\n");
 	return 2;
 }

@@ -92,7 +92,9 @@ static const char list_help[] =
 
 struct list_ctx {
 	const char *state;
-	json_t *rows;
+	struct store *s;
+	int json;
+	struct jsonio_array arr;
 	size_t shown;
 	long stale_hours; /* frontdoor/stale.h */
 	time_t now;
@@ -132,16 +134,15 @@ static json_t *slot_json(const struct record *r)
 	return json_pack("{s:s,s:s}", "start", a, "end", b);
 }
 
-static void list_row(json_t *rows, const struct record *r, const char *topic, int flagged)
+static json_t *list_row(const struct record *r, const char *topic, int flagged)
 {
 	const char *note = record_note(r);
 
-	json_array_append_new(
-		rows, json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o,s:o}", "seq", (json_int_t)r->seq,
-				"type", r->type_id, "state", record_state(r), "valid",
-				record_valid(r), "topic", topic ? json_string(topic) : json_null(),
-				"reads_like_instructions", flagged, "note",
-				note ? json_string(note) : json_null(), "slot", slot_json(r)));
+	return json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o,s:o}", "seq", (json_int_t)r->seq, "type",
+			 r->type_id, "state", record_state(r), "valid", record_valid(r), "topic",
+			 topic ? json_string(topic) : json_null(), "reads_like_instructions",
+			 flagged, "note", note ? json_string(note) : json_null(), "slot",
+			 slot_json(r));
 }
 
 /* A booking has no topic: its slot says what it is. */
@@ -157,6 +158,51 @@ static void print_topic(const json_t *row)
 	text_print(stdout, topic ? topic : "", 0);
 }
 
+struct list_widths {
+	int seq, type, state;
+};
+
+/*
+ * Columns wide enough for every record of the store (seqs run to ten digits
+ * and beyond), within reason: the widths come from the file names the walk
+ * lists (store.h's walk), since a row is printed as soon as it is read, and
+ * the state column fits every state of the table. A state from a hand-edited
+ * file longer than that shifts its own row only.
+ */
+static struct list_widths list_widths(const struct store *s)
+{
+	struct list_widths w = { 6, 12, 18 };
+
+	if (s->walk.seq_width > w.seq)
+		w.seq = s->walk.seq_width;
+	if (s->walk.type_width > w.type)
+		w.type = s->walk.type_width > 40 ? 40 : s->walk.type_width;
+	return w;
+}
+
+static void list_line(const json_t *row, const struct list_widths *w)
+{
+	const char *state = jsonio_str(row, "state");
+
+	printf("%*lld  ", w->seq, (long long)json_integer_value(json_object_get(row, "seq")));
+	print_padded(jsonio_str(row, "type"), w->type);
+	printf(" %s", frontdoor_state_color(state ? state : ""));
+	print_padded(state, w->state);
+	printf("%s ", paint(RESET));
+	print_topic(row);
+	if (!json_is_true(json_object_get(row, "valid")))
+		printf("  %sINVALID%s", paint(RED), paint(RESET));
+	if (json_is_true(json_object_get(row, "reads_like_instructions")))
+		printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
+	if (json_is_integer(json_object_get(row, "stale")))
+		printf("  %sstale (%lldd %lldh)%s", paint(YELLOW),
+		       (long long)json_integer_value(json_object_get(row, "stale")) / 24,
+		       (long long)json_integer_value(json_object_get(row, "stale")) % 24,
+		       paint(RESET));
+	putchar('\n');
+}
+
+/* One record: judged, printed (or added to the streamed array) and let go. */
 static int list_one(struct record *r, void *arg, struct err *e)
 {
 	struct list_ctx *c = arg;
@@ -164,79 +210,22 @@ static int list_one(struct record *r, void *arg, struct err *e)
 	json_t *x = record_extraction(r);
 	const char *topic = x ? jsonio_str(x, "topic") : NULL;
 	int flagged = x && json_is_true(json_object_get(x, "reads_like_instructions"));
+	json_t *row;
 
+	(void)e;
 	if (c->state && strcmp(state, c->state) != 0)
 		return VERDICT_NEXT;
 	c->shown++;
-	list_row(c->rows, r, topic, flagged);
-	mark_stale(json_array_get(c->rows, json_array_size(c->rows) - 1), r, c);
+	row = list_row(r, topic, flagged);
+	mark_stale(row, r, c);
+	if (c->json) {
+		jsonio_array_add(&c->arr, row);
+	} else {
+		struct list_widths w = list_widths(c->s);
+		list_line(row, &w);
+	}
+	json_decref(row);
 	return VERDICT_NEXT;
-}
-
-/* Rendered width of a row's text field (as print_padded will show it). */
-static int safe_width(const json_t *row, const char *key)
-{
-	const char *s = jsonio_str(row, key);
-	struct buf b = BUF_INIT;
-	int n;
-
-	text_safe(&b, s ? s : "", s ? strlen(s) : 0, 0);
-	n = (int)b.len;
-	buf_free(&b);
-	return n;
-}
-
-struct list_widths {
-	int seq, type, state;
-};
-
-/* Columns wide enough for every row (seqs run to ten digits and beyond), within reason. */
-static struct list_widths list_widths(const json_t *rows)
-{
-	struct list_widths w = { 6, 12, 18 };
-	const json_t *row;
-	size_t i;
-
-	json_array_foreach(rows, i, row) {
-		char seq[24];
-		int n = snprintf(seq, sizeof seq, "%lld",
-				 (long long)json_integer_value(json_object_get(row, "seq")));
-		if (n > w.seq)
-			w.seq = n;
-		if ((n = safe_width(row, "type")) > w.type)
-			w.type = n > 40 ? 40 : n;
-		if ((n = safe_width(row, "state")) + 1 > w.state)
-			w.state = n + 1 > 40 ? 40 : n + 1;
-	}
-	return w;
-}
-
-static void list_print(const json_t *rows)
-{
-	struct list_widths w = list_widths(rows);
-	const json_t *row;
-	size_t i;
-
-	json_array_foreach(rows, i, row) {
-		const char *state = jsonio_str(row, "state");
-
-		printf("%*lld  ", w.seq, (long long)json_integer_value(json_object_get(row, "seq")));
-		print_padded(jsonio_str(row, "type"), w.type);
-		printf(" %s", frontdoor_state_color(state ? state : ""));
-		print_padded(state, w.state);
-		printf("%s ", paint(RESET));
-		print_topic(row);
-		if (!json_is_true(json_object_get(row, "valid")))
-			printf("  %sINVALID%s", paint(RED), paint(RESET));
-		if (json_is_true(json_object_get(row, "reads_like_instructions")))
-			printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
-		if (json_is_integer(json_object_get(row, "stale")))
-			printf("  %sstale (%lldd %lldh)%s", paint(YELLOW),
-			       (long long)json_integer_value(json_object_get(row, "stale")) / 24,
-			       (long long)json_integer_value(json_object_get(row, "stale")) % 24,
-			       paint(RESET));
-		putchar('\n');
-	}
 }
 
 /* How long is too long ([frontdoor] stale_hours), and now. */
@@ -255,10 +244,9 @@ static int list_clock(struct list_ctx *c, struct err *e)
 static int fd_list(int argc, char **argv)
 {
 	struct list_ctx c = { 0 };
-	int json = 0;
 	const struct cli_opt opts[] = {
 		{ "state", 0, CLI_STR, &c.state, 0, 0, 0 },
-		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &c.json, 0, 0, 0 },
 	};
 	struct cli_args a;
 	struct store s;
@@ -271,21 +259,18 @@ static int fd_list(int argc, char **argv)
 		return cli_usage_error("frontdoor list", "'%s' is not a state", c.state);
 	if (list_clock(&c, &e) != 0 || store_open_default(&s, STORE_READ, &e) != 0)
 		return cli_fail(&e);
-	/* Rows are gathered first: the columns are as wide as the widest seq. */
-	c.rows = json_array();
+	/* Streamed: each row is printed as its record is read, and nothing is kept. */
+	c.s = &s;
+	if (c.json)
+		jsonio_array_begin(&c.arr, stdout);
 	rc = reconcile_each(&s, list_one, &c, &frontdoor_report, &e);
 	store_close(&s);
-	if (rc != 0) {
-		json_decref(c.rows);
+	if (c.json && (rc == 0 || c.arr.n > 0))
+		jsonio_array_end(&c.arr); /* what was printed stays one array, even on a failure */
+	if (rc != 0)
 		return cli_fail(&e);
-	}
-	if (json)
-		jsonio_print(stdout, c.rows);
-	else if (c.shown == 0)
+	if (!c.json && c.shown == 0)
 		puts(c.state ? "no requests in that state" : "no requests");
-	else
-		list_print(c.rows);
-	json_decref(c.rows);
 	return EXIT_OK;
 }
 

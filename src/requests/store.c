@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static void index_drop(struct store *s);
+
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e)
 {
 	int was = -1;
@@ -36,6 +38,8 @@ int store_open(struct store *s, const char *dir, enum store_mode mode, struct er
 	s->swept = 0;
 	s->on_read = NULL;
 	s->on_read_ctx = NULL;
+	s->index = NULL;
+	memset(&s->walk, 0, sizeof s->walk);
 	if (mode == STORE_CREATE && fs_private_dir_tighten(dir, &was, e) != 0)
 		goto fail;
 	fs_tell_tightened(s->warn, dir, was);
@@ -68,6 +72,7 @@ void store_close(struct store *s)
 	if (s->dirfd >= 0)
 		close(s->dirfd);
 	s->dirfd = -1;
+	index_drop(s);
 	free(s->dir);
 	s->dir = NULL;
 }
@@ -99,18 +104,124 @@ static int name_seq(const char *name, long long *seq)
 	return 0;
 }
 
+/*
+ * The names of a listing, kept small: a store of a hundred thousand records
+ * lists a hundred thousand names, and a walk holds them all while it reads one
+ * record at a time. A name the rule makes from its seq and type_id
+ * (record_file_name) is kept as its seq and the index of its type in a table
+ * of the few types the store holds; only a name the rule would not make
+ * (0012-meeting.json: it is listed, to be reported unreadable) is kept whole.
+ */
+#define NAME_ODD 0x80000000u /* entry.name indexes names.odd, not names.types */
+
 struct entry {
 	long long seq;
-	char *name;
+	unsigned name;
 };
 
-static int by_seq(const void *a, const void *b)
+struct names {
+	struct entry *v;
+	size_t n, cap;
+	char **types, **odd;
+	size_t ntypes, nodd;
+	unsigned last; /* the type the previous name had: names come in runs */
+};
+
+static unsigned names_type(struct names *w, const char *type)
+{
+	if (w->last < w->ntypes && strcmp(w->types[w->last], type) == 0)
+		return w->last;
+	for (size_t i = 0; i < w->ntypes; i++)
+		if (strcmp(w->types[i], type) == 0)
+			return w->last = (unsigned)i;
+	w->types = xrealloc(w->types, (w->ntypes + 1) * sizeof *w->types);
+	w->types[w->ntypes] = xstrdup(type);
+	return w->last = (unsigned)w->ntypes++;
+}
+
+/* name has passed name_seq with seq. */
+static void names_add(struct names *w, long long seq, const char *name)
+{
+	char type[RECORD_TYPE_ID_MAX + 1], canon[RECORD_FILE_NAME_MAX];
+	const char *p = name + (name[0] == '-');
+	size_t len;
+
+	p += strspn(p, "0123456789") + 1; /* past the dash */
+	len = strlen(p) - 5;              /* without ".json" */
+	memcpy(type, p, len);
+	type[len] = '\0';
+	record_file_name(seq, type, canon);
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 256;
+		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
+	}
+	w->v[w->n].seq = seq;
+	if (strcmp(canon, name) == 0) {
+		w->v[w->n++].name = names_type(w, type);
+		return;
+	}
+	w->odd = xrealloc(w->odd, (w->nodd + 1) * sizeof *w->odd);
+	w->odd[w->nodd] = xstrdup(name);
+	w->v[w->n++].name = NAME_ODD | (unsigned)w->nodd++;
+}
+
+/* An entry's file name: in buf, or the odd name kept whole. */
+static const char *entry_name(const struct names *w, const struct entry *x,
+			      char buf[RECORD_FILE_NAME_MAX])
+{
+	if (x->name & NAME_ODD)
+		return w->odd[x->name & ~NAME_ODD];
+	record_file_name(x->seq, w->types[x->name], buf);
+	return buf;
+}
+
+static const char *names_at(const struct names *w, size_t i, char buf[RECORD_FILE_NAME_MAX])
+{
+	return entry_name(w, &w->v[i], buf);
+}
+
+static int by_seq(const void *a, const void *b, void *arg)
 {
 	const struct entry *x = a, *y = b;
+	const struct names *w = arg;
+	char bx[RECORD_FILE_NAME_MAX], by[RECORD_FILE_NAME_MAX];
 
 	if (x->seq != y->seq)
 		return x->seq < y->seq ? -1 : 1;
-	return strcmp(x->name, y->name);
+	/* One seq, two files: byte order of the names, as a listing shows them. */
+	return strcmp(entry_name(w, x, bx), entry_name(w, y, by));
+}
+
+/* What store.h's walk says of a listing. */
+static void names_shape(struct store *s, const struct names *w)
+{
+	s->walk.n = w->n;
+	s->walk.seq_width = 0;
+	s->walk.type_width = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		char seq[24];
+		int n;
+		if (w->v[i].name & NAME_ODD)
+			continue; /* never handed on: its content cannot agree with its name */
+		n = snprintf(seq, sizeof seq, "%lld", w->v[i].seq);
+		if (n > s->walk.seq_width)
+			s->walk.seq_width = n;
+	}
+	for (size_t i = 0; i < w->ntypes; i++)
+		if ((int)strlen(w->types[i]) > s->walk.type_width)
+			s->walk.type_width = (int)strlen(w->types[i]);
+}
+
+static void names_free(struct names *w)
+{
+	for (size_t i = 0; i < w->ntypes; i++)
+		free(w->types[i]);
+	for (size_t i = 0; i < w->nodd; i++)
+		free(w->odd[i]);
+	free(w->types);
+	free(w->odd);
+	free(w->v);
+	memset(w, 0, sizeof *w);
 }
 
 static void warn_unreadable(struct store *s, const char *name, const struct err *why)
@@ -219,17 +330,13 @@ static void strays_tell(struct store *s, struct strays *st)
 }
 
 /* Reads the names of the record files, sorted by seq; the others go to strays (if given). */
-static int list_names(struct store *s, struct entry **out, size_t *count, struct strays *strays,
-		      struct err *e)
+static int list_names(struct store *s, struct names *out, struct strays *strays, struct err *e)
 {
-	struct entry *v = NULL;
-	size_t n = 0, cap = 0;
 	struct dirent *d;
 	DIR *dir;
 	int fd;
 
-	*out = NULL;
-	*count = 0;
+	memset(out, 0, sizeof *out);
 	if (s->dirfd < 0)
 		return 0;
 	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -245,44 +352,28 @@ static int list_names(struct store *s, struct entry **out, size_t *count, struct
 			strays_note(strays, d->d_name);
 			continue;
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			v = xrealloc(v, cap * sizeof *v);
-		}
-		v[n].seq = seq;
-		v[n].name = xstrdup(d->d_name);
-		n++;
+		names_add(out, seq, d->d_name);
 	}
 	closedir(dir);
-	if (n > 1)
-		qsort(v, n, sizeof *v, by_seq);
-	*out = v;
-	*count = n;
+	if (out->n > 1)
+		qsort_r(out->v, out->n, sizeof *out->v, by_seq, out);
 	return 0;
-}
-
-static void free_names(struct entry *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
 }
 
 int store_seqs(struct store *s, long long **seqs, size_t *n, struct err *e)
 {
-	struct entry *v;
-	size_t count;
+	struct names w;
 
 	*seqs = NULL;
 	*n = 0;
-	if (list_names(s, &v, &count, NULL, e) != 0)
+	if (list_names(s, &w, NULL, e) != 0)
 		return -1;
-	if (count)
-		*seqs = xmalloc(count * sizeof **seqs);
-	for (size_t i = 0; i < count; i++) /* sorted: a seq named twice is next to itself */
-		if (*n == 0 || (*seqs)[*n - 1] != v[i].seq)
-			(*seqs)[(*n)++] = v[i].seq;
-	free_names(v, count);
+	if (w.n)
+		*seqs = xmalloc(w.n * sizeof **seqs);
+	for (size_t i = 0; i < w.n; i++) /* sorted: a seq named twice is next to itself */
+		if (*n == 0 || (*seqs)[*n - 1] != w.v[i].seq)
+			(*seqs)[(*n)++] = w.v[i].seq;
+	names_free(&w);
 	return 0;
 }
 
@@ -326,30 +417,32 @@ static int each(struct store *s, const char *needle,
 		int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx, struct err *e)
 {
 	struct strays strays = { 0 };
-	struct entry *names;
-	size_t n;
+	struct names names;
 	int rc = 0;
 
-	if (list_names(s, &names, &n, s->told_strays ? NULL : &strays, e) != 0)
+	if (list_names(s, &names, s->told_strays ? NULL : &strays, e) != 0)
 		return -1;
 	strays_tell(s, &strays);
-	for (size_t i = 0; i < n && rc == VERDICT_NEXT; i++) {
+	names_shape(s, &names);
+	for (size_t i = 0; i < names.n && rc == VERDICT_NEXT; i++) {
+		char buf[RECORD_FILE_NAME_MAX];
+		const char *name = names_at(&names, i, buf);
 		struct record r;
 		struct err why;
-		int got = read_named_if(s, names[i].name, needle, &r, &why);
+		int got = read_named_if(s, name, needle, &r, &why);
 		if (s->on_read)
-			s->on_read(i + 1, n, s->on_read_ctx);
+			s->on_read(i + 1, names.n, s->on_read_ctx);
 		if (got > 0)
 			continue;
 		if (got < 0) {
 			if (why.code != ERR_NOT_FOUND) /* gone since the listing */
-				warn_unreadable(s, names[i].name, &why);
+				warn_unreadable(s, name, &why);
 			continue;
 		}
 		rc = fn(&r, ctx, e);
 		record_free(&r);
 	}
-	free_names(names, n);
+	names_free(&names);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -373,7 +466,7 @@ int store_each_mentioning(struct store *s, const char *needle,
  */
 struct parallel {
 	struct store *s;
-	struct entry *names;
+	struct names names;
 	size_t n;
 	atomic_size_t next;
 	atomic_size_t done;     /* files read, for on_read */
@@ -407,16 +500,18 @@ static void *parallel_worker(void *arg)
 	size_t i;
 
 	while (!atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->n) {
+		char buf[RECORD_FILE_NAME_MAX];
+		const char *name = names_at(&p->names, i, buf);
 		struct record r;
 		struct err why;
-		int got = read_named_if(p->s, p->names[i].name, p->needle, &r, &why);
+		int got = read_named_if(p->s, name, p->needle, &r, &why);
 		parallel_tick(p);
 		if (got > 0)
 			continue;
 		if (got < 0) {
 			if (why.code != ERR_NOT_FOUND) {
 				pthread_mutex_lock(&p->mu);
-				warn_unreadable(p->s, p->names[i].name, &why);
+				warn_unreadable(p->s, name, &why);
 				pthread_mutex_unlock(&p->mu);
 			}
 			continue;
@@ -445,8 +540,10 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 
 	if (threads > STORE_MAX_THREADS)
 		threads = STORE_MAX_THREADS;
-	if (list_names(s, &p.names, &p.n, s->told_strays ? NULL : &strays, e) != 0)
+	if (list_names(s, &p.names, s->told_strays ? NULL : &strays, e) != 0)
 		return -1;
+	p.n = p.names.n;
+	names_shape(s, &p.names);
 	strays_tell(s, &strays);
 	atomic_init(&p.next, 0);
 	atomic_init(&p.done, 0);
@@ -459,7 +556,7 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
 	pthread_mutex_destroy(&p.mu);
-	free_names(p.names, p.n);
+	names_free(&p.names);
 	if (atomic_load(&p.stop)) {
 		*e = p.err;
 		return -1;
@@ -468,33 +565,124 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 }
 
 /*
- * The cache missed: one pass over the names, looking for seq's prefix. Of two
- * files with the same seq the first name in byte order wins, as in a listing.
+ * The cache missed: the store's name index, seq → file name, built by one
+ * pass over the names and searched by seq from then on, so a drain of ten
+ * thousand new seqs lists the directory once, not once a seq. The index holds
+ * while the directory's mtime is the one it was built at (every create,
+ * rename or removal of a name changes it); this store's own creates, made
+ * under the lock, are added to it and move that mtime on. Of two files with
+ * the same seq the first name in byte order wins, as in a listing.
  */
-static int find_by_scan(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX],
-			struct err *e)
-{
-	char prefix[32];
-	size_t plen = (size_t)snprintf(prefix, sizeof prefix, "%010lld-", seq);
-	struct dirent *d;
-	long long got;
-	int fd, found = 0;
-	DIR *dir;
+struct store_index {
+	struct names names;
+	struct timespec mtime; /* the directory's, when the index last agreed with it */
+	int fresh;             /* agreed with it at the last lookup */
+};
 
-	fd = openat(s->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || !(dir = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
+static int dir_mtime(struct store *s, struct timespec *t, struct err *e)
+{
+	struct stat st;
+
+	if (fstat(s->dirfd, &st) != 0)
 		return err_errno(e, "reading %s", s->dir);
+	*t = st.st_mtim;
+	return 0;
+}
+
+static int same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+static void index_drop(struct store *s)
+{
+	if (!s->index)
+		return;
+	names_free(&s->index->names);
+	free(s->index);
+	s->index = NULL;
+}
+
+/* A current index on s->index (built anew when the directory changed), or -1. */
+static int index_current(struct store *s, struct err *e)
+{
+	struct timespec before, after = { 0, 0 };
+	struct store_index *x;
+
+	if (dir_mtime(s, &before, e) != 0)
+		return -1;
+	if (s->index && same_time(s->index->mtime, before))
+		return s->index->fresh = 1, 0;
+	index_drop(s);
+	x = xcalloc(1, sizeof *x);
+	if (list_names(s, &x->names, NULL, e) != 0 || dir_mtime(s, &after, e) != 0) {
+		names_free(&x->names);
+		free(x);
+		return -1;
 	}
-	while ((d = readdir(dir)))
-		if (strncmp(d->d_name, prefix, plen) == 0 && name_seq(d->d_name, &got) == 0 &&
-		    got == seq && (!found || strcmp(d->d_name, name) < 0)) {
-			snprintf(name, RECORD_FILE_NAME_MAX, "%s", d->d_name);
-			found = 1;
-		}
-	closedir(dir);
-	return found;
+	x->mtime = before;
+	x->fresh = same_time(before, after); /* changed while it was read: good for this lookup only */
+	s->index = x;
+	return 0;
+}
+
+/* The first entry with seq, or the one after where it would be. */
+static size_t index_lower(const struct names *w, long long seq)
+{
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->v[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int find_by_index(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX],
+			 struct err *e)
+{
+	const struct names *w;
+	size_t i;
+
+	if (index_current(s, e) != 0)
+		return -1;
+	w = &s->index->names;
+	i = index_lower(w, seq);
+	if (i == w->n || w->v[i].seq != seq)
+		return 0;
+	if (w->v[i].name & NAME_ODD)
+		snprintf(name, RECORD_FILE_NAME_MAX, "%s", w->odd[w->v[i].name & ~NAME_ODD]);
+	else
+		names_at(w, i, name);
+	return 1;
+}
+
+/*
+ * This store created seq's record under the lock, just after a lookup found
+ * the index current: the index takes the new name and the directory's new
+ * mtime. Otherwise the next lookup rebuilds it.
+ */
+static void index_created(struct store *s, long long seq, const char *name)
+{
+	struct store_index *x = s->index;
+	struct err ignored;
+	size_t i;
+
+	if (!x || !x->fresh || dir_mtime(s, &x->mtime, &ignored) != 0) {
+		index_drop(s);
+		return;
+	}
+	i = index_lower(&x->names, seq); /* no name has seq: the lookup said so */
+	names_add(&x->names, seq, name); /* at the end */
+	if (i < x->names.n - 1) {        /* a seq below the last: into its place */
+		struct entry e = x->names.v[x->names.n - 1];
+		memmove(&x->names.v[i + 1], &x->names.v[i], (x->names.n - 1 - i) * sizeof e);
+		x->names.v[i] = e;
+	}
+	x->fresh = 0; /* until the next lookup checks the mtime again */
 }
 
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e)
@@ -503,7 +691,7 @@ int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], 
 
 	if (s->dirfd >= 0 && find_by_types(s, seq, name))
 		return 0;
-	found = s->dirfd >= 0 ? find_by_scan(s, seq, name, e) : 0;
+	found = s->dirfd >= 0 ? find_by_index(s, seq, name, e) : 0;
 	if (found < 0)
 		return -1;
 	if (!found)
@@ -725,6 +913,7 @@ int store_create(struct store *s, struct record *r, struct err *e)
 		rc = rc == 1 ? 0 : -1;
 	} else if ((rc = fs_create(path, text, strlen(text), e)) == 1) {
 		typecache_note(s->dir, r->type_id); /* the store's hint, as every writer keeps it */
+		index_created(s, r->seq, name);
 	} else if (rc == 0) {
 		/* Written meanwhile by someone who takes no lock: is it this request? */
 		int home = store_holds(s, r->seq, r->type_id, record_created_at(r), e);
@@ -762,18 +951,19 @@ int store_types_missing(struct store *s, int *has_cache, char ***missing, size_t
 			struct err *e)
 {
 	char *types = NULL;
-	size_t len = 0, count;
-	struct entry *v;
+	size_t len = 0;
+	struct names v;
 
 	*missing = NULL;
 	*n = 0;
 	*has_cache = typecache_read(s->dirfd, &types, &len) == 0;
-	if (list_names(s, &v, &count, NULL, e) != 0) {
+	if (list_names(s, &v, NULL, e) != 0) {
 		free(types);
 		return -1;
 	}
-	for (size_t i = 0; i < count; i++) {
-		char *t = name_type(v[i].name);
+	for (size_t i = 0; i < v.n; i++) {
+		char buf[RECORD_FILE_NAME_MAX];
+		char *t = name_type(names_at(&v, i, buf));
 		if ((types && typecache_has(types, len, t)) || listed(*missing, *n, t)) {
 			free(t);
 			continue;
@@ -781,7 +971,7 @@ int store_types_missing(struct store *s, int *has_cache, char ***missing, size_t
 		*missing = xrealloc(*missing, (*n + 1) * sizeof **missing);
 		(*missing)[(*n)++] = t;
 	}
-	free_names(v, count);
+	names_free(&v);
 	free(types);
 	return 0;
 }

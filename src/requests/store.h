@@ -4,7 +4,9 @@
  * One record per file, named from its seq and type_id. Listing walks the
  * directory once, orders the names by seq, and parses one record at a time;
  * a file that does not parse is skipped with one warning and never touched.
- * Finding one record reads names only, never the other records.
+ * Finding one record reads names only, never the other records: a few stats
+ * through the type cache, else the name index (one pass over the names,
+ * searched by seq while the directory is unchanged).
  *
  * Every change is a read-modify-write under flock on `<dir>/.lock`: the record
  * is re-read after the lock is taken, the caller's function checks the state
@@ -26,6 +28,7 @@
 #include <stdio.h>
 
 struct err;
+struct store_index;
 
 struct store {
 	char *dir;
@@ -40,6 +43,17 @@ struct store {
 	 */
 	void (*on_read)(size_t done, size_t total, void *ctx);
 	void *on_read_ctx;
+	/*
+	 * The walk in progress (store_each and its kin), set before its first
+	 * record: how many names it lists, and the widest seq (as %lld prints it)
+	 * and type_id among them — what a listing's columns need before its
+	 * first row, since rows are printed as they are read.
+	 */
+	struct {
+		size_t n;
+		int seq_width, type_width;
+	} walk;
+	struct store_index *index; /* seq → name, built at a lookup's first miss (store_find) */
 };
 
 enum store_mode {

@@ -74,6 +74,33 @@ def test_an_unreadable_file_beside_good_ones_is_skipped_with_one_warning(mecha):
     assert bad.read_bytes() == before
 
 
+def test_a_streamed_json_list_names_a_broken_and_an_unreadable_file_and_lists_the_rest(mecha):
+    # The list is printed as each record is read: what cannot be read is named on
+    # stderr and the array on stdout is still whole, holding every other record.
+    for seq in (1, 3, 5):
+        mecha.write_record(seq)
+    (mecha.requests / "0000000002-meeting.json").write_text("{ this is not json")
+    locked = mecha.requests / "0000000004-meeting.json"
+    locked.write_text("{}")
+    locked.chmod(0)
+    try:
+        p = mecha.run("frontdoor", "list", "--json", check=0)
+    finally:
+        locked.chmod(0o600)
+    assert p.returncode == 0, p.err
+    assert [row["seq"] for row in json.loads(p.out)] == [1, 3, 5]
+    assert p.err.count("skipping unreadable request 0000000002-meeting.json") == 1
+    if os.geteuid() != 0:  # root reads a file of mode 0 all the same
+        assert p.err.count("skipping unreadable request 0000000004-meeting.json") == 1
+
+
+def test_list_columns_are_as_wide_as_the_widest_seq_in_the_store(mecha):
+    mecha.write_record(7)
+    mecha.write_record(12345678901)
+    lines = mecha.run("frontdoor", "list").out.splitlines()
+    assert lines[0].startswith("          7  ") and lines[1].startswith("12345678901  ")
+
+
 def test_a_hostile_type_id_is_refused_and_never_used_as_a_path(mecha):
     mecha.write_record(4, type_id="meeting")
     evil = mecha.requests / "0000000005-evil.json"

@@ -576,6 +576,44 @@ Test(store, finding_a_seq_survives_a_stale_or_hostile_type_cache_and_only_a_writ
 	free(dir);
 }
 
+Test(store, the_name_index_finds_what_this_store_wrote_and_what_others_added_since)
+{
+	char *dir = tmp_store();
+	struct store s;
+	struct err e;
+	struct record r = with_prose();
+	char name[RECORD_FILE_NAME_MAX];
+
+	cr_assert_eq(store_open(&s, dir, STORE_CREATE, &e), 0);
+	cr_assert_eq(store_put(&s, &r, &e), 0);
+	char *types = fs_join(dir, ".types");
+	cr_assert_eq(unlink(types), 0); /* no hint: every lookup goes through the index */
+	cr_assert_eq(store_find(&s, 7, name, &e), -1);
+	cr_assert_eq(e.code, ERR_NOT_FOUND);
+	/* Another writer adds seq 7 behind this store's back: the index sees the directory changed. */
+	char *other = fs_join(dir, "0000000007-letter.json");
+	cr_assert_eq(fs_replace(other, "{}", 2, &e), 0);
+	cr_assert_eq(store_find(&s, 7, name, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(name, "0000000007-letter.json");
+	/* One this store creates is found at once, beside what was there. */
+	record_free(&r);
+	r = with_prose();
+	json_object_set_new(r.doc, "seq", json_integer(3));
+	r.seq = 3;
+	cr_assert_eq(store_create(&s, &r, &e), 1, "%s", e.msg);
+	cr_assert_eq(unlink(types), 0);
+	cr_assert_eq(store_find(&s, 3, name, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(name, "0000000003-meeting.json");
+	cr_assert_eq(store_find(&s, 1, name, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_find(&s, 7, name, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_find(&s, 5, name, &e), -1);
+	record_free(&r);
+	free(other);
+	free(types);
+	store_close(&s);
+	free(dir);
+}
+
 Test(state, the_transition_table_is_enforced)
 {
 	cr_assert(state_allows(STATE_DRAINED, STATE_EXTRACTED, MOVER_EXTRACT));

@@ -68,8 +68,6 @@ struct page_zone *page_zone_parse(const unsigned char *data, size_t len);
 /* Seconds east of UTC on the zone's clocks at t (NULL: UTC, 0). */
 long page_zone_offset(const struct page_zone *z, time_t t);
 void page_zone_free(struct page_zone *z);
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
-long long page_days_from_civil(long long y, int m, int d);
 
 /* A UTC instant on a zone's wall clock. */
 struct page_local {

@@ -29,7 +29,7 @@ static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "J
 /* ---- wall-clock time -------------------------------------------------------------------- */
 
 /* By arithmetic, not gmtime_r: glibc takes its zone lock there, once per slot on every thread. */
-void page_local_time(const struct page_zone *z, time_t t, struct page_local *out)
+static void page_local_time(const struct page_zone *z, time_t t, struct page_local *out)
 {
 	long long local = (long long)t + page_zone_offset(z, t), secs, year;
 

@@ -33,8 +33,6 @@ char *page_simple(const struct page_ctx *ctx, const char *title, const char *hea
 
 /* ---- fields (page_form.c) -------------------------------------------------------------- */
 
-/* 1 when f may not apply: it has a show_when or sits on a step with one. */
-int page_field_conditional(const struct manifest *m, const struct manifest_field *f);
 /*
  * The error summary for errors (nothing when there are none), in the page's
  * order, each line linking to its field's control when body (the markup the
@@ -74,7 +72,6 @@ struct page_local {
 	long long day; /* days since 1970-01-01 of the local date */
 	int year, month, mday, wday, hour, minute; /* month 1-12, wday 0 = Sunday */
 };
-void page_local_time(const struct page_zone *z, time_t t, struct page_local *out);
 /* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)" into b; nothing for a bad time. */
 void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end);
 

@@ -31,7 +31,4 @@ icaltimezone *zone_local(const char *configured, char name[ZONE_NAME_MAX], struc
 /* The zone tzid names for a time inside component c; NULL when nothing places it. */
 icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid);
 
-/* The IANA name a Windows zone name maps to; NULL when the table lacks it. */
-const char *zone_windows_to_iana(const char *windows);
-
 #endif

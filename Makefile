@@ -57,6 +57,9 @@ DEB_PKGS += haproxy
 DEB_PKGS += cppcheck clang-tidy
 # make bench: the one load generator the box's rows are driven by (bench/box.py).
 DEB_PKGS += wrk
+# make deb: Debian's own packaging tools; the install test checks the units
+# with systemd-analyze (from systemd).
+DEB_PKGS += dpkg-dev debhelper systemd
 TOML_TEST_DIR ?= /usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes \
@@ -97,7 +100,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 .PHONY: all deps check layers dlsyms unit cli mcp-test valgrind asan demo bench install clean help fuzz \
-        crash race lint
+        crash race lint web-test web-deps test-build test-tools deb install-test
 
 all: $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box
 
@@ -117,18 +120,27 @@ help:
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
 	@echo "                (BENCH=mission, store or extract: only those figures)"
-	@echo "make install    install the binary and the man page under PREFIX=$(PREFIX)"
+	@echo "make install    install the programs, the man page, bash and zsh completion and the"
+	@echo "                systemd units under PREFIX=$(PREFIX) (and DESTDIR)"
+	@echo "make deb        a Debian package of the same (dpkg-buildpackage), in $(BUILD)/deb/"
+	@echo "make install-test  make install and the package, each in a temporary root, run and checked"
 
 # Installs only what is missing, so a machine that has everything pays nothing.
 deps:
 	@sh .ci/deps.sh $(DEB_PKGS)
 
 # The libraries are checked before anything is compiled: a fresh machine runs
-# `make deps` by itself instead of failing on a missing header.
+# `make deps` by itself instead of failing on a missing header. A package
+# build (debian/rules: PACKAGE_BUILD=1) has its Build-Depends instead, and
+# only the libraries are asked for.
 $(BUILD)/.deps-ok:
+ifeq ($(PACKAGE_BUILD),1)
+	@pkg-config --exists --print-errors $(PKGS)
+else
 	@pkg-config --exists $(PKGS) criterion && $(PYTHON) -c 'import pytest, aiosmtpd' 2>/dev/null \
 	  && [ -d $(TOML_TEST_DIR) ] && command -v argon2 >/dev/null && [ -x $(CHROMIUM) ] \
 	  || $(MAKE) --no-print-directory deps
+endif
 	@mkdir -p $(BUILD) && touch $@
 
 $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
@@ -136,7 +148,24 @@ $(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 	@echo "  CC      $<"
 	@$(CC) $(CPPFLAGS) $(if $(PKG_CFLAGS),,$(shell pkg-config --cflags $(PKGS))) $(CFLAGS) -c $< -o $@
 
+# The one link line. $(call link,INPUTS,LIBS): links $@ from INPUTS (objects
+# and archives; a test's own source, compiled on the way, is named first and
+# gets -Itests/unit) and the libraries every program links (LINK_PKGS, asked
+# of pkg-config here if the one ask above failed, so the error names the
+# missing library), then LIBS.
+link_libs = $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+define link
+@mkdir -p $(dir $@)
+@echo "  $(if $(filter %.c,$(1)),CC,LD)      $(or $(firstword $(filter %.c,$(1))),$@)"
+@$(CC) $(if $(filter %.c,$(1)),$(CPPFLAGS) -Itests/unit) $(CFLAGS) $(LDFLAGS) -o $@ $(1) $(link_libs) $(2)
+endef
+
 $(BUILD)/libmecha.a: $(LIB_OBJ)
+	@rm -f $@
+	@echo "  AR      $@"
+	@$(AR) rcs $@ $^
+
+$(BUILD)/libmecha-box.a: $(BOX_LIB_OBJ)
 	@rm -f $@
 	@echo "  AR      $@"
 	@$(AR) rcs $@ $^
@@ -147,28 +176,18 @@ $(BUILD)/.dlsyms-ok: $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) $(BOX_LIB_OBJ) $(BOX_MA
 	@sh scripts/dlsyms.sh $(sort $(LIB_OBJ) $(BIN_OBJ) $(REVIEW_OBJ) $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ))
 	@touch $@
 
-$(BUILD)/libmecha-box.a: $(BOX_LIB_OBJ)
-	@rm -f $@
-	@echo "  AR      $@"
-	@$(AR) rcs $@ $^
+$(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
+	$(call link,$(BIN_OBJ) $(BUILD)/libmecha.a)
 
 $(BUILD)/mecha-box: $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a $(BUILD)/.dlsyms-ok
-	@echo "  LD      $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
-
-$(BUILD)/mecha: $(BIN_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
-	@echo "  LD      $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(BIN_OBJ) $(BUILD)/libmecha.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
+	$(call link,$(BOX_MAIN_OBJ) $(BUILD)/libmecha-box.a)
 
 # The review screen: the same library, plus ncurses (the only program that maps it).
 $(BUILD)/mecha-review: $(REVIEW_OBJ) $(BUILD)/libmecha.a $(BUILD)/.dlsyms-ok
-	@echo "  LD      $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(REVIEW_OBJ) $(BUILD)/libmecha.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
-	  $(shell pkg-config --libs $(TUI_PKGS))
+	$(call link,$(REVIEW_OBJ) $(BUILD)/libmecha.a,$(shell pkg-config --libs $(TUI_PKGS)))
 
+# ---- the test programs: the unit tests and the tools the CLI tests run ---------------
+CRITERION_LIBS = $(shell pkg-config --libs criterion)
 # A test may check what the program makes with libcrypto itself (a base64 body decoded);
 # the program loads it on first use (base/dl), the tests link it.
 UNIT_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
@@ -178,11 +197,28 @@ UNIT_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*_fixture.
 -include $(UNIT_SUPPORT_OBJ:.o=.d)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a $(UNIT_SUPPORT_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha.a \
-	  $(shell pkg-config --libs criterion) $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) \
-	  $(UNIT_LIBS)
+	$(call link,$< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha.a $(CRITERION_LIBS),$(UNIT_LIBS))
+
+# The box's own units link the box's library (src/box is not in libmecha.a),
+# the pages' test too.
+BOX_UNIT_BIN := $(filter $(BUILD)/tests/test_box_%,$(UNIT_BIN))
+$(BOX_UNIT_BIN): $(BUILD)/tests/test_box_%: tests/unit/test_box_%.c $(BUILD)/libmecha-box.a $(UNIT_SUPPORT_OBJ)
+	$(call link,$< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha-box.a $(CRITERION_LIBS))
+
+# The decoder toml-test drives (tests/cli/test_toml_suite.py).
+$(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
+	$(call link,$< $(BUILD)/libmecha.a,-lm)
+
+# The library's state table, printed for the crash rounds (tests/crash).
+$(BUILD)/tests/state_table: tests/support/state_table.c $(BUILD)/libmecha.a
+	$(call link,$< $(BUILD)/libmecha.a)
+
+# The test support tool that puts queued rows into a box's ledger as the form
+# flow will (tests/support/box_seed.c): the box has no test-only routes.
+# box_pages_dump writes every page for the starter manifests, so that tests/cli
+# (Python's parser) and tests/web (html-validate) can check the HTML.
+$(BUILD)/tests/box_seed $(BUILD)/tests/box_pages_dump: $(BUILD)/tests/%: tests/support/%.c $(BUILD)/libmecha-box.a
+	$(call link,$< $(BUILD)/libmecha-box.a)
 
 # The tests' temporary files go under $(TEST_TMP), never straight into /tmp:
 # each suite gets TMPDIR=$(TEST_TMP)/<suite>, which is removed after it. The CLI
@@ -206,12 +242,10 @@ $(TEST_TARGETS): test-build
 test-build: all
 	@$(MAKE) --no-print-directory BUILD=$(TEST_BUILD_DIR) TEST_BUILD=1 test-tools
 cli web-test: web-deps
-.PHONY: test-build
 else
 # The programs and tools the test targets share (their own are built by each).
 test-tools: all $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed $(BUILD)/tests/state_table \
   $(BUILD)/tests/box_pages_dump
-.PHONY: test-tools
 # Where the release binaries are, for the test that looks for hooks in them.
 RELEASE_BUILD ?=
 release_env = $(if $(RELEASE_BUILD),MECHA_RELEASE_BUILD=$(abspath $(RELEASE_BUILD)))
@@ -223,32 +257,8 @@ unit: $(UNIT_BIN)
 	    $$t --jobs 2 $(CRITERION_ARGS)) || status=1; \
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
-# The box's own units link the box's library (src/box is not in libmecha.a).
-$(BUILD)/tests/test_box_multipart $(BUILD)/tests/test_box_jail: $(BUILD)/tests/test_box_%: \
-  tests/unit/test_box_%.c $(BUILD)/libmecha-box.a $(UNIT_SUPPORT_OBJ)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_SUPPORT_OBJ) \
-	  $(BUILD)/libmecha-box.a \
-	  $(shell pkg-config --libs criterion) \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
-
-# The decoder toml-test drives (tests/cli/test_toml_suite.py).
-$(BUILD)/tests/toml_decode: tests/support/toml_decode.c $(BUILD)/libmecha.a
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread) -lm
-
-# The test support tool that puts queued rows into a box's ledger as the form
-# flow will (tests/support/box_seed.c): the box has no test-only routes.
-$(BUILD)/tests/box_seed: tests/support/box_seed.c $(BUILD)/libmecha-box.a
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha-box.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
-
-cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed
+cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed \
+  $(BUILD)/tests/box_pages_dump web-deps
 	@$(call tmp_fresh,cli)
 	$(release_env) TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
 	BOX_SEED=$(abspath $(BUILD)/tests/box_seed) \
@@ -288,11 +298,6 @@ valgrind: $(BUILD)/mecha
 # table: build/tests/state_table prints the library's own). Figures at the end.
 CRASH_ROUNDS ?= 220
 RACE_ROUNDS  ?= 20
-$(BUILD)/tests/state_table: tests/support/state_table.c $(BUILD)/libmecha.a
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	@$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BUILD)/libmecha.a \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
 
 # The drain and the box's queue are killed against a real box on loopback
 # (mecha-box), its rows put in by build/tests/box_seed.
@@ -311,6 +316,18 @@ race: $(BUILD)/mecha $(BUILD)/tests/state_table
 	@$(call tmp_fresh,crash)
 	$(crash_env) $(PYTHON) tests/crash/race_rounds.py --rounds $(RACE_ROUNDS) $(RACE_ARGS)
 	@$(call tmp_empty,crash)
+
+# The rendered pages through html-validate, and a stranger in headless Chromium
+# against a real box (skipped, saying so, when $(CHROMIUM) is absent); the
+# browser's screenshots are kept in $(BUILD)/screenshots/.
+web-test: $(BUILD)/tests/box_pages_dump $(BUILD)/mecha $(BUILD)/mecha-box web-deps
+	@[ -x $(CHROMIUM) ] || echo "web-test: $(CHROMIUM) is absent, so the browser tests" \
+	  "are skipped (make deps installs Debian's chromium)" >&2
+	@$(call tmp_fresh,web)
+	TMPDIR=$(TEST_TMP)/web BOX_PAGES_DUMP=$(abspath $(BUILD)/tests/box_pages_dump) \
+	  MECHA_BIN=$(abspath $(BUILD)/mecha) CHROMIUM=$(CHROMIUM) \
+	  SCREENSHOTS=$(abspath $(BUILD)/screenshots) node --test tests/web/
+	@$(call tmp_empty,web)
 endif # the test targets' own recipes, in a test build
 
 # cppcheck and clang-tidy with the checked-in configuration (.clang-tidy,
@@ -333,26 +350,7 @@ dlsyms: $(BUILD)/mecha $(BUILD)/mecha-box
 	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha $(LIB_OBJ) $(BIN_OBJ)
 	@sh scripts/dlsyms.sh --binary $(BUILD)/mecha-box $(BOX_LIB_OBJ) $(BOX_MAIN_OBJ)
 
-check: all layers dlsyms unit cli mcp-test
-
-# ---- the box's pages, until src/box is built for the box server ---------------------
-# src/box is not in LIB_DIRS: the box server decides how its objects are built
-# (issue 15). Until then the pages (src/box/html.c, page*.c) are linked into
-# the two programs that render them: their unit test, and box_pages_dump, which
-# writes every page for the starter manifests so that tests/cli (Python's
-# parser) and tests/web (html-validate) can check the HTML. When box joins
-# LIB_DIRS, drop $(BOX_PAGE_OBJ) from these two links.
-BOX_PAGE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/box/html.c src/box/page*.c src/box/slotrule.c))
-
-$(BUILD)/tests/test_box_pages $(BUILD)/tests/box_pages_dump: $(BOX_PAGE_OBJ) $(BUILD)/libmecha.a
-	@mkdir -p $(dir $@)
-	@echo "  CC      $(filter %.c,$^)"
-	@$(CC) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(BOX_PAGE_OBJ) \
-	  $(if $(findstring test_,$@),$(UNIT_SUPPORT_OBJ)) \
-	  $(BUILD)/libmecha.a $(if $(findstring test_,$@),$(shell pkg-config --libs criterion)) \
-	  $(if $(PKG_LIBS),$(LDLIBS),$(shell pkg-config --libs $(LINK_PKGS)) -lpthread)
-$(BUILD)/tests/test_box_pages: tests/unit/test_box_pages.c $(UNIT_SUPPORT_OBJ)
-$(BUILD)/tests/box_pages_dump: tests/support/box_pages_dump.c
+check: all layers dlsyms unit cli mcp-test web-test
 
 # The node test tools of tests/web, pinned by its lock file. npm is asked only
 # when node_modules is missing or older than the lock file (a new tool), so it
@@ -360,25 +358,6 @@ $(BUILD)/tests/box_pages_dump: tests/support/box_pages_dump.c
 web-deps:
 	@[ tests/web/node_modules/.package-lock.json -nt tests/web/package-lock.json ] \
 	  || npm ci --prefix tests/web --no-audit --no-fund
-
-# The rendered pages through html-validate, and a stranger in headless Chromium
-# against a real box (skipped, saying so, when $(CHROMIUM) is absent); the
-# browser's screenshots are kept in $(BUILD)/screenshots/.
-ifeq ($(TEST_BUILD),1)
-web-test: $(BUILD)/tests/box_pages_dump $(BUILD)/mecha $(BUILD)/mecha-box web-deps
-	@[ -x $(CHROMIUM) ] || echo "web-test: $(CHROMIUM) is absent, so the browser tests" \
-	  "are skipped (make deps installs Debian's chromium)" >&2
-	@$(call tmp_fresh,web)
-	TMPDIR=$(TEST_TMP)/web BOX_PAGES_DUMP=$(abspath $(BUILD)/tests/box_pages_dump) \
-	  MECHA_BIN=$(abspath $(BUILD)/mecha) CHROMIUM=$(CHROMIUM) \
-	  SCREENSHOTS=$(abspath $(BUILD)/screenshots) node --test tests/web/
-	@$(call tmp_empty,web)
-
-cli: $(BUILD)/tests/box_pages_dump web-deps
-endif
-check: web-test
-.PHONY: web-test web-deps
--include $(BOX_PAGE_OBJ:.o=.d)
 
 # ASan and UBSan in one build; any report fails the run.
 # It is a test build throughout (TEST_BUILD=1): its binaries are only for the tests.
@@ -401,16 +380,63 @@ bench: all
 fuzz:
 	@sh fuzz/run.sh
 
+# What a person runs, installed: the release build's programs (no test hook:
+# a TEST_BUILD=1 make refuses), the man page, the completion scripts (written
+# by the program from its verb tables), and the systemd units with ExecStart
+# pointing at $(BINDIR): the user units (drain, sweep, digest) for
+# `systemctl --user`, and the box's system unit. DESTDIR stages it all
+# elsewhere (make deb does).
+BINDIR    = $(PREFIX)/bin
+MANDIR    = $(PREFIX)/share/man
+BASH_COMPLETION_DIR ?= $(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETION_DIR  ?= $(PREFIX)/share/zsh/site-functions
+SYSTEMD_USER_DIR    ?= $(PREFIX)/lib/systemd/user
+SYSTEMD_SYSTEM_DIR  ?= $(PREFIX)/lib/systemd/system
+USER_UNITS   := docs/mecha-drain.service docs/mecha-sweep.service docs/mecha-sweep.timer \
+                docs/mecha-digest.service docs/mecha-digest.timer
+SYSTEM_UNITS := docs/mecha-box.service
+install_unit = sed 's|/usr/local/bin/|$(BINDIR)/|g' $(1) > $(DESTDIR)$(2)/$(notdir $(1)) && \
+	       chmod 0644 $(DESTDIR)$(2)/$(notdir $(1))
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(BUILD)/mecha $(DESTDIR)$(PREFIX)/bin/mecha
-	install -m 0755 $(BUILD)/mecha-review $(DESTDIR)$(PREFIX)/bin/mecha-review
-	install -m 0755 $(BUILD)/mecha-box $(DESTDIR)$(PREFIX)/bin/mecha-box
-	install -m 0644 docs/mecha.1 $(DESTDIR)$(PREFIX)/share/man/man1/mecha.1
-	@echo "mecha-box is beside mecha; docs/mecha-box.service runs it under systemd (docs/box.md)"
+ifeq ($(TEST_BUILD),1)
+	@echo "make install installs the release build: run it without TEST_BUILD=1" >&2; exit 2
+endif
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASH_COMPLETION_DIR) \
+	  $(DESTDIR)$(ZSH_COMPLETION_DIR) $(DESTDIR)$(SYSTEMD_USER_DIR) $(DESTDIR)$(SYSTEMD_SYSTEM_DIR)
+	install -m 0755 $(BUILD)/mecha $(BUILD)/mecha-review $(BUILD)/mecha-box $(DESTDIR)$(BINDIR)/
+	install -m 0644 docs/mecha.1 $(DESTDIR)$(MANDIR)/man1/mecha.1
+	$(BUILD)/mecha completion bash > $(DESTDIR)$(BASH_COMPLETION_DIR)/mecha
+	$(BUILD)/mecha completion zsh > $(DESTDIR)$(ZSH_COMPLETION_DIR)/_mecha
+	chmod 0644 $(DESTDIR)$(BASH_COMPLETION_DIR)/mecha $(DESTDIR)$(ZSH_COMPLETION_DIR)/_mecha
+	$(foreach u,$(USER_UNITS),$(call install_unit,$(u),$(SYSTEMD_USER_DIR)) && ) true
+	$(foreach u,$(SYSTEM_UNITS),$(call install_unit,$(u),$(SYSTEMD_SYSTEM_DIR)) && ) true
+
+# A Debian package of the same install (PREFIX=/usr), built by Debian's own
+# tooling from debian/ (dpkg-buildpackage, debhelper), into $(BUILD)/deb/.
+# It builds in a copy of the tree, so the checkout and its build/ are left as
+# they are.
+DEB_OUT := $(abspath $(BUILD))/deb
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null \
+	  || $(MAKE) --no-print-directory deps
+	@rm -rf $(DEB_OUT) && mkdir -p $(DEB_OUT)/src
+	@git ls-files -z | xargs -0 cp --parents -t $(DEB_OUT)/src
+	cd $(DEB_OUT)/src && dpkg-buildpackage -b -uc -us -j2
+	@rm -rf $(DEB_OUT)/src
+	@ls $(DEB_OUT)/*.deb
+
+# The installed files as a person gets them (tests/cli/test_install.py): make
+# install into a temporary root, and the package unpacked into another; from
+# each, mecha --version, init and doctor --offline, the completion, and
+# systemd-analyze verify on every unit. `make cli` runs the make install half.
+install-test: deb
+	@$(call tmp_fresh,install)
+	TMPDIR=$(TEST_TMP)/install MECHA_RELEASE_BUILD=$(abspath $(BUILD)) \
+	  MECHA_DEB=$$(ls $(DEB_OUT)/mecha_*.deb) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/cli/test_install.py $(PYTEST_ARGS)
+	@$(call tmp_empty,install)
 
 clean:
 	rm -rf build build-asan build-*
 
 -include $(sort $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(REVIEW_OBJ:.o=.d) $(BOX_LIB_OBJ:.o=.d) $(BOX_MAIN_OBJ:.o=.d))
--include $(sort $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(BOX_LIB_OBJ:.o=.d) $(BOX_MAIN_OBJ:.o=.d))

@@ -3,9 +3,11 @@ printed as one table and kept in build/bench.json (so a regression shows up as
 a changed row).
 
 usage: bench.py MECHA HELPER OUT.json
-Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_EXTRACT_RECORDS
+Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_CALENDAR_FILES (5000),
+BENCH_CALENDAR_MB (10), BENCH_EXTRACT_RECORDS
 (256), BENCH_MCP_POSTS (200 per session), BENCH_ROUNDS (21).
-Parts: BENCH=mission (or store, extract, injection, box, box_cost, or several, comma-separated) runs only
+Parts: BENCH=mission (or store, extract, injection, box, box_cost, calendars, or several,
+comma-separated) runs only
 those figures (`make bench BENCH=mission`); the default is all of them."""
 import json
 import os
@@ -19,13 +21,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import box  # noqa: E402
 import box_cost  # noqa: E402
+import calendars  # noqa: E402
 import extract  # noqa: E402
 import injection  # noqa: E402
 import mission  # noqa: E402
 import store  # noqa: E402
 from common import Bench, table  # noqa: E402
 
-PARTS = (store, mission, extract, injection, box, box_cost)
+PARTS = (store, mission, extract, injection, box, box_cost, calendars)
 
 
 def chosen():

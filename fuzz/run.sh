@@ -13,8 +13,8 @@ secs=${FUZZ_SECONDS:-30}
 timeout=${FUZZ_TIMEOUT:-60}
 out=build-fuzz
 toml_valid=${TOML_TEST_DIR:-/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests}/valid
-# The box's page escaper is not in libmecha.a: the box decides how its objects
-# are built (the Makefile's BOX_PAGE_OBJ), so fuzz_box_html links its object.
+# The box's layers are not in libmecha.a: the fuzz_box_* targets link the
+# box's own library, libmecha-box.a (the Makefile's BOX_LIB_DIRS).
 # A test build (TEST_BUILD=1, the Makefile says why), as every test target uses.
 make --no-print-directory -j2 BUILD=$out TEST_BUILD=1 CC=clang \
   CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \

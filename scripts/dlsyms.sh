@@ -21,7 +21,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/dlsyms.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 # "name soname" per row of DL_LIBRARIES.
-sed -n 's/^[[:space:]]*X([A-Z_]*, "\([^"]*\)", "\([^"]*\)".*/\1 \2/p' "$root/src/base/dl.h" \
+sed -n 's/^[[:space:]]*X([A-Z0-9_]*, "\([^"]*\)", "\([^"]*\)".*/\1 \2/p' "$root/src/base/dl.h" \
 	>"$tmp/libs"
 [ -s "$tmp/libs" ] || { echo "dlsyms: no DL_LIBRARIES rows in src/base/dl.h" >&2; exit 1; }
 

@@ -103,6 +103,9 @@
 	R(icaltimezone *, icaltimezone_get_builtin_timezone, (const char *location),          \
 	  (location))                                                                          \
 	R(icalcomponent *, icaltimezone_get_component, (icaltimezone *z), (z))                \
+	R(icaltimezone *, icaltimezone_new, (void), ())                                        \
+	R(int, icaltimezone_set_component, (icaltimezone *z, icalcomponent *c), (z, c))       \
+	V(icaltimezone_free, (icaltimezone *z, int free_struct), (z, free_struct))            \
 	R(icalrecur_iterator *, icalrecur_iterator_new,                                        \
 	  (struct icalrecurrencetype rule, struct icaltimetype start), (rule, start))         \
 	R(struct icaltimetype, icalrecur_iterator_next, (icalrecur_iterator *i), (i))         \

@@ -38,7 +38,7 @@ enum {
 	X(BAD_ARGUMENTS, "bad_arguments", EXIT_USAGE,                                            \
 	  "a tool's arguments do not fit its schema or its sink's rules")                         \
 	X(UNKNOWN_TOOL, "unknown_tool", EXIT_USAGE, "no tool or sink has that name")              \
-	X(AMBIGUOUS, "ambiguous", EXIT_USAGE, "an id prefix matches more than one draft")         \
+	X(AMBIGUOUS, "ambiguous", EXIT_USAGE, "an abbreviated id matches more than one draft")    \
 	X(REASON_REQUIRED, "reason_required", EXIT_USAGE,                                        \
 	  "closing a request or rejecting a draft needs a reason")                               \
 	/* something failed: exit 1 */                                                            \

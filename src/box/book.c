@@ -6,7 +6,10 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/text.h"
 #include "box/boxconf.h"
+#include "box/mailer.h"
+#include "box/page_parts.h"
 #include "box/route.h"
 #include "box/slotcache.h"
 #include "box/slotrule.h"
@@ -71,7 +74,7 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 		return visit_unavailable(out, v, 500);
 	}
 	w = (struct page_week){ c.view.slots, c.view.n, c.blocked, c.view.generated_at, v->now,
-				query_word(q, "week"), query_word(q, "mins"), notice, values, errors };
+				query_word(q, "week"), query_word(q, "mins"), notice, values, errors, NULL, NULL };
 	visit_html(out, 200, page_booking_week(&v->page, v->m, &w));
 	json_decref(q);
 	cache_free(&c);
@@ -179,13 +182,20 @@ static json_t *answers(const json_t *raw)
 	return out;
 }
 
-/* The values the row carries: the validated answers and the slot, `_`-prefixed. */
+/*
+ * The values the row carries: the validated answers and the slot, `_`-prefixed.
+ * A reschedule (values NULL, replaces the booking it moves) carries machinery
+ * alone: home has the answers with the booking it moves (files.md §2.2).
+ */
 static char *hold_payload(const json_t *values, const char *id, const char *start,
-			  const char *end, long long minutes, long long version)
+			  const char *end, long long minutes, long long version,
+			  const char *replaces)
 {
-	json_t *all = json_deep_copy(values);
+	json_t *all = values ? json_deep_copy(values) : json_object();
 	char *text;
 
+	if (replaces)
+		json_object_set_new(all, "_rescheduled_from", json_string(replaces));
 	json_object_set_new(all, "_slot_start", json_string(start));
 	json_object_set_new(all, "_slot_end", json_string(end));
 	json_object_set_new(all, "_duration_minutes", json_integer(minutes));
@@ -196,14 +206,20 @@ static char *hold_payload(const json_t *values, const char *id, const char *star
 	return text;
 }
 
+static void move_week(struct visit *v, const json_t *row, const json_t *raw,
+		      enum page_week_notice notice, struct api_reply *out);
+
+/* What a hold POST answers; moving: the booking a reschedule moves (its week), else NULL. */
 static void hold_answer(struct visit *v, int rc, const json_t *raw, const char *address,
-			const struct ledger_hold *h, struct api_reply *out)
+			const struct ledger_hold *h, const json_t *moving, struct api_reply *out)
 {
 	switch (rc) {
 	case LEDGER_HOLD_HELD:
 		return visit_html(out, 200, page_booking_held(&v->page, v->m, address, h->slot_start,
 							      h->slot_end));
 	case LEDGER_HOLD_TAKEN: /* the race, lost gracefully: the week as it is now */
+		if (moving)
+			return move_week(v, moving, raw, PAGE_WEEK_TAKEN, out);
 		return week(v, raw, NULL, PAGE_WEEK_TAKEN, out);
 	case LEDGER_HOLD_OVER_BUDGET:
 		return visit_html(out, 429, page_too_many(&v->page, PAGE_LIMIT_SENDS));
@@ -214,13 +230,39 @@ static void hold_answer(struct visit *v, int rc, const json_t *raw, const char *
 	}
 }
 
-static void take(struct visit *v, const json_t *raw, const json_t *values,
-		 const struct slotrule_slot *s,
-		 struct api_reply *out)
+/* What a hold is of: the address that confirms it, and for a reschedule the booking it moves. */
+struct hold_of {
+	const char *address;
+	const json_t *values; /* the validated answers; NULL for a reschedule */
+	const json_t *moving; /* a reschedule: the booking's row (booking_get), else NULL */
+};
+
+/* "<old time>\n\nTo: <new time>", as the reschedule's mail says it; NULL when a time does not read. */
+static char *move_words(const struct visit *v, const json_t *moving, const char *start,
+			const char *end)
 {
-	const char *address = validate_reply_to(v->m, values);
+	struct buf b = BUF_INIT;
+
+	if (page_when_text(&b, v->m, jsonio_str(moving, "slot_start"),
+			   jsonio_str(moving, "slot_end")) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	buf_adds(&b, "\n\nTo: ");
+	if (page_when_text(&b, v->m, start, end) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_steal(&b);
+}
+
+static void take(struct visit *v, const json_t *raw, const struct hold_of *of,
+		 const struct slotrule_slot *s, struct api_reply *out)
+{
+	const char *address = of->address,
+		   *replaces = of->moving ? jsonio_str(of->moving, "id") : NULL;
 	char id[VISIT_TOKEN_LEN + 1], spare[HASH_SHA256_HEX_LEN + 1], start[RFC3339_LEN],
-	     end[RFC3339_LEN], expires[RFC3339_LEN], *payload = NULL;
+	     end[RFC3339_LEN], expires[RFC3339_LEN], *payload = NULL, *words = NULL, *link;
 	long long minutes = v->m->policy ? v->m->policy->hold_minutes : 30, seq;
 	struct ledger_hold h = { 0 };
 	struct visit_send send = { 0 };
@@ -233,16 +275,30 @@ static void take(struct visit *v, const json_t *raw, const json_t *values,
 	rfc3339_format(s->end, end);
 	visit_later(v, minutes * 60, expires);
 	if (address && visit_token(id, spare) == 0) {
-		payload = hold_payload(values, id, start, end, s->minutes, v->m->version);
+		payload = hold_payload(of->values, id, start, end, s->minutes, v->m->version,
+				       replaces);
 		if (visit_send_prepare(&send, v, address, payload) == 0) {
+			if (of->moving && strcmp(send.recipient_hash,
+						 jsonio_str_or(of->moving, "recipient_hash", "")) != 0) {
+				free(payload);
+				return move_week(v, of->moving, raw, PAGE_WEEK_NOT_YOURS, out);
+			}
 			h = (struct ledger_hold){ send.sub, id, start, end, s->minutes, expires,
-						  BOOK_HOLDS_PER_STRANGER };
+						  BOOK_HOLDS_PER_STRANGER, replaces };
 			rc = v->ctx->ledger->ops->booking_hold(v->ctx->ledger, &h, v->now_s, &seq, &e);
 		}
 	}
-	if (rc == LEDGER_HOLD_HELD)
+	if (rc == LEDGER_HOLD_HELD && !of->moving) {
 		visit_send_mail(v, &send, address);
-	hold_answer(v, rc, raw, address, &h, out);
+	} else if (rc == LEDGER_HOLD_HELD) {
+		words = move_words(v, of->moving, start, end);
+		link = visit_link(v, "c", send.token);
+		if (v->ctx->mailer)
+			mailer_verification_move(v->ctx->mailer, address, v->m->title, link, words);
+		free(link);
+		free(words);
+	}
+	hold_answer(v, rc, raw, address, &h, of->moving, out);
 	free(payload);
 }
 
@@ -274,7 +330,10 @@ static void hold(struct visit *v, struct api_reply *out)
 	else if (found == CHOSEN_TAKEN)
 		week(v, raw, NULL, PAGE_WEEK_TAKEN, out);
 	else
-		take(v, raw, json_object_get(record, "values"), &s, out);
+		take(v, raw,
+		     &(struct hold_of){ validate_reply_to(v->m, json_object_get(record, "values")),
+					json_object_get(record, "values"), NULL },
+		     &s, out);
 	json_decref(fields);
 	json_decref(record);
 	json_decref(errors);
@@ -283,10 +342,18 @@ static void hold(struct visit *v, struct api_reply *out)
 
 /* ---- confirm ------------------------------------------------------------------------------- */
 
-/* "You're booked", with the time, from the queued row. */
+/* "You're booked", with the time, from the queued row; a reschedule says from when to when. */
 static void booked(struct visit *v, const json_t *row, struct api_reply *out)
 {
-	json_t *values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
+	json_t *values;
+
+	if (jsonio_str(row, "from_start"))
+		return visit_html(out, 200, page_booking_moved(&v->page, v->m,
+							       jsonio_str(row, "from_start"),
+							       jsonio_str(row, "from_end"),
+							       jsonio_str(row, "slot_start"),
+							       jsonio_str(row, "slot_end")));
+	values = json_loads(json_string_value(json_object_get(row, "payload")), 0, NULL);
 
 	visit_html(out, 200, page_booking_booked(&v->page, v->m, values,
 						 jsonio_str(row, "slot_start"),
@@ -314,6 +381,8 @@ static void confirm(struct visit *v, struct api_reply *out)
 		booked(v, row, out);
 	} else if (rc == LEDGER_CONFIRM_LAPSED) {
 		week(v, NULL, NULL, PAGE_WEEK_LAPSED, out);
+	} else if (rc == LEDGER_CONFIRM_GONE) {
+		visit_html(out, 200, page_booking_move_gone(&v->page, v->m));
 	} else if (rc == LEDGER_CONFIRM_DEAD) {
 		visit_html(out, 404, page_booking_dead_link(&v->page, v->m, PAGE_DEAD_CONFIRM));
 	} else {
@@ -357,6 +426,127 @@ static int cancel(struct visit *v, const char *hash, const json_t *row, long lon
 	return rc;
 }
 
+/* ---- reschedule: the week again, bound to the manage link (box-pages.md §3.5) ------------- */
+
+/* "/s/ada/consult/m/<token>": the manage link's own path, where the move week posts. */
+static char *manage_path(const struct visit *v)
+{
+	return xasprintf("%s/m/%s", v->base, v->call->route->arg);
+}
+
+/* The week of open times to move the booking row to; raw: a refused POST (its `_slot` kept). */
+static void move_week(struct visit *v, const json_t *row, const json_t *raw,
+		      enum page_week_notice notice, struct api_reply *out)
+{
+	const struct route *r = v->call->route;
+	const char *why;
+	json_t *q = urlform_decode(r->query ? r->query : "", r->query_len, &why);
+	struct page_ctx ctx = v->page;
+	char *path = manage_path(v);
+	struct cache c;
+	struct page_week w;
+
+	if (cache_load(v, &c, 1) != 0) {
+		json_decref(q);
+		free(path);
+		return visit_unavailable(out, v, 500);
+	}
+	ctx.base = path;
+	w = (struct page_week){ c.view.slots, c.view.n, c.blocked, c.view.generated_at, v->now,
+				query_word(q, "week"), query_word(q, "mins"), notice, raw, NULL,
+				jsonio_str(row, "slot_start"), jsonio_str(row, "slot_end") };
+	visit_html(out, 200, page_booking_week(&ctx, v->m, &w));
+	json_decref(q);
+	cache_free(&c);
+	free(path);
+}
+
+/* The address a reschedule is confirmed by, trimmed; NULL when there is none. */
+static char *move_address(const json_t *raw)
+{
+	const char *s = json_string_value(json_object_get(raw, "email"));
+	size_t off, n;
+
+	if (!s)
+		return NULL;
+	text_trim(s, strlen(s), &off, &n);
+	return n ? xstrndup(s + off, n) : NULL;
+}
+
+/* 1 when the slot overlaps the booking's own time (or that does not read). */
+static int overlaps_own(const json_t *row, const struct slotrule_slot *s)
+{
+	time_t start, end;
+
+	if (rfc3339_parse(jsonio_str_or(row, "slot_start", ""), &start) != 0 ||
+	    rfc3339_parse(jsonio_str_or(row, "slot_end", ""), &end) != 0)
+		return 1;
+	return s->start < end && start < s->end;
+}
+
+/*
+ * POST m/{token} with `_slot`: a new hold that replaces the booking, confirmed
+ * by a link to the address it was made with (by its hash: the box keeps no
+ * address). A time overlapping the booking's own is refused with the reason:
+ * while both are live they may not overlap (the ledger's one-live-row rule).
+ */
+static void move_hold(struct visit *v, const json_t *row, struct api_reply *out)
+{
+	const char *why;
+	size_t keys = (size_t)v->ctx->conf->limits.form_keys;
+	json_t *raw = urlform_decode_at_most(v->call->body, v->call->len, keys, &why);
+	struct slotrule_slot s;
+	int found = raw ? chosen(v, raw, &s) : 0;
+	char *address = move_address(raw);
+
+	if (found < 0)
+		visit_unavailable(out, v, 500);
+	else if (found == 0)
+		visit_not_found(out, VISIT_BOOKING);
+	else if (overlaps_own(row, &s))
+		move_week(v, row, raw, PAGE_WEEK_OVERLAP, out);
+	else if (!address)
+		move_week(v, row, raw, PAGE_WEEK_NOT_YOURS, out);
+	else if (found == CHOSEN_TAKEN)
+		move_week(v, row, raw, PAGE_WEEK_TAKEN, out);
+	else
+		take(v, raw, &(struct hold_of){ address, NULL, row }, &s, out);
+	free(address);
+	json_decref(raw);
+}
+
+/* 1 when a manage POST asks to move (it names a `_slot`), not to cancel. */
+static int wants_move(const struct visit *v)
+{
+	const char *why;
+	json_t *raw = urlform_decode(v->call->body ? v->call->body : "", v->call->len, &why);
+	int yes = raw && json_object_get(raw, "_slot") != NULL;
+
+	json_decref(raw);
+	return yes;
+}
+
+static void manage_page(struct visit *v, enum page_manage state, const json_t *row,
+			struct api_reply *out)
+{
+	struct page_ctx ctx = v->page;
+	char *path = manage_path(v);
+
+	if (state == PAGE_MANAGE_ACTIVE)
+		ctx.base = path; /* its "pick another time" link is the manage link's own */
+	if (state == PAGE_MANAGE_MOVED)
+		visit_html(out, 200, page_booking_manage_moved(&ctx, v->m,
+							       jsonio_str(row, "slot_start"),
+							       jsonio_str(row, "slot_end"),
+							       jsonio_str(row, "moved_start"),
+							       jsonio_str(row, "moved_end")));
+	else
+		visit_html(out, 200, page_booking_manage(&ctx, v->m, state,
+							 jsonio_str(row, "slot_start"),
+							 jsonio_str(row, "slot_end")));
+	free(path);
+}
+
 static void manage(struct visit *v, int post, struct api_reply *out)
 {
 	char hash[HASH_SHA256_HEX_LEN + 1];
@@ -374,7 +564,14 @@ static void manage(struct visit *v, int post, struct api_reply *out)
 		return;
 	state = page_manage_state(v->m, jsonio_str(row, "state"), jsonio_str(row, "slot_start"),
 				  v->now);
-	if (post && state == PAGE_MANAGE_ACTIVE && (rc = cancel(v, hash, row, &seq)) == 1) {
+	if (state == PAGE_MANAGE_ACTIVE && (post ? wants_move(v) : v->call->route->query_len > 0)) {
+		if (post)
+			move_hold(v, row, out);
+		else
+			move_week(v, row, NULL, PAGE_WEEK_PLAIN, out);
+	} else if (post && wants_move(v)) {
+		manage_page(v, state, row, out); /* nothing to move any more: say how it stands */
+	} else if (post && state == PAGE_MANAGE_ACTIVE && (rc = cancel(v, hash, row, &seq)) == 1) {
 		visit_queued(v);
 		visit_html(out, 200, page_booking_cancelled(&v->page, v->m));
 	} else if (rc < 0) {
@@ -383,9 +580,7 @@ static void manage(struct visit *v, int post, struct api_reply *out)
 		json_decref(row); /* cancelled by another click meanwhile: say how it stands now */
 		return manage(v, 0, out);
 	} else {
-		visit_html(out, 200, page_booking_manage(&v->page, v->m, state,
-							 jsonio_str(row, "slot_start"),
-							 jsonio_str(row, "slot_end")));
+		manage_page(v, state, row, out);
 	}
 	json_decref(row);
 }

@@ -1,6 +1,13 @@
 /*
- * help — the box's verbs' help, one text for both doors: `mecha box VERB
- * --help` (src/cli/box.c, which runs mecha-box) and `mecha-box VERB --help`.
+ * help — the box's verbs, written once for both doors: `mecha box …`
+ * (src/cli/box.c, which runs mecha-box) and mecha-box itself (main.c).
+ *
+ * BOX_VERBS is the one list of them: each row's name, the line the verbs
+ * list shows and, by name, its help text box_help_NAME, whose first line is
+ * the verb's usage line. Each door expands the list into its own table, so
+ * `mecha box --help`, `mecha help box`, the completion and `mecha-box
+ * --help` list the same verbs, and `mecha box VERB --help` and `mecha-box
+ * VERB --help` print the same text.
  *
  * Ownership: static strings.
  */
@@ -10,7 +17,7 @@
 static const char box_help_intro[] =
 	"The box: the public side of the front door, a separate program (mecha-box, installed\n"
 	"beside mecha) that serves strangers' forms and the /v1 API the drain reads. It never\n"
-	"holds the owner's calendar, mail or model keys. See docs/box.md.\n";
+	"holds the owner's calendar, mail or model keys. See docs/box.md.";
 
 static const char box_help_serve[] =
 	"usage: mecha box serve [--config FILE] [--data DIR] [--listen HOST:PORT]\n"
@@ -84,5 +91,13 @@ static const char box_help_sweep[] =
 	"  --json          {\"expired_submissions\", \"expired_uploads\", \"attachments\",\n"
 	"                  \"orphan_blobs\", \"budget_rows\", \"overdue_queued\", \"moved_files\"}\n"
 	"  -v, --verbose   say what the sandbox could not do on this kernel\n";
+
+/* X(NAME, "summary"): the verbs, in the order their lists show them. */
+#define BOX_VERBS(X)                                                                     \
+	X(serve, "serve the forms and the /v1 API (HTTP or HTTPS)")                      \
+	X(owner, "owner add HANDLE: a new owner and their first keys")                   \
+	X(key, "key new: one more key for an owner, printed once")                       \
+	X(pair, "pair --owner HANDLE: a one-time code for `mecha pair` at home")         \
+	X(sweep, "delete expired submissions and orphans (never a queued row)")
 
 #endif

@@ -117,6 +117,7 @@ struct ledger_hold {
 	long long duration_minutes;
 	const char *hold_expires;        /* RFC 3339 */
 	long long max_holds;             /* live holds a stranger may have, per address and per IP */
+	const char *replaces;            /* a reschedule: the confirmed booking it moves; else NULL */
 };
 
 enum ledger_hold_result {
@@ -138,6 +139,8 @@ enum ledger_confirm_result {
 	LEDGER_CONFIRM_DEAD,   /* no such link, spent or expired: nothing changed */
 	LEDGER_CONFIRM_BOOKED, /* confirmed; the row queued with `_manage_url` */
 	LEDGER_CONFIRM_LAPSED, /* the hold expired or lost its slot: the row deleted */
+	LEDGER_CONFIRM_GONE,   /* a reschedule whose booking is no longer confirmed (cancelled,
+				* declined or moved meanwhile): the hold lapsed, the row deleted */
 };
 
 /* A pairing code as the box keeps it. */
@@ -266,12 +269,16 @@ struct ledger_ops {
 	/* The verification click of a booking, one transaction: the row to finalizing; the
 	 * hold to confirmed (held, unexpired, nothing else live overlapping) with its
 	 * manage_hash; then the row queued with `_manage_url`, or deleted when the hold
-	 * lapsed. enum ledger_confirm_result, or -1; *row {"seq","payload"(text),
-	 * "slot_start","slot_end"} when BOOKED. */
+	 * lapsed. A hold that replaces a booking (a reschedule) also moves that booking,
+	 * still confirmed, to 'rescheduled' in the same transaction, else nothing is
+	 * booked (GONE). enum ledger_confirm_result, or -1; *row {"seq","payload"(text),
+	 * "slot_start","slot_end"}, and for a reschedule "from_start","from_end" (the
+	 * booking it moved), when BOOKED. */
 	int (*booking_confirm)(struct ledger *l, const struct ledger_confirm *c, const char *now,
 			       json_t **row, struct err *e);
 	/* The booking a manage link names: 1 with *row {"id","state","slot_start",
-	 * "slot_end"}, 0 none. */
+	 * "slot_end","recipient_hash","moved_start","moved_end"} (the moved_ pair: the
+	 * confirmed booking a reschedule moved it to, else null), 0 none. */
 	int (*booking_get)(struct ledger *l, const char *user, const char *instrument,
 			   const char *manage_hash, json_t **row, struct err *e);
 	/* A booker's cancel: the confirmed booking of q->user_id and q->type_id (the

@@ -149,6 +149,9 @@ static const char schema_v5[] =
 	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
+/* v7, as ledger_sqlite.c's: the booking a reschedule's hold moves. */
+static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN IF NOT EXISTS replaces TEXT;";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -371,6 +374,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
+	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -955,7 +955,7 @@ static int insert_hold(struct ledger_db *s, const struct ledger_hold *h, const c
 	char mins[24];
 	const char *v[] = { h->booking_id, h->sub.user_id, now, h->sub.type_id, h->slot_start,
 			    h->slot_end, mins, h->hold_expires, h->sub.recipient_hash,
-			    h->sub.ip_hash };
+			    h->sub.ip_hash, h->replaces };
 
 	seq_text(h->duration_minutes, mins);
 	if (run(s, "UPDATE bookings SET state = 'lapsed' WHERE user_id = ?2 AND instrument_id = ?4 "
@@ -964,10 +964,10 @@ static int insert_hold(struct ledger_db *s, const struct ledger_hold *h, const c
 		return -1;
 	if (run(s, "INSERT INTO bookings (id, user_id, instrument_id, slot_start, slot_end, "
 		   "duration_minutes, state, hold_expires, ics_sequence, created_at, recipient_hash, "
-		   "ip_hash) SELECT ?1, ?2, ?4, ?5, ?6, CAST(?7 AS INTEGER), 'held', ?8, 0, ?3, ?9, "
-		   "?10 WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE user_id = ?2 AND "
-		   "instrument_id = ?4 AND slot_start < ?6 AND ?5 < slot_end AND " LIVE("") ") "
-		   "ON CONFLICT DO NOTHING", 10, v, e) != 0)
+		   "ip_hash, replaces) SELECT ?1, ?2, ?4, ?5, ?6, CAST(?7 AS INTEGER), 'held', ?8, "
+		   "0, ?3, ?9, ?10, ?11 WHERE NOT EXISTS (SELECT 1 FROM bookings WHERE user_id = ?2 "
+		   "AND instrument_id = ?4 AND slot_start < ?6 AND ?5 < slot_end AND " LIVE("") ") "
+		   "ON CONFLICT DO NOTHING", 11, v, e) != 0)
 		return -1;
 	return s->changes == 1;
 }
@@ -1086,12 +1086,51 @@ static int booked(struct ledger_db *s, const struct ledger_confirm *c, const cha
 	return rc;
 }
 
+/*
+ * A reschedule's confirm (box-pages.md §3.5), after its hold is confirmed: the
+ * booking it replaces, if it is one, moves from confirmed to 'rescheduled' —
+ * its time blocks nothing any more — and *row gains that booking's slot as
+ * from_start/from_end. 1 moved (or nothing to move), 0 that booking is no
+ * longer confirmed: the new hold then lapses too, so nothing is booked.
+ */
+static int move_replaced(struct ledger_db *s, const struct ledger_confirm *c, const char *seqs,
+			 const char *now, json_t *row, struct err *e)
+{
+	static const char *const names[] = { "replaces", NULL };
+	static const char *const slot[] = { "from_start", "from_end", NULL };
+	json_t *hold = NULL, *from = NULL;
+	const char *v[] = { c->user_id, seqs, now, NULL };
+	int rc;
+
+	if (one(s, "SELECT replaces FROM bookings WHERE user_id = ?1 AND queue_seq = "
+		   "CAST(?2 AS INTEGER)", 2, v, names, &hold, e) != 1) {
+		json_decref(hold);
+		return -1;
+	}
+	v[3] = jsonio_str(hold, "replaces");
+	if (!v[3]) { /* a plain booking: nothing to move */
+		json_decref(hold);
+		return 1;
+	}
+	rc = run(s, "UPDATE bookings SET state = 'rescheduled', cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?4 AND state = 'confirmed'", 4, v, e);
+	if (rc == 0 && (rc = s->changes == 1) == 1 &&
+	    one(s, "SELECT slot_start, slot_end FROM bookings WHERE user_id = ?1 AND id = ?4", 4, v,
+		slot, &from, e) != 1)
+		rc = -1;
+	if (rc == 1)
+		json_object_update(row, from);
+	json_decref(from);
+	json_decref(hold);
+	return rc;
+}
+
 static int finalize(struct ledger_db *s, const struct ledger_confirm *c, json_t *row, const char *now,
 		    struct err *e)
 {
 	char seqs[24];
 	const char *v[] = { seqs };
-	int ok;
+	int ok, moved = 0;
 
 	seq_text(row_seq(row), seqs);
 	if (run(s, "UPDATE queue SET state = 'finalizing', verify_hash = NULL, verify_expires = "
@@ -1101,11 +1140,16 @@ static int finalize(struct ledger_db *s, const struct ledger_confirm *c, json_t 
 		return LEDGER_CONFIRM_DEAD;
 	if ((ok = confirm_hold(s, c, seqs, now, e)) < 0)
 		return -1;
-	if (ok)
+	if (ok && (moved = move_replaced(s, c, seqs, now, row, e)) < 0)
+		return -1;
+	if (ok && moved)
 		return booked(s, c, seqs, row, e) == 0 ? LEDGER_CONFIRM_BOOKED : -1;
+	if (ok && run(s, "UPDATE bookings SET state = 'lapsed' WHERE user_id = ?2 AND queue_seq = "
+		      "CAST(?1 AS INTEGER)", 2, (const char *[]){ seqs, c->user_id }, e) != 0)
+		return -1;
 	if (run(s, "DELETE FROM queue WHERE seq = CAST(?1 AS INTEGER)", 1, v, e) != 0)
 		return -1;
-	return LEDGER_CONFIRM_LAPSED;
+	return ok ? LEDGER_CONFIRM_GONE : LEDGER_CONFIRM_LAPSED;
 }
 
 static int sql_booking_confirm(struct ledger *l, const struct ledger_confirm *c, const char *now,
@@ -1134,12 +1178,17 @@ static int sql_booking_confirm(struct ledger *l, const struct ledger_confirm *c,
 static int sql_booking_get(struct ledger *l, const char *user, const char *instrument,
 			    const char *manage_hash, json_t **row, struct err *e)
 {
-	static const char *const names[] = { "id", "state", "slot_start", "slot_end", NULL };
+	static const char *const names[] = { "id",	     "state",	    "slot_start",
+					     "slot_end",     "recipient_hash", "moved_start",
+					     "moved_end",    NULL };
 	struct ledger_db *s = session(l);
 	const char *v[] = { user, instrument, manage_hash };
 
-	return read_one(s, "SELECT id, state, slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
-			"instrument_id = ?2 AND manage_hash = ?3", 3, v, names, row, e);
+	return read_one(s, "SELECT b.id, b.state, b.slot_start, b.slot_end, b.recipient_hash, "
+			"n.slot_start, n.slot_end FROM bookings b LEFT JOIN bookings n ON "
+			"n.user_id = b.user_id AND n.replaces = b.id AND n.state = 'confirmed' "
+			"WHERE b.user_id = ?1 AND b.instrument_id = ?2 AND b.manage_hash = ?3", 3, v,
+			names, row, e);
 }
 
 static int sql_booking_cancel(struct ledger *l, const char *manage_hash,

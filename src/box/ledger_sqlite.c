@@ -118,6 +118,10 @@ static const char schema_v5[] =
 	" failures INTEGER NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
+/* v7: a reschedule (box-pages.md §3.5): the hold names the booking it moves, and the
+ * confirm that books it marks that one 'rescheduled'. (v6 is the spent links' table.) */
+static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN replaces TEXT;";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -251,6 +255,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
+	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -22,7 +22,7 @@
 #define ATTEMPTS 3
 
 struct job {
-	char *to, *title, *link;
+	char *to, *title, *link, *move;
 	struct job *next;
 };
 
@@ -43,6 +43,14 @@ static const char body_fmt[] =
 	"The link works once. If you did not fill in this form, ignore this message \xe2\x80\x94 "
 	"nothing has been sent on, and the submission is deleted when the link expires.\n";
 
+/* A reschedule's link (box-pages.md §4): the old and the new time in place of the first line. */
+static const char move_fmt[] =
+	"You asked to move your %s booking.\n\nFrom: %s\n\n"
+	"Open this link to confirm the move. Nothing changes until you do:\n\n"
+	"%s\n\n"
+	"The link works once. If you did not ask for this, ignore this message \xe2\x80\x94 "
+	"the booking stays as it is.\n";
+
 static void event(const char *name, const char *key, const char *value)
 {
 	char now[RFC3339_LEN], *line;
@@ -61,7 +69,8 @@ static void event(const char *name, const char *key, const char *value)
 
 /* The whole message (CRLF), From from to `to`, as the worker sends it. */
 static int mailer_compose(const char *from, const char *to, const char *title, const char *link,
-			  time_t date, const char *message_id, struct buf *out, struct err *e)
+			  const char *move, time_t date, const char *message_id, struct buf *out,
+			  struct err *e)
 {
 	struct addr sender, rcpt;
 	char *subject, *body;
@@ -70,8 +79,9 @@ static int mailer_compose(const char *from, const char *to, const char *title, c
 	if (addr_parse(from, strlen(from), "[mail] from", &sender, e) != 0)
 		return -1;
 	if (addr_parse(to, strlen(to), "the address to verify", &rcpt, e) == 0) {
-		subject = xasprintf("Confirm your %s request", title);
-		body = xasprintf(body_fmt, title, link);
+		subject = move ? xasprintf("Confirm the move of your %s booking", title)
+			       : xasprintf("Confirm your %s request", title);
+		body = move ? xasprintf(move_fmt, title, move, link) : xasprintf(body_fmt, title, link);
 		smtp_header_addrs(out, "From", &sender, 1);
 		smtp_header_addrs(out, "To", &rcpt, 1);
 		smtp_header_subject(out, subject, strlen(subject));
@@ -99,7 +109,7 @@ static int send_once(const struct boxconf *c, const struct job *j, struct err *e
 	int rc = -1;
 
 	if (hash_random_hex(id, 32, e) != 0 ||
-	    mailer_compose(c->mail_from, j->to, j->title, j->link, time(NULL), id, &msg, e) != 0)
+	    mailer_compose(c->mail_from, j->to, j->title, j->link, j->move, time(NULL), id, &msg, e) != 0)
 		return -1;
 	if (addr_parse(c->mail_from, strlen(c->mail_from), "from", &from, e) == 0) {
 		if (addr_parse(j->to, strlen(j->to), "to", &to, e) == 0) {
@@ -135,6 +145,7 @@ static void job_free(struct job *j)
 	free(j->to);
 	free(j->title);
 	free(j->link);
+	free(j->move);
 	free(j);
 }
 
@@ -184,6 +195,12 @@ struct mailer *mailer_start(const struct boxconf *c, struct err *e)
 
 int mailer_verification(struct mailer *m, const char *to, const char *title, const char *link)
 {
+	return mailer_verification_move(m, to, title, link, NULL);
+}
+
+int mailer_verification_move(struct mailer *m, const char *to, const char *title,
+			     const char *link, const char *move)
+{
 	struct job *j;
 
 	if (!m->conf->smtp_url) {
@@ -196,7 +213,8 @@ int mailer_verification(struct mailer *m, const char *to, const char *title, con
 		return -1;
 	}
 	j = xcalloc(1, sizeof *j);
-	*j = (struct job){ xstrdup(to), xstrdup(title), xstrdup(link), NULL };
+	*j = (struct job){ xstrdup(to), xstrdup(title), xstrdup(link), move ? xstrdup(move) : NULL,
+			   NULL };
 	if (m->tail)
 		m->tail->next = j;
 	else

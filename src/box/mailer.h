@@ -31,6 +31,9 @@ struct mailer;
 struct mailer *mailer_start(const struct boxconf *c, struct err *e);
 /* Queues one verification mail; -1 when the queue is full (the mail is dropped). */
 int mailer_verification(struct mailer *m, const char *to, const char *title, const char *link);
+/* The same for a reschedule's link: move is "<old time>\n\nTo: <new time>" as the mail says it. */
+int mailer_verification_move(struct mailer *m, const char *to, const char *title,
+			     const char *link, const char *move);
 /* Sends what is queued, then stops the worker and frees m. */
 void mailer_stop(struct mailer *m);
 

@@ -11,6 +11,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
+#include "base/opts.h"
+#include "base/suggest.h"
 #include "base/text.h"
 #include "box/admin.h"
 #include "box/blobs.h"
@@ -20,7 +22,7 @@
 #include "box/jail.h"
 #include "box/ledger.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,8 @@
 #define MECHA_VERSION "0.1.0"
 #endif
 
-struct opts {
+/* What a verb's command line said (each verb reads only the options its table names). */
+struct box_cmd {
 	const char *config, *data, *listen, *public_url, *db, *owner, *scope, *label;
 	int json, verbose;
 	char **pos;
@@ -67,55 +70,95 @@ static int fail(const struct err *e)
 	return err_exit_code(e);
 }
 
+/*
+ * "mecha box: <what> (see 'mecha box VERB --help')" on one line, as mecha
+ * says a usage mistake; what may quote an argument, rendered safely here.
+ */
 static int usage(const char *verb, const char *what)
 {
-	char msg[256];
+	char msg[1200];
 
-	snprintf(msg, sizeof msg, "%s (see 'mecha box %s --help')", what, verb);
+	snprintf(msg, sizeof msg, "%s (see 'mecha box%s%s --help')", what, verb ? " " : "",
+		 verb ? verb : "");
 	fail_document(ERR_USAGE, msg);
-	fprintf(stderr, "mecha box: %s\n", msg);
+	fputs("mecha box: ", stderr);
+	text_print(stderr, msg, 0);
+	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 
-/* Options of every verb; a verb refuses those it does not take (allowed: letters). */
-static int parse(const char *verb, const char *allowed, const char *help, int argc, char **argv,
-		 struct opts *o)
+/* The options the verbs take, each a row of the one parser's table (base/opts.h). */
+enum {
+	O_CONFIG, O_DATA, O_LISTEN, O_PUBLIC_URL, O_DB, O_OWNER, O_SCOPE, O_LABEL, O_JSON, O_VERBOSE
+};
+
+static void rows(struct box_cmd *o, struct opts_spec *t)
 {
-	static const struct option longs[] = {
-		{ "config", required_argument, 0, 'c' }, { "data", required_argument, 0, 'd' },
-		{ "listen", required_argument, 0, 'l' }, { "public-url", required_argument, 0, 'u' },
-		{ "db", required_argument, 0, 'b' },     { "owner", required_argument, 0, 'o' },
-		{ "scope", required_argument, 0, 's' },  { "label", required_argument, 0, 'L' },
-		{ "json", no_argument, 0, 'j' },         { "help", no_argument, 0, 'h' },
-		{ "verbose", no_argument, 0, 'v' },      { 0, 0, 0, 0 },
+	/* a value is never an option: `--data --json` is a missing DIR, not a directory "--json" */
+	const unsigned v = OPTS_NOT_OPTION;
+	const struct opts_spec all[] = {
+		[O_CONFIG] = { "config", 0, OPTS_STR, &o->config, v, 0, 0 },
+		[O_DATA] = { "data", 0, OPTS_STR, &o->data, v, 0, 0 },
+		[O_LISTEN] = { "listen", 0, OPTS_STR, &o->listen, v, 0, 0 },
+		[O_PUBLIC_URL] = { "public-url", 0, OPTS_STR, &o->public_url, v, 0, 0 },
+		[O_DB] = { "db", 0, OPTS_STR, &o->db, v, 0, 0 },
+		[O_OWNER] = { "owner", 0, OPTS_STR, &o->owner, v, 0, 0 },
+		[O_SCOPE] = { "scope", 0, OPTS_STR, &o->scope, v, 0, 0 },
+		[O_LABEL] = { "label", 0, OPTS_STR, &o->label, v, 0, 0 },
+		[O_JSON] = { "json", 0, OPTS_FLAG, &o->json, 0, 0, 0 },
+		[O_VERBOSE] = { "verbose", 'v', OPTS_FLAG, &o->verbose, 0, 0, 0 },
 	};
-	const char **slot[128] = { ['c'] = &o->config, ['d'] = &o->data, ['l'] = &o->listen,
-				   ['u'] = &o->public_url, ['b'] = &o->db, ['o'] = &o->owner,
-				   ['s'] = &o->scope, ['L'] = &o->label };
-	int c;
+
+	memcpy(t, all, sizeof all);
+}
+
+#define BOX_NOPTS (O_VERBOSE + 1)
+
+/*
+ * Parses argv against the options named in want (O_* indices, ending with
+ * -1) and the positional count min_pos..max_pos. 0, or EXIT_USAGE after
+ * saying the mistake as mecha does.
+ */
+static int parse(const char *verb, const int *want, int min_pos, int max_pos, int argc,
+		 char **argv, struct box_cmd *o)
+{
+	struct opts_spec all[BOX_NOPTS], t[BOX_NOPTS];
+	struct opts_args a;
+	struct err e;
+	size_t n = 0;
 
 	memset(o, 0, sizeof *o);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "v", longs, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(help, stdout), -2;
-		if (c == '?' || c == ':' || !strchr(allowed, c))
-			return usage(verb, "unknown option or missing value"), -1;
-		if (c == 'j' || c == 'v')
-			*(c == 'j' ? &o->json : &o->verbose) = 1;
-		else if (strncmp(optarg, "--", 2) == 0) /* as cli_parse: an option is no value */
-			return usage(verb, "an option needs a value"), -1;
-		else
-			*slot[c] = optarg;
-	}
-	o->pos = argv + optind;
-	o->npos = argc - optind;
+	rows(o, all);
+	for (; *want >= 0; want++)
+		t[n++] = all[*want];
+	if (opts_parse(t, n, min_pos, max_pos, argc, argv, &a, &e) != 0)
+		return usage(verb, e.msg);
+	o->pos = a.pos;
+	o->npos = a.n;
 	return 0;
 }
 
+/* The first argument is the verb's own verb (owner add, key new): "did you mean" as for a verb. */
+static int subverb(const char *verb, const char *want, const struct box_cmd *o)
+{
+	struct buf b = BUF_INIT;
+	char msg[512];
+
+	if (strcmp(o->pos[0], want) == 0)
+		return 0;
+	text_safe(&b, o->pos[0], strlen(o->pos[0]), 0);
+	if (suggest_nearest(o->pos[0], &want, 1))
+		snprintf(msg, sizeof msg, "%s has no verb '%s'; did you mean '%s'?", verb, buf_str(&b),
+			 want);
+	else
+		snprintf(msg, sizeof msg, "%s has no verb '%s' (it takes '%s')", verb, buf_str(&b),
+			 want);
+	buf_free(&b);
+	return usage(verb, msg);
+}
+
 /* The configuration a verb runs with: the file (if any), then the options over it. */
-static int config(const struct opts *o, struct boxconf *c, struct err *e)
+static int config(const struct box_cmd *o, struct boxconf *c, struct err *e)
 {
 	const char *const *over[] = { &o->data, &o->listen, &o->public_url, &o->db };
 	char **field[] = { &c->data, &c->listen, &c->public_url, &c->db };
@@ -136,7 +179,7 @@ static int config(const struct opts *o, struct boxconf *c, struct err *e)
 	return 0;
 }
 
-static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+static int do_serve(const struct box_cmd *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	long long moved;
 
@@ -153,7 +196,7 @@ static int do_serve(const struct opts *o, struct boxconf *c, struct ledger *l, s
  * directory (box/jail.h) once the ledger is open; serve confines itself
  * later, once it has read its TLS pair and opened its log.
  */
-static int with_ledger(const struct opts *o, int (*fn)(const struct opts *, struct boxconf *,
+static int with_ledger(const struct box_cmd *o, int (*fn)(const struct box_cmd *, struct boxconf *,
 						       struct ledger *, struct err *))
 {
 	struct boxconf c;
@@ -172,7 +215,7 @@ static int with_ledger(const struct opts *o, int (*fn)(const struct opts *, stru
 	return rc == 0 ? EXIT_OK : fail(&e);
 }
 
-static int do_owner(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+static int do_owner(const struct box_cmd *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	static const char *const scopes[] = { "drain", "publish", "release", "slots", NULL };
 	json_t *keys;
@@ -191,7 +234,7 @@ static int do_owner(const struct opts *o, struct boxconf *c, struct ledger *l, s
 	return 0;
 }
 
-static int do_key(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+static int do_key(const struct box_cmd *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	char *token;
 
@@ -202,7 +245,7 @@ static int do_key(const struct opts *o, struct boxconf *c, struct ledger *l, str
 	return 0;
 }
 
-static int do_pair(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+static int do_pair(const struct box_cmd *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	char *code, expires[32];
 	json_t *r;
@@ -226,7 +269,7 @@ static int do_pair(const struct opts *o, struct boxconf *c, struct ledger *l, st
 	return 0;
 }
 
-static int do_sweep(const struct opts *o, struct boxconf *c, struct ledger *l, struct err *e)
+static int do_sweep(const struct box_cmd *o, struct boxconf *c, struct ledger *l, struct err *e)
 {
 	json_t *r;
 
@@ -248,47 +291,112 @@ static int do_sweep(const struct opts *o, struct boxconf *c, struct ledger *l, s
 	return 0;
 }
 
-static int verb(int argc, char **argv)
-{
-	const char *v = argv[0];
-	struct opts o;
-	int rc;
+/* ---- the verbs: each parses its options, then runs ---------------------------- */
 
-	if (strcmp(v, "serve") == 0) {
-		if ((rc = parse(v, "cdlubv", box_help_serve, argc, argv, &o)) != 0)
-			return rc == -2 ? EXIT_OK : EXIT_USAGE;
-		return o.npos ? usage(v, "serve takes no arguments") : with_ledger(&o, do_serve);
+static int verb_serve(int argc, char **argv)
+{
+	static const int want[] = { O_CONFIG, O_DATA, O_LISTEN, O_PUBLIC_URL, O_DB, O_VERBOSE, -1 };
+	struct box_cmd o;
+
+	if (parse("serve", want, 0, 0, argc, argv, &o) != 0)
+		return EXIT_USAGE;
+	return with_ledger(&o, do_serve);
+}
+
+static int verb_owner(int argc, char **argv)
+{
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_JSON, O_VERBOSE, -1 };
+	struct box_cmd o;
+
+	if (parse("owner", want, 2, 2, argc, argv, &o) != 0 || subverb("owner", "add", &o) != 0)
+		return EXIT_USAGE;
+	return with_ledger(&o, do_owner);
+}
+
+static int verb_key(int argc, char **argv)
+{
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_OWNER, O_SCOPE, O_LABEL, O_VERBOSE, -1 };
+	struct box_cmd o;
+
+	if (parse("key", want, 1, 1, argc, argv, &o) != 0 || subverb("key", "new", &o) != 0)
+		return EXIT_USAGE;
+	if (!o.owner || !o.scope)
+		return usage("key", "--owner and --scope are required");
+	return with_ledger(&o, do_key);
+}
+
+static int verb_pair(int argc, char **argv)
+{
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_PUBLIC_URL, O_OWNER,
+				    O_LABEL, O_JSON, O_VERBOSE, -1 };
+	struct box_cmd o;
+
+	if (parse("pair", want, 0, 0, argc, argv, &o) != 0)
+		return EXIT_USAGE;
+	if (!o.owner)
+		return usage("pair", "--owner HANDLE is required");
+	return with_ledger(&o, do_pair);
+}
+
+static int verb_sweep(int argc, char **argv)
+{
+	static const int want[] = { O_CONFIG, O_DATA, O_DB, O_JSON, O_VERBOSE, -1 };
+	struct box_cmd o;
+
+	if (parse("sweep", want, 0, 0, argc, argv, &o) != 0)
+		return EXIT_USAGE;
+	return with_ledger(&o, do_sweep);
+}
+
+/* box/help.h's list, each row with its help text and the function above that runs it. */
+struct box_verb {
+	const char *name, *summary, *help;
+	int (*run)(int argc, char **argv);
+};
+
+#define BOX_VERB_ROW(name, summary) { #name, summary, box_help_##name, verb_##name },
+static const struct box_verb verbs[] = { BOX_VERBS(BOX_VERB_ROW) };
+#undef BOX_VERB_ROW
+#define NVERBS (sizeof verbs / sizeof verbs[0])
+
+/* The verbs' list, laid out as `mecha box --help` lays out a group (src/cli/verb.c). */
+static void help(FILE *f)
+{
+	fprintf(f, "usage: mecha box VERB [options]\n\n%s\n\n", box_help_intro);
+	for (size_t i = 0; i < NVERBS; i++)
+		fprintf(f, "  %-11s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\nmecha box VERB --help describes one verb.\n");
+}
+
+/* argv[0] is the verb: its help when asked, else the verb, else the nearest one's name. */
+static int run(int argc, char **argv)
+{
+	const char *near;
+	char msg[512];
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < NVERBS; i++) {
+		if (strcmp(verbs[i].name, argv[0]) != 0)
+			continue;
+		if (opts_wants_help(argc, argv))
+			return fputs(verbs[i].help, stdout), EXIT_OK;
+		return verbs[i].run(argc, argv);
 	}
-	if (strcmp(v, "owner") == 0) {
-		if ((rc = parse(v, "cdbjv", box_help_owner, argc, argv, &o)) != 0)
-			return rc == -2 ? EXIT_OK : EXIT_USAGE;
-		if (o.npos != 2 || strcmp(o.pos[0], "add") != 0)
-			return usage(v, "owner add HANDLE");
-		return with_ledger(&o, do_owner);
-	}
-	if (strcmp(v, "key") == 0) {
-		if ((rc = parse(v, "cdbosLv", box_help_key, argc, argv, &o)) != 0)
-			return rc == -2 ? EXIT_OK : EXIT_USAGE;
-		if (o.npos != 1 || strcmp(o.pos[0], "new") != 0 || !o.owner || !o.scope)
-			return usage(v, "key new --owner HANDLE --scope SCOPE");
-		return with_ledger(&o, do_key);
-	}
-	if (strcmp(v, "pair") == 0) {
-		if ((rc = parse(v, "cdbuoLjv", box_help_pair, argc, argv, &o)) != 0)
-			return rc == -2 ? EXIT_OK : EXIT_USAGE;
-		if (o.npos || !o.owner)
-			return usage(v, "pair --owner HANDLE [--label TEXT]");
-		return with_ledger(&o, do_pair);
-	}
-	if (strcmp(v, "sweep") == 0) {
-		if ((rc = parse(v, "cdbjv", box_help_sweep, argc, argv, &o)) != 0)
-			return rc == -2 ? EXIT_OK : EXIT_USAGE;
-		return o.npos ? usage(v, "sweep takes no arguments") : with_ledger(&o, do_sweep);
-	}
-	fprintf(stderr, "mecha box: unknown verb '");
-	text_print(stderr, v, 0);
-	fprintf(stderr, "' (see 'mecha box --help')\n");
-	return EXIT_USAGE;
+	near = suggest_nearest_in(argv[0], verbs, NVERBS, sizeof *verbs,
+				  offsetof(struct box_verb, name));
+	text_safe(&b, argv[0], strlen(argv[0]), 0);
+	if (near)
+		snprintf(msg, sizeof msg, "box has no verb '%s'; did you mean '%s'?", buf_str(&b),
+			 near);
+	else
+		snprintf(msg, sizeof msg, "box has no verb '%s'", buf_str(&b));
+	buf_free(&b);
+	return usage(NULL, msg);
+}
+
+static int is_help(const char *s)
+{
+	return strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0 || strcmp(s, "help") == 0;
 }
 
 int main(int argc, char **argv)
@@ -297,13 +405,14 @@ int main(int argc, char **argv)
 		printf("mecha-box %s\n", MECHA_VERSION);
 		return EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
-		printf("usage: mecha box VERB [OPTIONS]\n\n%s\nverbs: serve, owner add, key new, "
-		       "pair, sweep (each answers --help)\n", box_help_intro);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	if (argc >= 2 && is_help(argv[1])) {
+		help(stdout);
+		return EXIT_OK;
 	}
-	for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			json_wanted = 1;
-	return verb(argc - 1, argv + 1);
+	if (argc < 2 || argv[1][0] == '-') {
+		help(stderr);
+		return EXIT_USAGE;
+	}
+	json_wanted = opts_present(argc - 1, argv + 1, "--json");
+	return run(argc - 1, argv + 1);
 }

@@ -104,6 +104,8 @@ enum page_week_notice {
 	PAGE_WEEK_PLAIN,
 	PAGE_WEEK_TAKEN,  /* the hold lost its race: "That time was just taken — …" */
 	PAGE_WEEK_LAPSED, /* the hold expired before the click: "Your held time lapsed …" */
+	PAGE_WEEK_NOT_YOURS, /* a reschedule: the address is not the one the booking was made with */
+	PAGE_WEEK_OVERLAP,   /* a reschedule: the new time overlaps the booking's own */
 };
 
 /* A week page's inputs: the slot cache and what blocks it, the query, a re-render's answers. */
@@ -117,6 +119,10 @@ struct page_week {
 	const char *mins;         /* ?mins=N as given, or NULL */
 	enum page_week_notice notice;
 	const json_t *values, *errors; /* a refused POST's answers (with its `_slot`), or NULL */
+	/* A reschedule (box-pages.md §3.5): the booking's own time, and the week posts to
+	 * ctx->base (the manage link) with the address it was made with instead of the
+	 * type's fields; NULL: the plain week. */
+	const char *move_start, *move_end;
 };
 
 #define PAGE_STALE_HOURS 24
@@ -151,6 +157,7 @@ enum page_manage {
 	PAGE_MANAGE_PAST,          /* started already (or its start does not parse) */
 	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" */
 	PAGE_MANAGE_DECLINED,      /* the owner declined it (declined_by_owner) */
+	PAGE_MANAGE_MOVED,         /* a reschedule moved it to another time (rescheduled) */
 };
 
 /*
@@ -159,9 +166,21 @@ enum page_manage {
  */
 enum page_manage page_manage_state(const struct manifest *m, const char *booking_state,
 				   const char *slot_start, time_t now);
-/* GET m/{token}: the booking and what can be done about it (a cancel button when ACTIVE). */
+/* GET m/{token}: the booking and what can be done about it (when ACTIVE, a cancel button
+ * and the link to pick another time: ctx->base "?move=1", so ctx->base is the manage
+ * link's own path then). */
 char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 			  enum page_manage state, const char *slot_start, const char *slot_end);
+/* GET m/{token} of a booking a reschedule moved: the old time and (when known) the new one. */
+char *page_booking_manage_moved(const struct page_ctx *ctx, const struct manifest *m,
+				const char *from_start, const char *from_end, const char *slot_start,
+				const char *slot_end);
+/* POST c/{token} that confirmed a reschedule: "Your booking is moved", the old and new time. */
+char *page_booking_moved(const struct page_ctx *ctx, const struct manifest *m,
+			 const char *from_start, const char *from_end, const char *slot_start,
+			 const char *slot_end);
+/* POST c/{token} of a reschedule whose booking was cancelled or moved meanwhile. */
+char *page_booking_move_gone(const struct page_ctx *ctx, const struct manifest *m);
 /* POST m/{token} that cancelled: "Cancelled". */
 char *page_booking_cancelled(const struct page_ctx *ctx, const struct manifest *m);
 

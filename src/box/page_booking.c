@@ -69,7 +69,8 @@ static struct page_zone *zone_of(const struct manifest *m, const char **name)
 	return z;
 }
 
-void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end)
+/* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)"; 0, or -1 when a time does not read. */
+int page_when_text(struct buf *b, const struct manifest *m, const char *start, const char *end)
 {
 	struct page_local s, e;
 	time_t ts, te;
@@ -77,17 +78,27 @@ void page_when(struct buf *b, const struct manifest *m, const char *start, const
 	struct page_zone *z;
 
 	if (!start || !end || rfc3339_parse(start, &ts) != 0 || rfc3339_parse(end, &te) != 0)
-		return; /* a wrong time on a confirmation is worse than none */
+		return -1;
 	z = zone_of(m, &name);
 	page_local_time(z, ts, &s);
 	page_local_time(z, te, &e);
-	page_zone_free(z);
-	buf_printf(b, "<p class=\"when-booked\"><strong>%s, %s %d \xc2\xb7 ", weekday_names[s.wday],
-		   month_names[s.month - 1], s.mday);
+	buf_printf(b, "%s, %s %d \xc2\xb7 ", weekday_names[s.wday], month_names[s.month - 1],
+		   s.mday);
 	clock_words(b, &s);
 	buf_adds(b, " \xe2\x80\x93 ");
 	clock_words(b, &e);
-	html_put(b, " (%s)</strong></p>\n", name);
+	buf_printf(b, " (%s)", name); /* a zone the type's check let through: no markup in it */
+	page_zone_free(z);
+	return 0;
+}
+
+void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end)
+{
+	struct buf t = BUF_INIT;
+
+	if (page_when_text(&t, m, start, end) == 0) /* a wrong time on a confirmation is worse than none */
+		html_put(b, "<p class=\"when-booked\"><strong>%s</strong></p>\n", buf_str(&t));
+	buf_free(&t);
 }
 
 /* ---- the slots ---------------------------------------------------------------------------- */
@@ -389,6 +400,13 @@ static void notices(struct buf *b, const struct week *wk, const struct page_week
 	else if (w->notice == PAGE_WEEK_LAPSED)
 		buf_adds(b, "<p class=\"notice\" role=\"status\">Your held time lapsed before you "
 			    "confirmed \xe2\x80\x94 these are still open.</p>\n");
+	else if (w->notice == PAGE_WEEK_NOT_YOURS)
+		buf_adds(b, "<p class=\"notice\" role=\"alert\">That is not the address this "
+			    "booking was made with \xe2\x80\x94 nothing was moved.</p>\n");
+	else if (w->notice == PAGE_WEEK_OVERLAP)
+		buf_adds(b, "<p class=\"notice\" role=\"alert\">A new time cannot overlap the "
+			    "booking\xe2\x80\x99s own time. To move it by less than its length, "
+			    "cancel it and book again.</p>\n");
 	if (!w->generated_at)
 		return;
 	if (rfc3339_parse(w->generated_at, &made) != 0) {
@@ -421,6 +439,14 @@ static void week_form(struct buf *b, const struct page_ctx *ctx, const struct ma
 	}
 	html_put(b, "<form method=\"post\" action=\"%s\" accept-charset=\"utf-8\">\n", ctx->base);
 	times(b, wk, kept);
+	if (w->move_start) {
+		buf_adds(b, "<fieldset class=\"details\">\n<legend>Your details</legend>\n"
+			    "<label for=\"move-email\">The email address you booked with</label>\n"
+			    "<input type=\"email\" id=\"move-email\" name=\"email\" required "
+			    "autocomplete=\"email\">\n</fieldset>\n"
+			    "<button type=\"submit\">Move to this time</button>\n</form>\n");
+		return;
+	}
 	details(b, m, w);
 	buf_adds(b, "<button type=\"submit\">Book this time</button>\n</form>\n");
 }
@@ -432,8 +458,15 @@ static void week_body(struct buf *b, const struct page_ctx *ctx, const struct ma
 
 	week_form(&form, ctx, m, w, wk, kept);
 	html_put(b, "<h1>%s</h1>\n", m->title);
-	if (m->description)
+	if (w->move_start) {
+		buf_adds(b, "<p class=\"intro\">Pick another time. Your booking is now at:</p>\n");
+		page_when(b, m, w->move_start, w->move_end);
+		buf_adds(b, "<p>A confirmation link goes to the address you booked with; the "
+			    "booking moves only when you open it. Times that overlap this one are "
+			    "not offered here.</p>\n");
+	} else if (m->description) {
 		html_put(b, "<p class=\"intro\">%s</p>\n", m->description);
+	}
 	notices(b, wk, w);
 	page_error_summary(b, m, w->errors, buf_str(&form));
 	html_put(b, "<p class=\"zone\">Times are shown in %s.</p>\n", wk->zone_name);
@@ -527,6 +560,8 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 		return PAGE_MANAGE_CANCELLED;
 	if (booking_state && strcmp(booking_state, "declined_by_owner") == 0)
 		return PAGE_MANAGE_DECLINED;
+	if (booking_state && strcmp(booking_state, "rescheduled") == 0)
+		return PAGE_MANAGE_MOVED;
 	if (!slot_start || rfc3339_parse(slot_start, &start) != 0 || start <= now)
 		return PAGE_MANAGE_PAST; /* offers nothing: safe for a row we cannot read */
 	return start - now < cutoff * 3600 ? PAGE_MANAGE_INSIDE_CUTOFF : PAGE_MANAGE_ACTIVE;
@@ -544,7 +579,10 @@ static void manage_words(struct buf *b, const struct page_ctx *ctx, const struct
 	long long cutoff = m->policy ? m->policy->cancel_cutoff_hours : 2;
 
 	if (state == PAGE_MANAGE_ACTIVE) {
-		buf_adds(b, "<p>If your plans have changed, you can cancel this meeting. The time "
+		html_put(b, "<p>If your plans have changed, you can <a href=\"%s?move=1\">pick "
+			    "another time</a>: your calendar invitation then moves to it.</p>\n",
+			 ctx->base);
+		buf_adds(b, "<p>Or cancel this meeting. The time "
 			    "goes back to being bookable, and the calendar invitation is withdrawn."
 			    "</p>\n<form method=\"post\">\n<button type=\"submit\">Cancel this "
 			    "booking</button>\n</form>\n");
@@ -566,6 +604,8 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 {
 	struct buf b = BUF_INIT;
 
+	if (state == PAGE_MANAGE_MOVED) /* where to: the caller knows (book.c) */
+		return page_booking_manage_moved(ctx, m, slot_start, slot_end, NULL, NULL);
 	page_open(&b, ctx, m->title, 0);
 	if (state == PAGE_MANAGE_CANCELLED) {
 		buf_adds(&b,
@@ -588,6 +628,52 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 					       : "<h1>Your booking</h1>\n");
 	page_when(&b, m, slot_start, slot_end);
 	manage_words(&b, ctx, m, state);
+	return page_close(&b);
+}
+
+char *page_booking_manage_moved(const struct page_ctx *ctx, const struct manifest *m,
+				const char *from_start, const char *from_end, const char *slot_start,
+				const char *slot_end)
+{
+	struct buf b = BUF_INIT;
+
+	page_open(&b, ctx, m->title, 0);
+	buf_adds(&b, "<h1>This booking was moved</h1>\n<p>It was at:</p>\n");
+	page_when(&b, m, from_start, from_end);
+	if (slot_start && slot_end) {
+		buf_adds(&b, "<p>It is now at:</p>\n");
+		page_when(&b, m, slot_start, slot_end);
+	}
+	buf_adds(&b, "<p>The link to change or cancel it is in the email that confirmed the "
+		     "move.</p>\n");
+	return page_close(&b);
+}
+
+char *page_booking_moved(const struct page_ctx *ctx, const struct manifest *m,
+			 const char *from_start, const char *from_end, const char *slot_start,
+			 const char *slot_end)
+{
+	struct buf b = BUF_INIT;
+
+	page_open(&b, ctx, m->title, 0);
+	buf_adds(&b, "<h1>Your booking is moved</h1>\n<p>From:</p>\n");
+	page_when(&b, m, from_start, from_end);
+	buf_adds(&b, "<p>To:</p>\n");
+	page_when(&b, m, slot_start, slot_end);
+	buf_adds(&b, "<p>The calendar invitation you have is updated by email to the new "
+		     "time.</p>\n");
+	return page_close(&b);
+}
+
+char *page_booking_move_gone(const struct page_ctx *ctx, const struct manifest *m)
+{
+	struct buf b = BUF_INIT;
+
+	page_open(&b, ctx, m->title, 0);
+	buf_adds(&b, "<h1>Nothing was moved</h1>\n<p>The booking this link would move was "
+		     "cancelled or changed meanwhile, so the new time was not booked. ");
+	book_again(&b, ctx, "Pick a time");
+	buf_adds(&b, " to book again.</p>\n");
 	return page_close(&b);
 }
 

@@ -74,5 +74,7 @@ struct page_local {
 };
 /* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)" into b; nothing for a bad time. */
 void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end);
+/* The same time as plain text (a mail's), appended to b; -1 when a time does not read. */
+int page_when_text(struct buf *b, const struct manifest *m, const char *start, const char *end);
 
 #endif

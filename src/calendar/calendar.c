@@ -75,9 +75,10 @@ static int local_zone(const char *configured, struct reader *r, struct err *why,
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
 	struct source s;
 	struct err why;
+	int rc;
 
 	*out = NULL;
 	*n = 0;
@@ -88,7 +89,10 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		return -1;
 	if (check_window(from, to, e) != 0 || local_zone(cfg->calendar_timezone, &r, &why, e) != 0)
 		return -1;
-	if (source_each(&s, reader_file, &r, e) != 0) {
+	r.zones = zone_cache_new();
+	rc = source_each(&s, reader_file, &r, e);
+	zone_cache_free(r.zones);
+	if (rc != 0) {
 		free(r.v);
 		return -1;
 	}
@@ -101,7 +105,7 @@ int calendar_busy_ics(const char *name, const char *text, size_t len, const char
 		      time_t from, time_t to, struct calendar_interval **out, size_t *n,
 		      struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0 };
+	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
 	struct err why;
 
 	*out = NULL;

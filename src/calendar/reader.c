@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
+#include "base/text.h"
 #include "calendar/zone.h"
 
 #include <stdarg.h>
@@ -41,6 +42,8 @@ struct file {
 	struct reader *r;
 	struct event *ev;
 	size_t nev;
+	struct event **ovs; /* the overrides (RECURRENCE-ID), by UID and then document order */
+	size_t novs;
 	struct err *e;
 };
 
@@ -329,7 +332,7 @@ static int file_open(struct file *f, size_t len, icalcomponent **root)
 
 int reader_parse(const char *path, const char *text, icalcomponent **root, struct err *e)
 {
-	struct file f = { path, text, NULL, NULL, 0, e };
+	struct file f = { path, text, NULL, NULL, 0, NULL, 0, e };
 	int rc;
 
 	*root = NULL;
@@ -347,12 +350,13 @@ static int read_time(struct file *f, const struct event *ev, icalproperty *p, co
 {
 	icalparameter *tzid = icalproperty_get_first_parameter(p, ICAL_TZID_PARAMETER);
 
+	memset(w, 0, sizeof *w); /* written whole on every path, a failure's too */
 	if (icaltime_is_null_time(t) || t.year < 1900 || t.year > 9999 || !icaltime_is_valid_time(t))
 		return fail(f, ev, name, "its %s cannot be read", name);
 	if (icaltime_is_utc(t) && !t.is_date) {
 		w->zone = icaltimezone_get_utc_timezone();
 	} else if (tzid && icalparameter_get_tzid(tzid) && !t.is_date) {
-		w->zone = zone_for_tzid(ev->c, icalparameter_get_tzid(tzid));
+		w->zone = zone_for_tzid_cached(ev->c, icalparameter_get_tzid(tzid), f->r->zones);
 		if (!w->zone)
 			return fail(f, ev, name, "its %s names TZID \"%.100s\", which neither a "
 				    "VTIMEZONE in the file nor a zone mecha knows defines", name,
@@ -372,6 +376,7 @@ static int read_start(struct file *f, const struct event *ev, struct when *w)
 {
 	icalproperty *p = icalcomponent_get_first_property(ev->c, ICAL_DTSTART_PROPERTY);
 
+	memset(w, 0, sizeof *w);
 	if (!p)
 		return fail(f, ev, NULL, "it has no DTSTART");
 	return read_time(f, ev, p, "DTSTART", icalproperty_get_dtstart(p), w);
@@ -491,13 +496,51 @@ static int read_rid(struct file *f, struct event *ev)
 	return 0;
 }
 
-/* The overrides of s's UID, settled with its length to inherit. */
+static int by_uid(const void *a, const void *b)
+{
+	const struct event *x = *(const struct event *const *)a, *y = *(const struct event *const *)b;
+	int c = strcmp(x->uid, y->uid);
+
+	return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Indexes the overrides once, so a file of n events finds each master's in log n, not n. */
+static void index_overrides(struct file *f)
+{
+	for (size_t i = 0; i < f->nev; i++) {
+		if (!f->ev[i].has_rid)
+			continue;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+		f->ovs = xrealloc(f->ovs, (f->novs + 1) * sizeof *f->ovs);
+		f->ovs[f->novs++] = &f->ev[i];
+	}
+	if (f->novs > 1)
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+		qsort(f->ovs, f->novs, sizeof *f->ovs, by_uid);
+}
+
+/* The first override of uid in f->ovs; f->novs when there is none. */
+static size_t first_override(const struct file *f, const char *uid)
+{
+	size_t lo = 0, hi = f->novs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(f->ovs[mid]->uid, uid) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The overrides of s's UID, in document order, settled with its length to inherit. */
 static int collect_overrides(struct file *f, struct series *s)
 {
-	for (size_t i = 0; *s->ev->uid && i < f->nev; i++) {
-		struct event *ov = &f->ev[i];
-		if (!ov->has_rid || strcmp(ov->uid, s->ev->uid) != 0)
-			continue;
+	for (size_t i = *s->ev->uid ? first_override(f, s->ev->uid) : f->novs; i < f->novs; i++) {
+		struct event *ov = f->ovs[i];
+		if (strcmp(ov->uid, s->ev->uid) != 0)
+			break;
 		if (!ov->settled && settle(f, ov, s->has_len ? &s->len : NULL) != 0)
 			return -1;
 		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -655,6 +698,7 @@ static int busy_file(struct file *f)
 	for (size_t i = 0; i < f->nev; i++)
 		if (read_rid(f, &f->ev[i]) != 0)
 			return -1;
+	index_overrides(f);
 	for (size_t i = 0; i < f->nev; i++)
 		if (!f->ev[i].has_rid && master(f, &f->ev[i]) != 0)
 			return -1;
@@ -665,13 +709,17 @@ static int busy_file(struct file *f)
 	return 0;
 }
 
-int reader_text(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
+/* Reads text whole: one component tree for the file. */
+static int whole(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
 {
-	struct file f = { path, text, r, NULL, 0, e };
+	struct file f = { path, text, r, NULL, 0, NULL, 0, e };
 	size_t mark = r->n;
 	icalcomponent *root = NULL;
-	int rc = file_open(&f, len, &root);
+	int rc;
 
+	if (r->zones)
+		zone_cache_next_file(r->zones);
+	rc = file_open(&f, len, &root);
 	if (rc == 0)
 		rc = busy_file(&f);
 	if (rc != 0)
@@ -679,7 +727,303 @@ int reader_text(const char *path, const char *text, size_t len, struct reader *r
 	if (root)
 		icalcomponent_free(root);
 	free(f.ev);
+	free(f.ovs);
 	return rc;
+}
+
+/* ---- a large file, some events at a time ----------------------------------------
+ *
+ * libical holds a parsed file as a tree several times the size of its text (a
+ * 10 MB calendar costs about 90 MB). A file larger than the reader's batch is
+ * cut at its calendars' children instead: each batch is every calendar's
+ * properties and VTIMEZONEs again, then some of its children, placed as a file
+ * of its own (whole, above) and freed. The events of one UID (a series and the
+ * instances it overrides) always share a batch, so each batch is placed as the
+ * whole file would place it. The cutting looks only at BEGIN and END lines,
+ * the calendars' own lines and the events' UID lines; a file it does not
+ * understand, or a batch that fails, is read whole, so an error is always the
+ * whole file's, named as before. Two events whose UID lines differ in bytes but
+ * mean one UID (an escape, a parameter) can land in different batches; that
+ * only adds busy time (an override not applied leaves the series' occurrence
+ * busy), never frees any.
+ */
+
+struct unit {
+	size_t at, end; /* its bytes: the BEGIN line through the END line */
+	size_t cal;     /* the calendar it is a child of */
+	char *uid;      /* a VEVENT's UID value, unfolded; NULL: none, or no event */
+};
+
+struct cut {
+	const char *text;
+	size_t len;
+	struct unit *u;
+	size_t nu, cap;
+	struct buf *skel; /* per calendar: its BEGIN line, its properties and VTIMEZONEs */
+	size_t ncal;
+};
+
+static int folded(const char *p)
+{
+	return *p == ' ' || *p == '\t';
+}
+
+/* Where the physical line at at ends (after its newline). */
+static size_t next_line(const struct cut *c, size_t at)
+{
+	const char *nl = memchr(c->text + at, '\n', c->len - at);
+
+	return nl ? (size_t)(nl - c->text) + 1 : c->len;
+}
+
+/* The line at at without its line end is word followed by a name; the name, *n its length. */
+static const char *marker(const struct cut *c, size_t at, size_t next, const char *word, size_t *n)
+{
+	size_t w = strlen(word), end = next;
+
+	while (end > at && (c->text[end - 1] == '\n' || c->text[end - 1] == '\r'))
+		end--;
+	if (end - at <= w || strncasecmp(c->text + at, word, w) != 0)
+		return NULL;
+	*n = end - at - w;
+	return c->text + at + w;
+}
+
+static int named(const char *name, size_t n, const char *want)
+{
+	return n == strlen(want) && strncasecmp(name, want, n) == 0;
+}
+
+/* The value of a UID line at at, its continuation lines joined; NULL when the line is no UID. */
+static char *uid_value(const struct cut *c, size_t at)
+{
+	const char *p = c->text + at;
+	struct buf b = BUF_INIT;
+	int quoted = 0, value = 0;
+	size_t next, skip = 0;
+	char *value_text;
+
+	if (c->len - at < 4 || strncasecmp(p, "UID", 3) != 0 || (p[3] != ':' && p[3] != ';'))
+		return NULL;
+	for (;;) {
+		next = next_line(c, at);
+		for (size_t i = at + skip; i < next; i++) {
+			char ch = c->text[i];
+			if (ch == '\r' || ch == '\n')
+				break;
+			if (value)
+				buf_addc(&b, ch);
+			else if (ch == '"')
+				quoted = !quoted;
+			else if (ch == ':' && !quoted)
+				value = 1;
+		}
+		if (next >= c->len || !folded(c->text + next))
+			break;
+		at = next;
+		skip = 1; /* a continuation line's leading space is the fold's, not the value's */
+	}
+	value_text = xstrdup(buf_str(&b));
+	buf_free(&b);
+	return value_text;
+}
+
+static void unit_add(struct cut *c, size_t at, size_t end, char *uid)
+{
+	if (c->nu == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 256;
+		c->u = xrealloc(c->u, c->cap * sizeof *c->u);
+	}
+	c->u[c->nu].at = at;
+	c->u[c->nu].end = end;
+	c->u[c->nu].cal = c->ncal - 1;
+	c->u[c->nu++].uid = uid;
+}
+
+static void cut_free(struct cut *c)
+{
+	for (size_t i = 0; i < c->nu; i++)
+		free(c->u[i].uid);
+	for (size_t i = 0; i < c->ncal; i++)
+		buf_free(&c->skel[i]);
+	free(c->u);
+	free(c->skel);
+}
+
+/* Scanning state: where the open child began, and what it is. */
+struct child {
+	size_t at;
+	const char *name;
+	size_t n;
+	int event;
+	char *uid;
+};
+
+/* One line inside a calendar (depth >= 1); -1 when the shape is not plain. */
+static int cut_line(struct cut *c, size_t at, size_t next, int *depth, struct child *ch,
+		    int *in_skel)
+{
+	struct buf *skel = &c->skel[c->ncal - 1];
+	const char *name;
+	size_t n;
+
+	if (folded(c->text + at)) {
+		if (*in_skel)
+			buf_add(skel, c->text + at, next - at);
+		return 0;
+	}
+	*in_skel = 0;
+	if ((name = marker(c, at, next, "BEGIN:", &n))) {
+		if ((*depth)++ == 1) {
+			ch->at = at;
+			ch->name = name;
+			ch->n = n;
+			ch->event = named(name, n, "VEVENT");
+			ch->uid = NULL;
+		}
+	} else if ((name = marker(c, at, next, "END:", &n))) {
+		if (--*depth == 0)
+			return named(name, n, "VCALENDAR") ? 0 : -1;
+		if (*depth > 1)
+			return 0;
+		if (n != ch->n || strncasecmp(name, ch->name, n) != 0)
+			return -1;
+		if (named(name, n, "VTIMEZONE"))
+			buf_add(skel, c->text + ch->at, next - ch->at);
+		else
+			unit_add(c, ch->at, next, ch->uid);
+		ch->uid = NULL;
+	} else if (*depth == 1) {
+		buf_add(skel, c->text + at, next - at);
+		*in_skel = 1;
+	} else if (*depth == 2 && ch->event && !ch->uid) {
+		ch->uid = uid_value(c, at);
+	}
+	return 0;
+}
+
+/* Finds the calendars and their children; -1 when the text is not the plain shape. */
+static int cut_text(struct cut *c)
+{
+	struct child ch = { 0, NULL, 0, 0, NULL };
+	int depth = 0, in_skel = 0;
+	size_t at, next, n;
+
+	for (at = 0; at < c->len; at = next) {
+		next = next_line(c, at);
+		if (depth > 0) {
+			if (cut_line(c, at, next, &depth, &ch, &in_skel) != 0)
+				break;
+		} else if (marker(c, at, next, "BEGIN:", &n) &&
+			   named(c->text + at + 6, n, "VCALENDAR")) {
+			c->skel = xrealloc(c->skel, (c->ncal + 1) * sizeof *c->skel);
+			c->skel[c->ncal] = (struct buf)BUF_INIT;
+			buf_add(&c->skel[c->ncal++], c->text + at, next - at);
+			depth = 1;
+		} else if (!text_blank_n(c->text + at, next - at)) {
+			break;
+		}
+	}
+	free(ch.uid);
+	return at >= c->len && depth == 0 && c->ncal ? 0 : -1;
+}
+
+static const struct unit *sort_units; /* for the comparator: qsort has no context */
+
+/* Grouped by UID (the UID-less each alone), then in document order. */
+static int by_group(const void *a, const void *b)
+{
+	const struct unit *x = &sort_units[*(const size_t *)a], *y = &sort_units[*(const size_t *)b];
+	int c = 0;
+
+	if (x->uid && y->uid)
+		c = strcmp(x->uid, y->uid);
+	else if (x->uid || y->uid)
+		c = x->uid ? 1 : -1;
+	return c ? c : (x->at > y->at) - (x->at < y->at);
+}
+
+static int by_place(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The units pick[0..n) (indices, put in document order here) as a file, and placed. */
+static int place_batch(const char *path, const struct cut *c, size_t *pick, size_t n,
+		       struct reader *r)
+{
+	struct buf b = BUF_INIT;
+	size_t cal = (size_t)-1;
+	struct err e;
+	int rc;
+
+	qsort(pick, n, sizeof *pick, by_place);
+	for (size_t i = 0; i < n; i++) {
+		const struct unit *u = &c->u[pick[i]];
+		if (u->cal != cal) {
+			if (cal != (size_t)-1)
+				buf_adds(&b, "END:VCALENDAR\r\n");
+			cal = u->cal;
+			buf_add(&b, buf_str(&c->skel[cal]), c->skel[cal].len);
+		}
+		buf_add(&b, c->text + u->at, u->end - u->at);
+	}
+	buf_adds(&b, "END:VCALENDAR\r\n");
+	rc = whole(path, buf_str(&b), b.len, r, &e);
+	buf_free(&b);
+	r->batches += rc == 0;
+	return rc;
+}
+
+/* Places the cut file batch by batch; -1 when any batch fails (the caller reads it whole). */
+static int place_cut(const char *path, const struct cut *c, struct reader *r, size_t limit)
+{
+	size_t *order = xmalloc((c->nu ? c->nu : 1) * sizeof *order);
+	size_t start = 0, bytes = 0, i = 0;
+	int rc = 0;
+
+	for (size_t k = 0; k < c->nu; k++)
+		order[k] = k;
+	sort_units = c->u;
+	qsort(order, c->nu, sizeof *order, by_group);
+	sort_units = NULL;
+	while (rc == 0 && i < c->nu) {
+		const struct unit *first = &c->u[order[i]];
+		do {
+			bytes += c->u[order[i]].end - c->u[order[i]].at;
+			i++;
+		} while (i < c->nu && first->uid && c->u[order[i]].uid &&
+			 strcmp(first->uid, c->u[order[i]].uid) == 0);
+		if (bytes >= limit || i == c->nu) {
+			rc = place_batch(path, c, order + start, i - start, r);
+			start = i;
+			bytes = 0;
+		}
+	}
+	if (rc == 0 && c->nu == 0)
+		rc = -1; /* calendars without children: nothing to cut */
+	free(order);
+	return rc;
+}
+
+int reader_text(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
+{
+	size_t limit = r->batch ? r->batch : READER_BATCH_BYTES, mark = r->n, batches = r->batches;
+	struct cut c = { text, len, NULL, 0, 0, NULL, 0 };
+	int rc = -1;
+
+	if (len <= limit || strlen(text) != len)
+		return whole(path, text, len, r, e);
+	if (cut_text(&c) == 0)
+		rc = place_cut(path, &c, r, limit);
+	cut_free(&c);
+	if (rc == 0)
+		return 0;
+	r->n = mark;
+	r->batches = batches;
+	return whole(path, text, len, r, e);
 }
 
 int reader_file(const char *path, void *ctx, struct err *e)

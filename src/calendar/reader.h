@@ -15,7 +15,7 @@
  * Nothing unreadable is ever taken as free time.
  *
  * Ownership: struct reader owns v (the caller frees it once done); the zone is
- * libical's.
+ * libical's; zones is the caller's (zone_cache_new/zone_cache_free around the reading).
  */
 #ifndef MECHA_CALENDAR_READER_H
 #define MECHA_CALENDAR_READER_H
@@ -34,7 +34,13 @@ struct reader {
 	const char *local_why; /* … for this reason, an error when one is met */
 	struct calendar_interval *v; /* busy intervals so far, clipped to the window, unmerged */
 	size_t n, cap;
+	struct zone_cache *zones; /* the VTIMEZONEs met so far (zone.h); NULL: none kept */
+	size_t batch; /* a larger file is parsed this many bytes of events at a time; 0: the default */
+	size_t batches; /* counted: the batches placed (a file read whole adds none) */
 };
+
+/* The default batch: libical's tree of 256 KiB of events is a few MiB. */
+#define READER_BATCH_BYTES (256u * 1024u)
 
 /* Adds what the file at path makes busy; -1 (nothing of it added) when any of it is unreadable. */
 int reader_file(const char *path, void *reader, struct err *e);

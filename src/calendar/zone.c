@@ -5,6 +5,7 @@
  */
 #include "calendar/zone.h"
 
+#include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
 
@@ -117,7 +118,94 @@ static int has_observance(icaltimezone *z)
 		     icalcomponent_get_first_component(c, ICAL_XDAYLIGHT_COMPONENT));
 }
 
+/* ---- the cache of a reading's VTIMEZONEs --------------------------------------- */
+
+struct zone_entry {
+	char *text;          /* the VTIMEZONE as libical writes it back: the key */
+	icaltimezone *zone;  /* ours, made from a copy of that VTIMEZONE */
+	icaltimezone *seen;  /* the current file's zone of this text, when met … */
+	unsigned long file;  /* … in this file */
+};
+
+struct zone_cache {
+	struct zone_entry *v;
+	size_t n, cap;
+	unsigned long file; /* which file is being read, counted from 1 */
+};
+
+struct zone_cache *zone_cache_new(void)
+{
+	struct zone_cache *cache = xmalloc(sizeof *cache);
+
+	memset(cache, 0, sizeof *cache);
+	return cache;
+}
+
+void zone_cache_free(struct zone_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->n; i++) {
+		icaltimezone_free(cache->v[i].zone, 1);
+		free(cache->v[i].text);
+	}
+	free(cache->v);
+	free(cache);
+}
+
+/* A file's zones live as long as its component tree: a pointer is worth nothing in the next file. */
+void zone_cache_next_file(struct zone_cache *cache)
+{
+	cache->file++;
+}
+
+/* The cache's zone for the file's zone z (one with observances); z itself when it cannot copy it. */
+static icaltimezone *intern(struct zone_cache *cache, icaltimezone *z)
+{
+	icalcomponent *c = icaltimezone_get_component(z);
+	struct zone_entry *e;
+	char *text;
+
+	for (size_t i = 0; i < cache->n; i++)
+		if (cache->v[i].seen == z && cache->v[i].file == cache->file)
+			return cache->v[i].zone;
+	if (!c || !(text = icalcomponent_as_ical_string_r(c)))
+		return z;
+	for (size_t i = 0; i < cache->n; i++) {
+		e = &cache->v[i];
+		if (strcmp(e->text, text) == 0) {
+			icalmemory_free_buffer(text);
+			e->seen = z;
+			e->file = cache->file;
+			return e->zone;
+		}
+	}
+	if (cache->n == cache->cap) {
+		cache->cap = cache->cap ? cache->cap * 2 : 8;
+		cache->v = xrealloc(cache->v, cache->cap * sizeof *cache->v);
+	}
+	e = &cache->v[cache->n];
+	e->zone = icaltimezone_new();
+	if (!e->zone || !icaltimezone_set_component(e->zone, icalcomponent_new_clone(c))) {
+		if (e->zone)
+			icaltimezone_free(e->zone, 1);
+		icalmemory_free_buffer(text);
+		return z;
+	}
+	e->text = xstrdup(text);
+	icalmemory_free_buffer(text);
+	e->seen = z;
+	e->file = cache->file;
+	cache->n++;
+	return e->zone;
+}
+
 icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid)
+{
+	return zone_for_tzid_cached(c, tzid, NULL);
+}
+
+icaltimezone *zone_for_tzid_cached(icalcomponent *c, const char *tzid, struct zone_cache *cache)
 {
 	icaltimezone *z = NULL;
 	const char *iana;
@@ -127,6 +215,8 @@ icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid)
 		if (z && !has_observance(z))
 			z = NULL;
 	}
+	if (z && cache)
+		return intern(cache, z);
 	if (!z)
 		z = builtin(tzid);
 	if (!z && (iana = zone_windows_to_iana(tzid)))

@@ -31,4 +31,26 @@ icaltimezone *zone_local(const char *configured, char name[ZONE_NAME_MAX], struc
 /* The zone tzid names for a time inside component c; NULL when nothing places it. */
 icaltimezone *zone_for_tzid(icalcomponent *c, const char *tzid);
 
+/*
+ * zone_cache — the VTIMEZONEs of one reading of a calendar, each made a
+ * libical zone once. libical works out a zone's changes from its first
+ * observance (1970, as most writers put it) the first time a time is placed
+ * in it, and a zone belongs to its file: without the cache a vdir of 5,000
+ * files, each carrying the same VTIMEZONE, pays that 5,000 times. Two
+ * VTIMEZONEs are the same zone when their whole text is the same (TZID and
+ * every observance), so a file that redefines a name keeps its own rules.
+ *
+ * Calling sequence: zone_cache_new; per file, zone_cache_next_file before its
+ * first time; zone_for_tzid_cached for each TZID; zone_cache_free at the end.
+ * Ownership: the cache owns its zones (valid until zone_cache_free); the file
+ * zones it is handed stay the file's.
+ */
+struct zone_cache;
+
+struct zone_cache *zone_cache_new(void);
+void zone_cache_free(struct zone_cache *cache);
+void zone_cache_next_file(struct zone_cache *cache);
+/* As zone_for_tzid; a VTIMEZONE of the file comes back as the cache's zone of the same text. */
+icaltimezone *zone_for_tzid_cached(icalcomponent *c, const char *tzid, struct zone_cache *cache);
+
 #endif

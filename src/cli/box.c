@@ -1,10 +1,10 @@
 /*
  * box (cli) — `mecha box …`: a door to mecha-box, the separate program that
- * faces the internet. The verbs are listed here (for --help, `mecha help box`
- * and completion, with the help texts mecha-box prints too), and running one
- * executes mecha-box from the directory this mecha was run from, so the
- * public process never contains the code that reaches calendar, mail or
- * models (docs/architecture.md).
+ * faces the internet. The verbs are box/help.h's list (for --help, `mecha
+ * help box` and completion, with the help texts mecha-box prints too), and
+ * running one executes mecha-box from the directory this mecha was run from,
+ * so the public process never contains the code that reaches calendar, mail
+ * or models (docs/architecture.md).
  */
 #include "cli/cli.h"
 #include "cli/verb.h"
@@ -61,18 +61,9 @@ static int run_box(int argc, char **argv)
 }
 
 /* Each verb runs mecha-box, which is not this program (docs/security.md). */
-static const struct cli_verb verbs[] = {
-	{ "serve", run_box, box_help_serve, "serve the forms and the /v1 API (HTTP or HTTPS)",
-	  CONFINE_NONE },
-	{ "owner", run_box, box_help_owner, "owner add HANDLE: a new owner and their first keys",
-	  CONFINE_NONE },
-	{ "key", run_box, box_help_key, "key new: one more key for an owner, printed once",
-	  CONFINE_NONE },
-	{ "pair", run_box, box_help_pair, "pair --owner HANDLE: a one-time code for `mecha pair` at home",
-	  CONFINE_NONE },
-	{ "sweep", run_box, box_help_sweep, "delete expired submissions and orphans (never a queued row)",
-	  CONFINE_NONE },
-};
+#define BOX_VERB_ROW(name, summary) { #name, run_box, box_help_##name, summary, CONFINE_NONE },
+static const struct cli_verb verbs[] = { BOX_VERBS(BOX_VERB_ROW) };
+#undef BOX_VERB_ROW
 
 const struct cli_group cli_box_group = {
 	"box",

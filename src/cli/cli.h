@@ -64,6 +64,8 @@ extern const size_t cli_ncommands;
 
 /* `mecha completion bash|zsh`: prints a completion script generated from cli_commands. */
 int cli_completion(int argc, char **argv);
+/* `mecha __complete KIND [WORD]` (hidden): the home's seqs, outbox ids, type ids or states. */
+int cli_complete_values(int argc, char **argv);
 
 /*
  * Remembers whether --json is on the command line (before a "--"): then

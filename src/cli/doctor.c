@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/opts.h"
 #include "base/text.h"
 #include "config/confine.h"
 #include "doctor/doctor.h"
@@ -17,7 +18,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const char doctor_help[] =
 	"usage: mecha doctor [--json] [--offline]\n"
@@ -108,10 +108,7 @@ static int digest(const struct doctor_report *r, int json, int mail)
 /* A mail leaves through [mail]: a sendmail command is a program this run may start. */
 static int wants_mail(int argc, char **argv)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--mail") == 0)
-			return 1;
-	return 0;
+	return opts_present(argc, argv, "--mail");
 }
 
 int cli_doctor(int argc, char **argv)

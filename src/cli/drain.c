@@ -10,7 +10,9 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "base/text.h"
+#include "config/config.h"
 #include "drain/drain.h"
+#include "drain/push.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -43,7 +45,13 @@ static const char drain_help[] =
 	"              \"store\", \"skipped\": [{\"seq\", \"error\", \"message\"}], \"dry_run\"}\n"
 	"              (with --follow: one such line per pass that drained anything)\n"
 	"  --follow    keep draining, one long poll after another, until SIGTERM or SIGINT\n"
-	"              (for a service: docs/mecha-drain.service)\n";
+	"              (for a service: docs/mecha-drain.service). Every [calendar]\n"
+	"              slots_check_s seconds (default 60) it also looks at each booking type\n"
+	"              pushed before (mecha slots push): when the calendar's busy time or the\n"
+	"              type changed since its last push, or that push is an hour old, its\n"
+	"              slots are pushed again, a line each (\"pushed N slots of TYPE ...\";\n"
+	"              --json: {\"slots_pushed\": {\"type\", \"gate\", \"slots\", \"why\"}}).\n"
+	"              A push that fails is said on stderr and tried at the next look.\n";
 
 struct out {
 	int json;
@@ -139,6 +147,54 @@ static void each_pass(const struct drain_report *r, const struct err *failed, vo
 	fflush(stdout);
 }
 
+/* A push of the slots that follow the calendar (push.h), or why it failed. */
+static void each_push(const struct push_due_line *l, void *ctx)
+{
+	const struct out *o = ctx;
+	json_t *doc;
+	char *text;
+
+	if (l->failed) {
+		fputs("mecha: ", stderr);
+		if (l->type) {
+			fputs("slots of ", stderr);
+			text_print(stderr, l->type, 0);
+			fputs(" not pushed: ", stderr);
+		}
+		text_print(stderr, l->failed->msg, 0);
+		fputs(" (trying again at the next look)\n", stderr);
+	} else if (o->json) {
+		doc = json_pack("{s:{s:s,s:s,s:I,s:s}}", "slots_pushed", "type", l->type, "gate",
+				l->pushed->gate, "slots", (json_int_t)l->pushed->n, "why", l->why);
+		text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+		if (text)
+			puts(text);
+		free(text);
+		json_decref(doc);
+	} else {
+		printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
+		text_print(stdout, l->type, 0);
+		fputs(" to ", stdout);
+		text_print(stdout, l->pushed->gate, 0);
+		printf(" (%s)\n", l->why);
+	}
+	fflush(stdout);
+}
+
+/* [calendar] slots_check_s; the default when config.toml does not load (each push then
+ * fails, saying why, while the drain goes on). */
+static long long slots_every(void)
+{
+	struct config cfg = { 0 };
+	struct err e;
+	long long every = CONFIG_SLOTS_CHECK_S;
+
+	if (config_load(&cfg, &e) == 0 && cfg.calendar_slots_check_s > 0)
+		every = cfg.calendar_slots_check_s;
+	config_free(&cfg);
+	return every;
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -157,6 +213,8 @@ static int follow(struct drain_opts *d, struct out *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	d->stop = &stop;
+	d->slots_every = d->dry_run ? 0 : slots_every();
+	d->slots = each_push;
 	if (drain_follow(d, each_pass, o, &e) != 0)
 		return cli_fail_json_line(&e, o->json);
 	return EXIT_OK;

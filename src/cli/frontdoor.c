@@ -492,7 +492,7 @@ static const struct cli_verb verbs[] = {
 	  "settle requests whose drafts were released or rejected", CONFINE_REQUESTS },
 	{ "sweep", frontdoor_sweep_verb, frontdoor_sweep_help,
 	  "book confirmed bookings and withdraw cancelled ones (no model)",
-	  CONFINE_REQUESTS | CONFINE_CALENDAR_W | CONFINE_DELIVER },
+	  CONFINE_REQUESTS | CONFINE_CALENDAR_W | CONFINE_DELIVER | CONFINE_GATE | CONFINE_OFFERED },
 };
 
 const struct cli_group cli_frontdoor_group = {

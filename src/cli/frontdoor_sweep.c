@@ -14,6 +14,7 @@
 #include "base/rfc3339.h"
 #include "base/text.h"
 #include "drain/offered.h"
+#include "drain/push.h"
 #include "frontdoor/sweep.h"
 #include "frontdoor/sweep_offer.h"
 
@@ -32,11 +33,18 @@ const char frontdoor_sweep_help[] =
 	"slot prints CONFLICT\n"
 	"and books nothing: the request waits for you. A cancellation removes the event,\n"
 	"mails its cancellation, and closes itself and its booking (\"cancelled by the\n"
-	"requester\"). Cancellations go first. requests/bookings.jsonl records every step,\n"
+	"requester\"). A rescheduling (a booking moved on its manage page) moves the\n"
+	"event of a booking this home booked to a new slot it offered: the same UID,\n"
+	"SEQUENCE + 1, a REQUEST saying the old and the new time; the old booking's\n"
+	"record is closed (one this home did not book: left, unknown_booking).\n"
+	"Cancellations go first. requests/bookings.jsonl records every step,\n"
 	"so a rerun, or a run after a crash, does nothing twice. Then each booked booking\n"
 	"whose reminder is due (its type's [policy] reminders, default 24h and 1h before\n"
 	"the start; none for a tier it was booked inside) gets that one mail, once; a dry\n"
-	"run lists the reminders due. Meant to run from a timer every five minutes\n"
+	"run lists the reminders due. After it booked, moved or withdrew, each booking\n"
+	"type pushed before whose calendar changed is pushed to the box again (as `mecha\n"
+	"slots push` does), so the box stops offering a booked time; a push that fails is\n"
+	"said on stderr and never undoes a booking. Meant to run from a timer every five minutes\n"
 	"(docs/mecha-sweep.timer): a reminder goes out within five minutes of its tier.\n"
 	"A meter shows progress on a terminal; then a summary. A record that was not\n"
 	"settled (CONFLICT, left, failed), or one that needs a look, always gets its line;\n"
@@ -44,22 +52,23 @@ const char frontdoor_sweep_help[] =
 	"  --dry-run       say what would happen; write, send and lock nothing\n"
 	"  -v, --verbose   also a line for each record settled\n"
 	"  --json          one summary: {dry_run, booked, conflicts, cancelled, closed, left,\n"
-	"                  failed, reminded}, each a list of {seq, booking_id, start, end,\n"
-	"                  uid, attendee, booking_seq, message, reason, tier}\n\n"
+	"                  failed, reminded, moved}, each a list of {seq, booking_id, start,\n"
+	"                  end, uid, attendee, booking_seq, message, reason, tier}, and\n"
+	"                  slots_pushed: [{type, gate, slots}]\n\n"
 	"Exit status: 0 everything was settled; 1 a step failed (the next sweep carries on);\n"
 	"3 a booking was left for you (CONFLICT, or one the sweep cannot read) — a dry run\n"
 	"exits 0 for those, since saying so was all it was asked.\n";
 
 static const char *const outcome_key[] = { "booked", "conflicts", "cancelled", "closed",
-					   "left",   "failed",    "reminded" };
+					   "left",   "failed",    "reminded",  "moved" };
 
 static const char *outcome_word(const struct sweep_line *l)
 {
 	static const char *const done[] = { "booked", "CONFLICT", "cancelled", "closed",
-					     "left",   "failed",   "reminded" };
+					     "left",   "failed",   "reminded",  "moved" };
 	static const char *const would[] = { "would book",  "CONFLICT", "would cancel",
 					      "would close", "left",     "failed",
-					      "reminder due" };
+					      "reminder due", "would move" };
 
 	return (l->dry_run ? would : done)[l->outcome];
 }
@@ -80,8 +89,9 @@ static void print_line(const struct sweep_line *l)
 {
 	printf("%-12s %6lld", outcome_word(l), l->seq);
 	print_slot(l);
-	if (l->outcome == SWEEP_CANCELLED && l->booking_seq >= 0)
-		printf("  booking %lld", l->booking_seq);
+	if ((l->outcome == SWEEP_CANCELLED || l->outcome == SWEEP_MOVED) && l->booking_seq >= 0)
+		printf("  %s %lld", l->outcome == SWEEP_MOVED ? "from booking" : "booking",
+		       l->booking_seq);
 	if (l->tier) {
 		printf("  ");
 		text_print(stdout, l->tier, 0);
@@ -134,7 +144,8 @@ static int quiet(const struct sweep_line *l)
 	if (l->outcome == SWEEP_REMINDED) /* a dry run lists the reminders due */
 		return !l->dry_run && !l->message;
 	return l->outcome == SWEEP_CLOSED ||
-	       (!l->message && (l->outcome == SWEEP_BOOKED || l->outcome == SWEEP_CANCELLED));
+	       (!l->message && (l->outcome == SWEEP_BOOKED || l->outcome == SWEEP_CANCELLED ||
+				l->outcome == SWEEP_MOVED));
 }
 
 /* The sweep's judge (sweep_offer.h) is what home kept of its pushes (drain/offered.h). */
@@ -194,6 +205,7 @@ static json_t *summary_new(int dry_run)
 
 	for (size_t i = 0; i < sizeof outcome_key / sizeof outcome_key[0]; i++)
 		json_object_set_new(s, outcome_key[i], json_array());
+	json_object_set_new(s, "slots_pushed", json_array());
 	return s;
 }
 
@@ -201,13 +213,13 @@ static json_t *summary_new(int dry_run)
 static void print_summary(const struct sweep_counts *n, int dry_run)
 {
 	const size_t counts[] = { n->booked, n->conflicts, n->cancelled, n->closed, n->left,
-				  n->failed,  n->reminded };
+				  n->failed,  n->reminded,  n->moved };
 	static const char *const done[] = { "booked", "CONFLICT",     "cancelled",
 					     "closed", "left for you", "failed",
-					     "reminded" };
+					     "reminded", "moved" };
 	static const char *const would[] = { "would book",  "CONFLICT",     "would cancel",
 					      "would close", "left for you", "failed",
-					      "reminders due" };
+					      "reminders due", "would move" };
 	int first = 1;
 
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
@@ -228,6 +240,46 @@ static int sweep_status(const struct sweep_counts *n, int dry_run)
 	if (!dry_run && (n->conflicts || n->left))
 		return EXIT_REFUSED;
 	return EXIT_OK;
+}
+
+/* A push after the sweep booked or withdrew (push.h), or why it failed: the bookings stand. */
+static void on_push(const struct push_due_line *l, void *ctx)
+{
+	struct tally *t = ctx;
+
+	if (l->failed) {
+		fputs("mecha: ", stderr);
+		if (l->type) {
+			fputs("slots of ", stderr);
+			text_print(stderr, l->type, 0);
+			fputs(" not pushed: ", stderr);
+		}
+		text_print(stderr, l->failed->msg, 0);
+		fputs(" (what was booked stands; mecha slots push TYPE, or the drain service's "
+		      "next look, pushes them)\n", stderr);
+	} else if (t->summary) {
+		json_array_append_new(json_object_get(t->summary, "slots_pushed"),
+				      json_pack("{s:s,s:s,s:I}", "type", l->type, "gate",
+						l->pushed->gate, "slots", (json_int_t)l->pushed->n));
+	} else {
+		printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
+		text_print(stdout, l->type, 0);
+		fputs(" to ", stdout);
+		text_print(stdout, l->pushed->gate, 0);
+		fputc('\n', stdout);
+	}
+}
+
+/* The box stops offering what was just booked, and offers again what was withdrawn. */
+static void push_after(const struct sweep_counts *n, struct tally *t)
+{
+	struct err e;
+
+	err_clear(&e);
+	if ((n->booked || n->cancelled || n->moved) && push_slots_due(0, on_push, t, &e) < 0) {
+		struct push_due_line l = { NULL, NULL, NULL, &e };
+		on_push(&l, t);
+	}
 }
 
 int frontdoor_sweep_verb(int argc, char **argv)
@@ -259,6 +311,8 @@ int frontdoor_sweep_verb(int argc, char **argv)
 		json_decref(t.summary);
 		return cli_fail_json(&e, json);
 	}
+	if (!dry_run)
+		push_after(&n, &t);
 	if (json)
 		jsonio_print(stdout, t.summary);
 	else

@@ -59,9 +59,10 @@ const struct cli_command cli_commands[] = {
 	  CONFINE_NONE },
 	{ "slots", cli_slots, &cli_slots_group,
 	  "bookable slots: a booking type's availability minus the calendar", 0 },
+	/* --follow also pushes the slots that follow the calendar (drain/push.h). */
 	{ "drain", cli_drain, NULL,
 	  "bring the box's queued requests home into requests/, then acknowledge them",
-	  CONFINE_REQUESTS | CONFINE_GATE },
+	  CONFINE_REQUESTS | CONFINE_GATE | CONFINE_CALENDAR | CONFINE_OFFERED },
 	/* It writes the home's factory/ (the gate and the keys) and talks to the box. */
 	{ "pair", cli_pair, NULL,
 	  "pair this home with a box by a one-time code (mecha box pair): the gate and keys",
@@ -173,6 +174,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "completion") == 0)
 		return cli_completion(argc - 1, argv + 1);
+	if (strcmp(argv[1], "__complete") == 0) /* the completion scripts' own; not listed */
+		return cli_complete_values(argc - 1, argv + 1);
 	for (size_t i = 0; i < cli_ncommands; i++)
 		if (strcmp(argv[1], cli_commands[i].name) == 0) {
 			if (!cli_commands[i].group) /* a group's verbs declare their own */

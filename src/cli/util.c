@@ -7,9 +7,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/opts.h"
 #include "base/text.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +25,8 @@ static int json_wanted, json_said;
 
 void cli_json_wanted(int argc, char **argv)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--json") == 0)
-			json_wanted = 1;
+	if (opts_present(argc, argv, "--json"))
+		json_wanted = 1;
 }
 
 static void fail_document(const struct err *e, int one_line);
@@ -116,29 +115,13 @@ int cli_usage_error(const char *verb, const char *fmt, ...)
 
 int cli_wants_help(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return 0;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-			return 1;
-	}
-	return 0;
+	return opts_wants_help(argc, argv);
 }
 
 int cli_parse_count(const char *verb, const char *opt, const char *s, long long *out)
 {
-	char *end;
-	long long v;
-
-	errno = 0;
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		goto bad;
-	v = strtoll(s, &end, 10);
-	if (errno || *end)
-		goto bad;
-	*out = v;
-	return 0;
-bad:
+	if (opts_count(s, out) == 0)
+		return 0;
 	cli_usage_error(verb, "%s takes a whole number, not '%s'", opt, s ? s : "");
 	return -1;
 }

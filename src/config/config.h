@@ -44,6 +44,7 @@ struct err;
 
 #define CONFIG_TIMEOUT_S 300L        /* a whole provider request */
 #define CONFIG_CONNECT_TIMEOUT_S 10L /* connecting to a provider */
+#define CONFIG_SLOTS_CHECK_S 60L /* the drain service looks for calendar changes this often */
 #define CONFIG_FRONTDOOR_STALE_HOURS 72L /* a request waiting on the owner longer is stale */
 #define CONFIG_OUTBOX_STALE_HOURS 48L    /* a pending draft older is stale */
 
@@ -73,6 +74,9 @@ struct config {
 	char *calendar_timezone; /* [calendar] timezone (IANA); NULL: the system's */
 	char **calendar_collections; /* [calendar] collections under a vdirsyncer root */
 	size_t ncalendar_collections;
+	/* [calendar] slots_check_s: seconds between the drain service's looks for a change to
+	 * push; 0: CONFIG_SLOTS_CHECK_S */
+	long calendar_slots_check_s;
 	char *missions_brain; /* [missions] brain */
 	/* How long a request waits on the owner, a draft waits pending, before doctor says so. */
 	long frontdoor_stale_hours; /* [frontdoor] stale_hours; 0: CONFIG_FRONTDOOR_STALE_HOURS */

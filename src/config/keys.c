@@ -217,6 +217,10 @@ const struct config_key config_keys[] = {
 	  meaning_collection, "[\"personal\", \"work\"]",
 	  "Under a vdirsyncer root: the collections to read (events are written to the first). "
 	  "Unset: every collection." },
+	{ T_CALENDAR, "slots_check_s", V_INT, C(calendar_slots_check_s), NOL, NULL, "60",
+	  "Seconds between the drain service's (`mecha drain --follow`) looks at the calendar: "
+	  "a booking type pushed before is pushed again when its busy time or its manifest "
+	  "changed since, and at least hourly, 1 to 86400." },
 	{ T_MISSIONS, "brain", V_STR, C(missions_brain), NOL, NULL, "\"brain-1\"",
 	  "The brain the mission verbs that post are bound to: a letter for another brain is "
 	  "refused. Unset: any." },

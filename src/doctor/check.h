@@ -43,6 +43,9 @@ void doctor_mail(struct doctor *d);
 void doctor_calendar(struct doctor *d);
 /* The paired box: the gate, each key and its scope, the queue, the types' versions. */
 void doctor_box(struct doctor *d);
+/* Each booking type's slots: pushed, since the calendar last changed, within the hour and
+ * inside their horizon (the box's times follow the calendar: drain/push.h). */
+void doctor_slots(struct doctor *d);
 /* queue.c */
 void doctor_queue(struct doctor *d);
 

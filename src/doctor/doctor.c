@@ -180,7 +180,7 @@ static const struct {
 	{ doctor_stores, 1 },   { doctor_temps, 1 },  { doctor_provider, 1 }, { doctor_mail, 1 },
 	{ doctor_calendar, 1 }, { check_outbox, 1 },  { check_types, 1 },
 	{ check_mcp, 0 },       { doctor_missions, 1 }, { doctor_types_cache, 1 },
-	{ doctor_box, 1 },      { doctor_queue, 1 },
+	{ doctor_box, 1 },      { doctor_slots, 1 },  { doctor_queue, 1 },
 };
 
 /*

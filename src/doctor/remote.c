@@ -15,6 +15,7 @@
 #include "base/rfc3339.h"
 #include "calendar/calendar.h"
 #include "drain/gate.h"
+#include "drain/push.h"
 #include "frontdoor/model.h"
 #include "outbox/mail.h"
 #include "outbox/probe.h"
@@ -261,13 +262,21 @@ static void box_types(struct doctor *d, struct gate *g)
 	catalog_ids_free(ids, n);
 }
 
-void doctor_box(struct doctor *d)
+/* A gate is configured: $FACTORY_GATE, or the factory's config.toml. */
+static int box_paired(const struct doctor *d)
 {
 	char *conf = d->home ? fs_join(d->home, "factory/config.toml") : NULL;
 	const char *env = getenv("FACTORY_GATE");
-	int paired = (env && *env) || (conf && access(conf, F_OK) == 0), reached = 0;
+	int paired = (env && *env) || (conf && access(conf, F_OK) == 0);
 
 	free(conf);
+	return paired;
+}
+
+void doctor_box(struct doctor *d)
+{
+	int paired = box_paired(d), reached = 0;
+
 	if (!d->cfg_ok) {
 		doctor_skip(d, "box");
 		return;
@@ -314,4 +323,79 @@ void doctor_box(struct doctor *d)
 		gate_reply_free(&r);
 		gate_close(&g);
 	}
+}
+
+/* ---- the slots ------------------------------------------------------------------------ */
+
+#define SLOTS_SERVICE "the drain service (docs/mecha-drain.service) pushes them as the " \
+		      "calendar changes; is it running?"
+
+/* One booking type's pushes against its calendar (drain/push.h, push_slots_state). */
+static void slots_of(struct doctor *d, const char *id)
+{
+	char *fix = xasprintf("mecha slots push %s", id);
+	char *fix_service = xasprintf("mecha slots push %s; %s", id, SLOTS_SERVICE);
+	char at[RFC3339_LEN];
+	struct push_state st;
+	struct err e;
+	time_t runs_out;
+
+	err_clear(&e);
+	if (push_slots_state(id, &st, &e) != 0) {
+		doctor_say(d, "slots", DOCTOR_FAIL, "correct what the message names: mecha slots "
+			   "push stops there too", "type %s: %s", id, e.msg);
+		goto out;
+	}
+	rfc3339_format(st.pushed_at, at);
+	runs_out = st.pushed_at + (time_t)st.horizon_days * 86400;
+	if (!st.pushed)
+		doctor_say(d, "slots", DOCTOR_FAIL, fix, "type %s: its slots were never pushed: the "
+			   "box offers no time", id);
+	else if (st.now >= runs_out)
+		doctor_say(d, "slots", DOCTOR_FAIL, fix_service, "type %s: the last push (%s) offered "
+			   "times up to %lld days ahead, and they have all passed", id, at,
+			   st.horizon_days);
+	else if (st.changed)
+		doctor_say(d, "slots", DOCTOR_WARN, fix_service, "type %s: the calendar or the type "
+			   "changed since the last push (%s): the box may offer a time now taken", id,
+			   at);
+	else if (st.now - st.pushed_at > PUSH_SLOTS_MAX_AGE_S)
+		doctor_say(d, "slots", DOCTOR_WARN, fix_service, "type %s: last pushed %s, over an "
+			   "hour ago: the box's times lag the clock (notice and horizon)", id, at);
+	else
+		doctor_say(d, "slots", DOCTOR_OK, NULL, "type %s: slots pushed %s; the calendar has "
+			   "not changed since", id, at);
+out:
+	free(fix);
+	free(fix_service);
+}
+
+void doctor_slots(struct doctor *d)
+{
+	char **ids = NULL;
+	size_t n = 0;
+	int said = 0;
+	struct err e;
+
+	err_clear(&e);
+	if (!d->cfg_ok || !box_paired(d) || catalog_ids(&ids, &n, &e) != 0)
+		return; /* the config, box and types lines say why */
+	for (size_t i = 0; i < n; i++) {
+		struct manifest *m = NULL;
+		int booking = catalog_load(ids[i], &m, NULL, &e) == 0 && m->booking &&
+			      m->availability;
+
+		manifest_free(m);
+		if (!booking)
+			continue;
+		if (d->flags & DOCTOR_OFFLINE) {
+			if (!said++)
+				doctor_say(d, "slots", DOCTOR_WARN, "run mecha doctor without "
+					   "--offline to check them", "booking types' slots: not "
+					   "checked (--offline)");
+			continue;
+		}
+		slots_of(d, ids[i]);
+	}
+	catalog_ids_free(ids, n);
 }

@@ -14,6 +14,7 @@
 #include "config/home.h"
 #include "drain/gate.h"
 #include "drain/intake.h"
+#include "drain/push.h"
 #include "requests/grammar.h"
 #include "requests/record.h"
 #include "requests/store.h"
@@ -472,6 +473,29 @@ static unsigned next_pass(struct drain_opts *each, const struct drain_report *r,
 	return pause;
 }
 
+static time_t monotonic(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec;
+}
+
+/* The slots that follow the calendar (push.h): looked at once slots_every has passed. */
+static void follow_slots(const struct drain_opts *o, time_t *last)
+{
+	struct err e;
+
+	if (o->slots_every <= 0 || (*last && monotonic() - *last < o->slots_every))
+		return;
+	*last = monotonic();
+	err_clear(&e);
+	if (push_slots_due(PUSH_SLOTS_MAX_AGE_S, o->slots, o->ctx, &e) < 0 && o->slots) {
+		struct push_due_line l = { NULL, NULL, NULL, &e };
+		o->slots(&l, o->ctx);
+	}
+}
+
 int drain_follow(const struct drain_opts *o,
 		 void (*report)(const struct drain_report *r, const struct err *failed, void *ctx),
 		 void *ctx, struct err *e)
@@ -479,9 +503,15 @@ int drain_follow(const struct drain_opts *o,
 	struct drain_opts each = *o;
 	struct drain_report r;
 	unsigned backoff = 1;
+	time_t last = 0;
 	int rc;
 
+	if (o->slots_every > 0 && each.wait > o->slots_every)
+		each.wait = o->slots_every; /* the long poll ends in time for the next look */
 	while (!stopped(o)) {
+		follow_slots(o, &last);
+		if (stopped(o))
+			break;
 		rc = drain_run(&each, &r, e);
 		if (!stopped(o))
 			report(&r, rc == 0 ? NULL : e, ctx);

@@ -64,6 +64,7 @@
 #include <stddef.h>
 
 struct err;
+struct push_due_line;
 
 #define DRAIN_WAIT_MAX 25 /* the box's cap on a long poll */
 
@@ -91,6 +92,11 @@ struct drain_opts {
 	void *ctx;
 	/* Set by a signal handler: a long poll in progress ends (the pass fails, acking nothing). */
 	volatile sig_atomic_t *stop;
+	/* drain_follow: every slots_every seconds (0: never), before a pass, the slots that
+	 * follow the calendar (push.h, push_slots_due), each push or failure told to slots()
+	 * with ctx (type NULL: the types could not be listed). A long poll is cut to it. */
+	long long slots_every;
+	void (*slots)(const struct push_due_line *l, void *ctx);
 };
 
 struct drain_skip {
@@ -137,7 +143,9 @@ int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
  * taken does not spin the loop; a pass that finds nothing starts from the
  * beginning again, so a left row is retried at least every o->wait seconds.
  * A pass that could not reach the box or write the store is retried after a
- * pause that doubles up to a minute. Returns 0 when stopped, -1 (with e) on
+ * pause that doubles up to a minute. Between passes, the booking types'
+ * slots follow the calendar (o->slots_every, push.h): a push that fails is
+ * told and tried again at the next look; it never stops the drain. Returns 0 when stopped, -1 (with e) on
  * a failure no retry can mend: no gate, an insecure one, no key.
  */
 int drain_follow(const struct drain_opts *o,

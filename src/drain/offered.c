@@ -136,7 +136,8 @@ int offered_save(const struct manifest *m, const struct slots *s, struct err *e)
 		json_array_append_new(list, offer_json(s->v[i].start, s->v[i].end,
 						       s->v[i].duration, s->generated_at));
 	rfc3339_format(s->generated_at, at);
-	doc = json_pack("{s:s,s:s,s:o}", "type", m->id, "pushed_at", at, "slots", list);
+	doc = json_pack("{s:s,s:s,s:s,s:o}", "type", m->id, "pushed_at", at, "fingerprint",
+			s->fingerprint, "slots", list);
 	text = jsonio_compact(doc);
 	dir = fs_dirname(path);
 	if (fs_private_dir(dir, e) == 0 && fs_replace(path, text, strlen(text), e) == 0)
@@ -146,6 +147,30 @@ int offered_save(const struct manifest *m, const struct slots *s, struct err *e)
 out:
 	free(old.v);
 	free(dir);
+	free(path);
+	return rc;
+}
+
+int offered_last(const char *id, time_t *pushed_at, char fingerprint[65], struct err *e)
+{
+	char *path = id_ok(id) ? list_path(id, e) : NULL;
+	json_t *doc = path ? jsonio_load(path, e) : NULL;
+	int rc = -1;
+
+	*pushed_at = 0;
+	fingerprint[0] = '\0';
+	if (!id_ok(id))
+		err_set(e, ERR_NOT_FOUND, "no booking type `%s`", id);
+	else if (!doc && path && e->code == ERR_NOT_FOUND)
+		rc = 0;
+	else if (doc && rfc3339_parse(jsonio_str_or(doc, "pushed_at", ""), pushed_at) != 0)
+		err_set(e, ERR_PARSE, "%s: not a list of offered slots", path);
+	else if (doc) {
+		/* A list from before fingerprints were kept has none: it differs from any. */
+		snprintf(fingerprint, 65, "%s", jsonio_str_or(doc, "fingerprint", ""));
+		rc = 1;
+	}
+	json_decref(doc);
 	free(path);
 	return rc;
 }

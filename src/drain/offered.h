@@ -7,6 +7,7 @@
  * The file: $MECHA_HOME/factory/offered/<type>.json, 0600, replaced
  * atomically (fs_replace) each time the box took a push:
  *     {"type": "consult", "pushed_at": RFC 3339,
+ *      "fingerprint": the push's (slots.h),
  *      "slots": [{"start", "end", "duration_minutes", "offered_at"}, …]}
  * offered_at is the "now" the slot was computed for (its push's --from). A
  * push replaces the list, keeping only those slots of the list before that
@@ -52,6 +53,13 @@ struct slots;
  * when the file cannot be written.
  */
 int offered_save(const struct manifest *m, const struct slots *s, struct err *e);
+
+/*
+ * When type id was last pushed, and the fingerprint of that push ("" in a
+ * list written before fingerprints were kept). 1 when it was; 0 when it
+ * never was (nothing kept); -1 with e when the list does not read.
+ */
+int offered_last(const char *id, time_t *pushed_at, char fingerprint[65], struct err *e);
 
 enum offered_verdict {
 	OFFERED_YES,         /* in the list, and it fits [availability] */

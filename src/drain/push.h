@@ -23,8 +23,11 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <time.h>
 
 struct err;
+
+#define PUSH_SLOTS_MAX_AGE_S 3600 /* the drain service pushes at least this often */
 
 /*
  * Publishes the installed type id ($MECHA_HOME/factory/types/<id>.toml, as
@@ -51,5 +54,41 @@ struct push_slots {
 int push_slots(const char *id, const char *from, int dry_run, struct push_slots *out,
 	       struct err *e);
 void push_slots_free(struct push_slots *p);
+
+/* Where a booking type's slots stand against its last push. */
+struct push_state {
+	int pushed;             /* a push the box took is kept (offered.h) */
+	time_t pushed_at;       /* its "now" */
+	int changed;            /* the calendar's busy time or the manifest differs from it */
+	time_t now;             /* the instant the state was computed for */
+	long long horizon_days; /* the type's */
+};
+
+/*
+ * The state of booking type id: its slots computed now (so the calendar is
+ * read) and their fingerprint compared with the last push's. Fails as
+ * slots_of_type does, or with the kept list's error.
+ */
+int push_slots_state(const char *id, struct push_state *st, struct err *e);
+
+struct push_due_line {
+	const char *type;
+	const char *why;               /* why it was pushed again */
+	const struct push_slots *pushed; /* what went; NULL when it failed */
+	const struct err *failed;      /* why it did not; NULL when pushed */
+};
+
+/*
+ * What follows the calendar (the drain service, after the sweep books or
+ * withdraws): every booking type that was pushed before is pushed again —
+ * the one push push_slots makes — when its calendar or manifest changed
+ * since (the fingerprint, slots.h), or when max_age seconds (0: never) have
+ * passed since its last push, so the notice and the horizon move on. A type
+ * never pushed is left alone. Each push, and each type that failed, is
+ * reported to line() (may be NULL); a failure does not stop the others.
+ * Returns how many were pushed, -1 (with e) when the types cannot be listed.
+ */
+int push_slots_due(long long max_age, void (*line)(const struct push_due_line *l, void *ctx),
+		   void *ctx, struct err *e);
 
 #endif

@@ -8,6 +8,8 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/fs.h"
+#include "base/hash.h"
 #include "base/rfc3339.h"
 #include "calendar/calendar.h"
 #include "calendar/wallclock.h"
@@ -305,7 +307,7 @@ static int parse_from(const char *from, const char *zone_name, time_t *now, stru
  * piece cannot free it twice.
  */
 static int busy_for(const struct config *cfg, const struct manifest_availability *a, time_t now,
-		    struct calendar_interval **v, size_t *n, struct err *e)
+		    struct calendar_interval **v, size_t *n, time_t window[2], struct err *e)
 {
 	const time_t step = (time_t)CALENDAR_MAX_WINDOW_DAYS * 86400;
 	time_t buffer = (time_t)a->buffer_minutes * 60;
@@ -315,6 +317,8 @@ static int busy_for(const struct config *cfg, const struct manifest_availability
 	*n = 0;
 	if (hi <= lo)
 		hi = lo + 1; /* nothing to offer, but the calendar must still be there */
+	window[0] = lo;
+	window[1] = hi;
 	for (time_t t = lo; t < hi; t += step) {
 		struct calendar_interval *part;
 		size_t np;
@@ -327,6 +331,38 @@ static int busy_for(const struct config *cfg, const struct manifest_availability
 		free(part);
 	}
 	return 0;
+}
+
+/*
+ * The fingerprint of slots.h: the manifest's bytes and the busy time the
+ * computation read, [lo, hi) its window. An interval the window clipped is
+ * written with its edge as "<" or ">", not the instant, so the window
+ * sliding with the clock does not change it; only busy time coming, going
+ * or moving inside the window does.
+ */
+static void fingerprint(const char *manifest, size_t len, const struct calendar_interval *busy,
+			size_t nbusy, time_t lo, time_t hi, char out[HASH_SHA256_HEX_LEN + 1])
+{
+	char digest[HASH_SHA256_HEX_LEN + 1];
+	struct buf b = BUF_INIT;
+	size_t n;
+	struct calendar_interval *m = busy_merged(busy, nbusy, &n);
+
+	hash_sha256_hex(manifest, len, digest);
+	buf_printf(&b, "mecha slots fingerprint 1\nmanifest %s\n", digest);
+	for (size_t i = 0; i < n; i++) {
+		if (m[i].start <= lo)
+			buf_adds(&b, "<");
+		else
+			buf_printf(&b, "%lld", (long long)m[i].start);
+		if (m[i].end >= hi)
+			buf_adds(&b, " >\n");
+		else
+			buf_printf(&b, " %lld\n", (long long)m[i].end);
+	}
+	hash_sha256_hex(b.data ? b.data : "", b.len, out);
+	buf_free(&b);
+	free(m);
 }
 
 static int calendar_refusal(const char *id, struct err *e)
@@ -357,8 +393,9 @@ int slots_of_type(const char *id, const char *from, struct slots *out, struct er
 	struct calendar_interval *busy = NULL;
 	struct config cfg = { 0 };
 	struct manifest *m = NULL;
-	size_t nbusy = 0;
-	time_t now;
+	char *path = NULL, *text = NULL;
+	size_t nbusy = 0, len = 0;
+	time_t now, window[2];
 	int rc = -1;
 
 	memset(out, 0, sizeof *out);
@@ -366,15 +403,20 @@ int slots_of_type(const char *id, const char *from, struct slots *out, struct er
 		return -1;
 	if (horizon_ok(m->availability, e) != 0 || parse_from(from, m->availability->timezone,
 								  &now, e) != 0 ||
+	    !(path = catalog_path(id, e)) || fs_read(path, &text, &len, e) != 0 ||
 	    config_load(&cfg, e) != 0)
 		goto done;
-	if (busy_for(&cfg, m->availability, now, &busy, &nbusy, e) != 0) {
+	if (busy_for(&cfg, m->availability, now, &busy, &nbusy, window, e) != 0) {
 		calendar_refusal(id, e);
 		goto done;
 	}
-	if ((rc = slots_compute(m->availability, busy, nbusy, now, out, e)) == 0)
+	if ((rc = slots_compute(m->availability, busy, nbusy, now, out, e)) == 0) {
 		out->type = xstrdup(id);
+		fingerprint(text, len, busy, nbusy, window[0], window[1], out->fingerprint);
+	}
 done:
+	free(path);
+	free(text);
 	free(busy);
 	config_free(&cfg);
 	manifest_free(m);

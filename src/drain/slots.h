@@ -45,6 +45,13 @@
  *     the earliest SLOTS_MAX are kept and `dropped` counts the rest, which
  *     the next push offers as they come nearer.
  *   - horizon_days above 366 (what that PUT takes) is refused, not clamped.
+ *   - The fingerprint (slots_of_type): a SHA-256 over the manifest file's
+ *     bytes and the busy intervals the computation read, an interval cut by
+ *     the window's edge written as the edge, not the instant. Two
+ *     computations that read the same manifest and the same busy time have
+ *     the same one however far apart, so comparing it with the last push's
+ *     (offered.h) tells whether the calendar or the type changed since:
+ *     the drain service pushes again only then (push.h, push_slots_due).
  *
  * Calling sequence:
  *     struct slots s;
@@ -83,6 +90,8 @@ struct slots {
 	struct slot *v;
 	size_t n;
 	size_t dropped;       /* slots beyond SLOTS_MAX, not in v */
+	/* slots_of_type: what the computation read, as SHA-256 hex (below); "" from slots_compute */
+	char fingerprint[65];
 };
 
 /*

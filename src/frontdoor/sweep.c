@@ -37,6 +37,7 @@
 #define STEP_CANCELLED "cancelled"
 #define STEP_REMOVE "remove"
 #define STEP_CANCEL_MAIL "cancel_mail"
+#define STEP_MOVED "moved" /* of the booking a rescheduling moved: its record closed */
 
 static const char unconfirmed_warning[] =
 	"a sweep was interrupted while sending this message; it was not sent again, so "
@@ -51,6 +52,8 @@ struct todo {
 	int cancel;       /* _cancelled: true */
 	int valid;
 	char *booking_id; /* NULL when _booking_id is not an id the sweep reads */
+	char *moves;      /* a rescheduling: the _rescheduled_from id; else NULL */
+	int moves_bad;    /* a rescheduling whose _rescheduled_from is not an id */
 	char type_id[RECORD_TYPE_ID_MAX + 1];
 	char state[32];
 	time_t start, end; /* the slot the record names, when it reads (for the report) */
@@ -75,6 +78,9 @@ struct booking {
 	time_t start, end;
 	char *attendee, *summary, *link; /* owned; link may be NULL */
 	char *zone;                      /* owned: the zone the mail tells the time in; NULL: UTC */
+	int sequence;                    /* the event's SEQUENCE: 0, one more at each move */
+	time_t from_start, from_end;     /* a move: the time the event had; else 0 */
+	char *moved_from;                /* a move: the booking id it replaces (owned); else NULL */
 	const char *warning;
 	char note[512]; /* what the offer check said (sweep_offer.h) */
 };
@@ -85,6 +91,7 @@ static void booking_free(struct booking *b)
 	free(b->summary);
 	free(b->link);
 	free(b->zone);
+	free(b->moved_from);
 	memset(b, 0, sizeof *b);
 }
 
@@ -98,9 +105,9 @@ int sweep_claims(const struct record *r)
 }
 
 /* The box's ids are lowercase hex; anything outside [A-Za-z0-9_-] is not read at all. */
-static char *booking_id_of(const struct record *r)
+static char *id_of(const struct record *r, const char *key)
 {
-	const char *id = jsonio_str(record_values(r), "_booking_id");
+	const char *id = jsonio_str(record_values(r), key);
 	size_t n = id ? strlen(id) : 0;
 
 	if (n == 0 || n > BOOKING_ID_MAX ||
@@ -123,7 +130,11 @@ static int gather_one(struct record *r, void *ctx, struct err *e)
 	t->seq = r->seq;
 	t->cancel = json_is_true(json_object_get(record_values(r), "_cancelled"));
 	t->valid = record_valid(r);
-	t->booking_id = booking_id_of(r);
+	t->booking_id = id_of(r, "_booking_id");
+	if (json_object_get(record_values(r), "_rescheduled_from")) {
+		t->moves = id_of(r, "_rescheduled_from");
+		t->moves_bad = !t->moves;
+	}
 	snprintf(t->type_id, sizeof t->type_id, "%s", r->type_id);
 	snprintf(t->state, sizeof t->state, "%s", record_state(r));
 	if (!sweep_slot(r, &t->start, &t->end))
@@ -138,7 +149,8 @@ static int gather_one(struct record *r, void *ctx, struct err *e)
 static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 		const struct booking *b, long long booking_seq, const char *msg)
 {
-	int has_event = b && b->uid[0] && (o == SWEEP_BOOKED || o == SWEEP_CANCELLED);
+	int has_event = b && b->uid[0] &&
+			(o == SWEEP_BOOKED || o == SWEEP_CANCELLED || o == SWEEP_MOVED);
 	int own_slot = b && b->start;
 	struct sweep_line l = { o, sw->dry, t->seq, t->booking_id, booking_seq,
 				// cppcheck-suppress nullPointer ; b is tested in own_slot
@@ -147,7 +159,7 @@ static void say(struct sweep *sw, enum sweep_outcome o, const struct todo *t,
 				has_event ? b->uid : NULL, b ? b->attendee : NULL, msg, sw->reason, NULL };
 	size_t *count[] = { &sw->counts->booked, &sw->counts->conflicts, &sw->counts->cancelled,
 			    &sw->counts->closed, &sw->counts->left, &sw->counts->failed,
-			    &sw->counts->reminded };
+			    &sw->counts->reminded, &sw->counts->moved };
 
 	sw->reason = NULL;
 	(*count[o])++;
@@ -296,6 +308,13 @@ static int booking_from_ledger(const struct config *cfg, const char *type_id, co
 		b->zone = xstrdup(zone);
 	else if (!json_object_get(info, "zone"))
 		type_look(cfg, type_id, b, 0);
+	b->sequence = (int)json_integer_value(json_object_get(info, "sequence"));
+	if (jsonio_str(info, "moved_from") &&
+	    (rfc3339_parse(jsonio_str_or(info, "from_start", ""), &b->from_start) != 0 ||
+	     rfc3339_parse(jsonio_str_or(info, "from_end", ""), &b->from_end) != 0))
+		return err_set(e, ERR_PARSE, "the booking ledger's move entry is incomplete");
+	if (jsonio_str(info, "moved_from"))
+		b->moved_from = xstrdup(jsonio_str(info, "moved_from"));
 	return 0;
 }
 
@@ -311,6 +330,15 @@ static json_t *event_details(const struct booking *b)
 	if (b->link)
 		json_object_set_new(j, "link", json_string(b->link));
 	json_object_set_new(j, "zone", b->zone ? json_string(b->zone) : json_null());
+	if (b->sequence)
+		json_object_set_new(j, "sequence", json_integer(b->sequence));
+	if (b->moved_from) {
+		rfc3339_format(b->from_start, s);
+		rfc3339_format(b->from_end, z);
+		json_object_set_new(j, "moved_from", json_string(b->moved_from));
+		json_object_set_new(j, "from_start", json_string(s));
+		json_object_set_new(j, "from_end", json_string(z));
+	}
 	return j;
 }
 
@@ -320,7 +348,7 @@ static int write_event(struct sweep *sw, const struct booking *b, struct err *e)
 {
 	char *desc = b->link ? xasprintf("To change or cancel this booking: %s", b->link) : NULL;
 	struct calendar_event ev = { b->uid, b->summary, desc, NULL, b->attendee,
-				     b->start, b->end, 0 };
+				     b->start, b->end, b->sequence };
 	char uid[CALENDAR_UID_MAX];
 	int rc = calendar_event_write(sw->cfg, &ev, uid, e);
 
@@ -336,12 +364,15 @@ static int send_letter(struct sweep *sw, const struct booking *b, const char *bo
 	char *org = mail_address_spec(sw->cfg->mail_from, "[mail] from", e);
 	char *mid = xasprintf("booking-%s-%s", booking_id, cancel ? "cancel" : "request");
 	struct calendar_event ev = { b->uid, b->summary, NULL, org, b->attendee,
-				     b->start, b->end, 0 };
+				     b->start, b->end, b->sequence };
 	struct invite_letter l = { &ev, m, mid, cancel ? NULL : b->link, b->zone };
 	struct mail_message msg;
 	int rc = -1;
 
-	if (org && invite_message(sw->cfg, &l, &msg, e) == 0) {
+	/* A move's REQUEST says where from; its CANCEL later is of the event as it is now. */
+	if (org && (cancel || !b->moved_from ? invite_message(sw->cfg, &l, &msg, e)
+					     : invite_move_message(sw->cfg, &l, b->from_start,
+								   b->from_end, &msg, e)) == 0) {
 		rc = mail_deliver(sw->cfg, &msg, e);
 		mail_message_free(&msg);
 	}
@@ -437,22 +468,65 @@ static int booked_record(struct sweep *sw, const char *id, struct booking *b, st
 	return 0;
 }
 
+static int known_booking(struct sweep *sw, const struct todo *t, struct booking *o, char *why,
+			 size_t n, struct err *e);
+
+/*
+ * A cancellation of a rescheduling's new id that came before the sweep moved
+ * anything (the requester moved, then cancelled): the booking it would have
+ * moved is what is withdrawn. Its event becomes the new id's in the ledger
+ * first (an event entry, done, naming the booking it came from), so a rerun
+ * after a kill finds it there. 1 with b filled, 0 nothing of the kind.
+ */
+static int unmoved_withdrawal(struct sweep *sw, const struct todo *t, struct booking *b,
+			      struct err *e)
+{
+	char why[512];
+	int known;
+
+	for (size_t i = 0; i < sw->n; i++) {
+		const struct todo *r = &sw->todo[i];
+		if (r->cancel || !r->moves || !r->booking_id ||
+		    strcmp(r->booking_id, t->booking_id) != 0)
+			continue;
+		if ((known = known_booking(sw, r, b, why, sizeof why, e)) <= 0) {
+			booking_free(b);
+			return known;
+		}
+		b->moved_from = xstrdup(r->moves);
+		b->from_start = b->start;
+		b->from_end = b->end;
+		if (sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT, LEDGER_DONE,
+				     event_details(b), e) != 0)
+			return -1;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * What a cancellation t must undo: WITHDRAW_EVENT (b filled), WITHDRAW_MAIL
- * too when an invitation may have gone.
+ * too when an invitation may have gone (a moved event's always had one).
  */
 static int withdrawal(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
 	const char *id = t->booking_id;
 	json_t *info = sweep_ledger_booking(&sw->ledger, id);
+	int rc;
 
 	if (info && sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {
 		if (booking_from_ledger(sw->cfg, t->type_id, info, b, e) != 0)
 			return -1;
-		return WITHDRAW_EVENT |
-		       (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ? WITHDRAW_MAIL : 0);
+		return WITHDRAW_EVENT | (sweep_ledger_phase(&sw->ledger, id, STEP_INVITE) ||
+						 b->moved_from
+					 ? WITHDRAW_MAIL
+					 : 0);
 	}
-	return booked_record(sw, id, b, e) ? WITHDRAW_EVENT | WITHDRAW_MAIL : 0;
+	if (booked_record(sw, id, b, e))
+		return WITHDRAW_EVENT | WITHDRAW_MAIL;
+	if ((rc = unmoved_withdrawal(sw, t, b, e)) != 0)
+		return rc < 0 ? -1 : WITHDRAW_EVENT | WITHDRAW_MAIL;
+	return 0;
 }
 
 static int remove_step(struct sweep *sw, const struct todo *t, const struct booking *b,
@@ -498,6 +572,29 @@ static int close_bookings(struct sweep *sw, const struct todo *c, struct err *e)
 	return 0;
 }
 
+/*
+ * The booking a cancelled move came from: its records closed too (a no-op
+ * when the move had closed them), and cancelled in the ledger unless the move
+ * settled it — the event was its, and goes now.
+ */
+static int close_moved_from(struct sweep *sw, const struct todo *c, const char *old,
+			    struct err *e)
+{
+	for (size_t i = 0; i < sw->n; i++) {
+		struct todo *t = &sw->todo[i];
+		if (t->cancel || !t->booking_id || strcmp(t->booking_id, old) != 0)
+			continue;
+		if (strcmp(t->state, STATE_CLOSED) != 0 &&
+		    move_record(sw, t->seq, STATE_CLOSED, SWEEP_CANCEL_REASON, e) != 0)
+			return -1;
+		snprintf(t->state, sizeof t->state, "%s", STATE_CLOSED);
+	}
+	if (sweep_ledger_settled(&sw->ledger, old, STEP_MOVED) ||
+	    sweep_ledger_settled(&sw->ledger, old, STEP_CANCELLED))
+		return 0;
+	return sweep_ledger_add(&sw->ledger, old, c->seq, STEP_CANCELLED, LEDGER_DONE, NULL, e);
+}
+
 static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *b, int what,
 			struct err *e)
 {
@@ -509,6 +606,8 @@ static int cancel_steps(struct sweep *sw, const struct todo *t, struct booking *
 	if (sw->dry)
 		return 0;
 	if (close_bookings(sw, t, e) != 0)
+		return -1;
+	if (b->moved_from && close_moved_from(sw, t, b->moved_from, e) != 0)
 		return -1;
 	if ((what & WITHDRAW_EVENT) && remove_step(sw, t, b, e) != 0)
 		return -1;
@@ -528,6 +627,12 @@ static void cancel_one(struct sweep *sw, const struct todo *t)
 	if (!t->booking_id || !t->valid) {
 		say(sw, SWEEP_LEFT, t, NULL, -1, t->valid ? "its _booking_id is not an id the sweep "
 			"reads" : "it did not validate at drain time");
+		return;
+	}
+	if (sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_MOVED)) {
+		/* Its event is the moved one now: withdrawing it is the new booking's to ask. */
+		say(sw, SWEEP_LEFT, t, NULL, -1, "it cancels a booking that a rescheduling moved; "
+		    "the event now belongs to the new booking, so nothing was withdrawn");
 		return;
 	}
 	what = withdrawal(sw, t, &b, &e);
@@ -583,6 +688,144 @@ static int decide(struct sweep *sw, const struct todo *t, struct booking *b, str
 					      LEDGER_INTENT, event_details(b), e);
 }
 
+static int bookable(const struct todo *t);
+
+/*
+ * The booking a rescheduling t moves, by home's own word alone: one this
+ * ledger booked (its event written, its invitation decided, its record
+ * booked), of t's type, and neither cancelled nor moved since. 1 with o filled
+ * from the ledger, 0 with why filled.
+ */
+static int known_booking(struct sweep *sw, const struct todo *t, struct booking *o, char *why,
+			 size_t n, struct err *e)
+{
+	const char *id = t->moves;
+	const struct todo *rec = NULL;
+
+	/* booked: the record says so, or this sweep just booked it (bookings go in seq order) */
+	for (size_t i = 0; i < sw->n && !rec; i++)
+		if (!sw->todo[i].cancel && sw->todo[i].booking_id &&
+		    strcmp(sw->todo[i].booking_id, id) == 0 &&
+		    (strcmp(sw->todo[i].state, STATE_BOOKED) == 0 || bookable(&sw->todo[i])))
+			rec = &sw->todo[i];
+	if (!rec || !sweep_ledger_settled(&sw->ledger, id, STEP_BOOKED) ||
+	    !sweep_ledger_phase(&sw->ledger, id, STEP_EVENT)) {
+		snprintf(why, n, SWEEP_UNKNOWN_BOOKING ": it moves a booking this home has not "
+			 "booked; nothing was moved or mailed");
+		return 0;
+	}
+	if (strcmp(rec->type_id, t->type_id) != 0) {
+		snprintf(why, n, SWEEP_UNKNOWN_BOOKING ": it moves a booking of another type; "
+			 "nothing was moved or mailed");
+		return 0;
+	}
+	if (sweep_ledger_settled(&sw->ledger, id, STEP_CANCELLED) ||
+	    sweep_ledger_settled(&sw->ledger, id, STEP_MOVED)) {
+		snprintf(why, n, SWEEP_UNKNOWN_BOOKING ": the booking it moves was cancelled or "
+			 "moved already; nothing was moved or mailed");
+		return 0;
+	}
+	if (booking_from_ledger(sw->cfg, rec->type_id, sweep_ledger_booking(&sw->ledger, id), o,
+				e) != 0)
+		return -1;
+	return 1;
+}
+
+/*
+ * 1 when [from, to) is free in the calendar outside [own_start, own_end) —
+ * the booking's own event, which the move takes along — 0 busy, -1.
+ */
+static int free_outside(const struct config *cfg, time_t from, time_t to, time_t own_start,
+			time_t own_end, struct err *e)
+{
+	int ok = 1;
+
+	if (from < own_start && (ok = calendar_is_free_conf(cfg, from, to < own_start ? to :
+							    own_start, e)) != 1)
+		return ok;
+	if (to > own_end)
+		ok = calendar_is_free_conf(cfg, from > own_end ? from : own_end, to, e);
+	return ok;
+}
+
+/*
+ * A rescheduling not yet decided (files.md §2.2): the booking it moves must
+ * be one home knows (known_booking), the new slot one home offered, of the
+ * same type, free in the calendar but for the booking's own event. The event
+ * keeps its UID and people (from home's ledger, not from the box), gains one
+ * SEQUENCE and the new time, and its description the new manage link.
+ */
+static int decide_move(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
+{
+	struct booking o = { 0 };
+	struct record r;
+	const char *link;
+	time_t buffer = 0;
+	int step, known, free_slot;
+
+	if (store_get(sw->store, t->seq, &r, e) != 0)
+		return -1;
+	link = jsonio_str(record_values(&r), "_manage_url");
+	step = slot_of(record_values(&r), b, e) != 0 ? -2 : 0;
+	if (step == 0 && (!link || !link_ok(link))) {
+		err_set(e, ERR_PARSE, SWEEP_BAD_MANAGE_URL ": _manage_url is not a web address");
+		sw->reason = SWEEP_BAD_MANAGE_URL;
+		step = -2;
+	}
+	if (step == 0)
+		b->link = xstrdup(link);
+	record_free(&r);
+	if (step == -2) {
+		say(sw, SWEEP_LEFT, t, NULL, -1, e->msg);
+		return 1;
+	}
+	if ((known = known_booking(sw, t, &o, b->note, sizeof b->note, e)) <= 0) {
+		if (known == 0) {
+			sw->reason = SWEEP_UNKNOWN_BOOKING;
+			say(sw, SWEEP_LEFT, t, b, -1, b->note);
+		}
+		booking_free(&o);
+		return known < 0 ? -1 : 1;
+	}
+	snprintf(b->uid, sizeof b->uid, "%s", o.uid);
+	b->attendee = o.attendee;
+	b->summary = o.summary;
+	b->zone = o.zone;
+	o.attendee = o.summary = o.zone = NULL;
+	b->sequence = o.sequence + 1;
+	b->from_start = o.start;
+	b->from_end = o.end;
+	b->moved_from = xstrdup(t->moves);
+	booking_free(&o);
+	if (b->end <= clock_now()) {
+		say(sw, SWEEP_LEFT, t, b, -1, "the new slot is over: nothing was moved");
+		return 1;
+	}
+	step = sweep_offer_check(sw->rep ? sw->rep->offers : NULL, sw->cfg, t->type_id, b->start,
+				 b->end, &b->link, &buffer, &sw->reason, b->note, e);
+	if (step < 0)
+		return -1;
+	if (step != SWEEP_OFFER_BOOK) {
+		say(sw, step == SWEEP_OFFER_LEFT ? SWEEP_LEFT : SWEEP_CONFLICT, t, b, -1, b->note);
+		return 1;
+	}
+	if (b->note[0])
+		b->warning = b->note;
+	if (!sw->dry && !mail_configured(sw->cfg, e))
+		return -1;
+	free_slot = free_outside(sw->cfg, b->start - buffer, b->end + buffer, b->from_start,
+				 b->from_end, e);
+	if (free_slot < 0)
+		return -1;
+	if (!free_slot) {
+		say(sw, SWEEP_CONFLICT, t, b, -1, "the new slot is busy in the calendar: nothing was "
+		    "moved; the request is left for you");
+		return 1;
+	}
+	return sw->dry ? 0 : sweep_ledger_add(&sw->ledger, t->booking_id, t->seq, STEP_EVENT,
+					      LEDGER_INTENT, event_details(b), e);
+}
+
 static int event_step(struct sweep *sw, const struct todo *t, const struct booking *b,
 		      struct err *e)
 {
@@ -603,10 +846,45 @@ static int event_step(struct sweep *sw, const struct todo *t, const struct booki
 				e);
 }
 
+/*
+ * A move, once its event has the new time and its REQUEST went: the booking it
+ * replaced has its records closed ("rescheduled"), and the ledger says so of
+ * it — its event is the new booking's now, so no reminder, cancellation or
+ * second move goes by it again.
+ */
+static int moved_step(struct sweep *sw, const struct todo *t, const struct booking *b,
+		      struct err *e)
+{
+	char when[RFC3339_LEN], *note;
+	int rc = 0;
+
+	if (sweep_ledger_settled(&sw->ledger, b->moved_from, STEP_MOVED))
+		return 0;
+	killpoint("move-old");
+	rfc3339_format(b->start, when);
+	note = xasprintf("%s: moved to %s by record %lld", SWEEP_MOVE_REASON, when, t->seq);
+	for (size_t i = 0; rc == 0 && i < sw->n; i++) {
+		struct todo *o = &sw->todo[i];
+		if (o->cancel || !o->booking_id || strcmp(o->booking_id, b->moved_from) != 0)
+			continue;
+		if (strcmp(o->state, STATE_CLOSED) != 0)
+			rc = move_record(sw, o->seq, STATE_CLOSED, note, e);
+		snprintf(o->state, sizeof o->state, "%s", STATE_CLOSED);
+	}
+	free(note);
+	if (rc != 0)
+		return -1;
+	killpoint("moved");
+	return sweep_ledger_add(&sw->ledger, b->moved_from, t->seq, STEP_MOVED, LEDGER_DONE,
+				json_pack("{s:s}", "to", t->booking_id), e);
+}
+
 static int book_steps(struct sweep *sw, const struct todo *t, struct booking *b, struct err *e)
 {
 	if (event_step(sw, t, b, e) != 0 ||
 	    mail_step(sw, t, b, STEP_INVITE, CALENDAR_ITIP_REQUEST, "invite", e) != 0)
+		return -1;
+	if (b->moved_from && moved_step(sw, t, b, e) != 0)
 		return -1;
 	killpoint("booked");
 	if (move_record(sw, t->seq, STATE_BOOKED, b->uid, e) != 0)
@@ -634,11 +912,15 @@ static void book_one(struct sweep *sw, const struct todo *t)
 	}
 	if (sweep_ledger_phase(&sw->ledger, t->booking_id, STEP_EVENT))
 		rc = booking_from_ledger(sw->cfg, t->type_id, info, &b, &e);
+	else if (t->moves)
+		rc = decide_move(sw, t, &b, &e);
 	else
 		rc = decide(sw, t, &b, &e);
 	if (rc == 0 && !sw->dry)
 		rc = book_steps(sw, t, &b, &e);
-	if (rc == 0)
+	if (rc == 0 && b.moved_from)
+		say(sw, SWEEP_MOVED, t, &b, booking_seq_of(sw, b.moved_from), b.warning);
+	else if (rc == 0)
 		say(sw, SWEEP_BOOKED, t, &b, -1, b.warning);
 	else if (rc < 0)
 		fail(sw, t, &b, &e);
@@ -657,9 +939,10 @@ static void book_all(struct sweep *sw)
 		const struct todo *t = &sw->todo[i];
 		if (!bookable(t))
 			continue;
-		if (!t->valid || !t->booking_id)
-			say(sw, SWEEP_LEFT, t, NULL, -1, t->valid ? "its _booking_id is not an id the "
-			    "sweep reads" : "it did not validate at drain time");
+		if (!t->valid || !t->booking_id || t->moves_bad)
+			say(sw, SWEEP_LEFT, t, NULL, -1, !t->valid ? "it did not validate at drain time"
+			    : t->moves_bad ? "its _rescheduled_from is not an id the sweep reads"
+					   : "its _booking_id is not an id the sweep reads");
 		else
 			book_one(sw, t);
 	}
@@ -698,7 +981,8 @@ static int remindable(const struct sweep *sw, const struct todo *t)
 	if (t->cancel || !t->valid || !t->booking_id ||
 	    (strcmp(t->state, STATE_BOOKED) != 0 &&
 	     !(bookable(t) && sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_BOOKED))) ||
-	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED))
+	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_CANCELLED) ||
+	    sweep_ledger_settled(&sw->ledger, t->booking_id, STEP_MOVED))
 		return 0;
 	for (size_t i = 0; i < sw->n; i++)
 		if (sw->todo[i].cancel && sw->todo[i].booking_id &&
@@ -745,8 +1029,10 @@ static void remind_all(struct sweep *sw)
 
 static void todo_free(struct sweep *sw)
 {
-	for (size_t i = 0; i < sw->n; i++)
+	for (size_t i = 0; i < sw->n; i++) {
 		free(sw->todo[i].booking_id);
+		free(sw->todo[i].moves);
+	}
 	free(sw->todo);
 	sw->todo = NULL;
 	sw->n = 0;

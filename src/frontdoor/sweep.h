@@ -44,6 +44,21 @@
  *   - record: moved to booked (or closed) through state_move under the store
  *     lock; the record is the truth about that step.
  *
+ * A rescheduling ({_booking_id, _rescheduled_from, _slot_start, _slot_end,
+ * _duration_minutes, _manage_url}: the box's record of a booking moved on
+ * its manage page) is settled with the bookings: the booking it moves must
+ * be one this ledger booked, of the same type, neither cancelled nor moved
+ * (else LEFT, unknown_booking), the new slot one home offered (as a
+ * booking's) and free but for the booking's own event (else CONFLICT). Then
+ * the event keeps its UID, attendee and summary (from the ledger, never the
+ * box), gains SEQUENCE + 1 and the new time (event step), the attendee gets
+ * an iTIP REQUEST saying the old and the new time (invite step), the old
+ * booking's record is closed "rescheduled by the requester" (its "moved"
+ * step), and the rescheduling's record moves to booked: a MOVED line. The
+ * new booking id owns the event from then on: its reminders, its
+ * cancellation (a CANCEL with its SEQUENCE), its next move. A cancellation
+ * of the old id is LEFT.
+ *
  * Then reminders (remind.h): each booked booking that no cancellation names
  * gets the tier of its type's [policy] reminders that is due, once; the
  * report says REMINDED (or, in a dry run, that it is due).
@@ -62,6 +77,9 @@
  *     cancel-mail       before the CANCEL's intent is recorded
  *     cancel-mail-sent  the CANCEL went out, not yet recorded
  *     closed            before the cancellation itself is closed
+ *     move-old          a rescheduling: the event moved and its REQUEST sent,
+ *                       the old booking's record not yet closed
+ *     moved             the old booking's record closed, not yet recorded
  *     remind            before a reminder's intent is recorded (remind.h)
  *     remind-sent       the reminder went out, not yet recorded as done
  *
@@ -81,6 +99,9 @@ struct store;
 struct sweep_offers;
 
 #define SWEEP_CANCEL_REASON "cancelled by the requester"
+#define SWEEP_MOVE_REASON "rescheduled by the requester"
+/* A LEFT rescheduling's reason: the booking it moves is not one home booked (or any more). */
+#define SWEEP_UNKNOWN_BOOKING "unknown_booking"
 #define SWEEP_KILL_ENV "MECHA_TEST_KILL_AT"
 
 enum sweep_outcome {
@@ -91,6 +112,8 @@ enum sweep_outcome {
 	SWEEP_LEFT,      /* a record the sweep cannot settle (message says why); a person looks */
 	SWEEP_FAILED,    /* a step failed (message says why); the next sweep carries on */
 	SWEEP_REMINDED,  /* a booked booking's reminder went out (remind.h); `tier` says which */
+	SWEEP_MOVED,     /* a rescheduling settled: the event moved, its REQUEST sent, the old
+			  * booking's record closed (booking_seq), the new one booked */
 };
 
 struct sweep_line {
@@ -121,7 +144,7 @@ struct sweep_report {
 };
 
 struct sweep_counts {
-	size_t booked, conflicts, cancelled, closed, left, failed, reminded;
+	size_t booked, conflicts, cancelled, closed, left, failed, reminded, moved;
 };
 
 enum {

@@ -75,20 +75,30 @@ static int when_text(struct buf *b, time_t start, time_t end, const char *zone, 
 	return 0;
 }
 
-/* The mail's to, subject and text; NULL (e set) when the zone is unknown or a text not UTF-8. */
-static json_t *letter_args(const struct invite_letter *l, struct err *e)
+/*
+ * The mail's to, subject and text; NULL (e set) when the zone is unknown or a
+ * text not UTF-8. from (NULL: none) is the time a REQUEST moves the event
+ * from, {start, end}: the text says both.
+ */
+static json_t *letter_args(const struct invite_letter *l, const time_t *from, struct err *e)
 {
 	const struct calendar_event *ev = l->ev;
 	int cancel = l->method == CALENDAR_ITIP_CANCEL;
-	struct buf when = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
+	struct buf when = BUF_INIT, was = BUF_INIT, subject = BUF_INIT, body = BUF_INIT;
 	json_t *args = NULL;
 
-	if (when_text(&when, ev->start, ev->end, l->zone, e) != 0)
+	if (when_text(&when, ev->start, ev->end, l->zone, e) != 0 ||
+	    (from && when_text(&was, from[0], from[1], l->zone, e) != 0))
 		goto out;
-	buf_printf(&subject, "%s: %s \xe2\x80\x94 %s", cancel ? "Cancelled" : "Invitation",
-		   ev->summary, buf_str(&when));
+	buf_printf(&subject, "%s: %s \xe2\x80\x94 %s",
+		   cancel ? "Cancelled" : from ? "Moved" : "Invitation", ev->summary,
+		   buf_str(&when));
 	if (cancel)
 		buf_printf(&body, "%s on %s is cancelled.\n", ev->summary, buf_str(&when));
+	else if (from)
+		buf_printf(&body, "Your booking is moved: %s\n\nFrom: %s\nTo:   %s\n\nThe invitation "
+			   "in your calendar moves to the new time.\n", ev->summary, buf_str(&was),
+			   buf_str(&when));
 	else
 		buf_printf(&body, "You are invited: %s\n\nWhen: %s\n", ev->summary, buf_str(&when));
 	if (l->link)
@@ -99,13 +109,33 @@ static json_t *letter_args(const struct invite_letter *l, struct err *e)
 		err_set(e, ERR_BAD_ARGS, "an invitation's text is not UTF-8");
 out:
 	buf_free(&when);
+	buf_free(&was);
 	buf_free(&subject);
 	buf_free(&body);
 	return args;
 }
 
+static int letter(const struct config *cfg, const struct invite_letter *l, const time_t *from,
+		  struct mail_message *out, struct err *e);
+
 int invite_message(const struct config *cfg, const struct invite_letter *l,
 		   struct mail_message *out, struct err *e)
+{
+	return letter(cfg, l, NULL, out, e);
+}
+
+int invite_move_message(const struct config *cfg, const struct invite_letter *l,
+			time_t from_start, time_t from_end, struct mail_message *out, struct err *e)
+{
+	const time_t from[2] = { from_start, from_end };
+
+	if (l->method != CALENDAR_ITIP_REQUEST)
+		return err_set(e, ERR_BAD_ARGUMENTS, "a moved event is sent as a REQUEST");
+	return letter(cfg, l, from, out, e);
+}
+
+static int letter(const struct config *cfg, const struct invite_letter *l, const time_t *from,
+		  struct mail_message *out, struct err *e)
 {
 	int cancel = l->method == CALENDAR_ITIP_CANCEL;
 	struct mail_calendar cal = { cancel ? "CANCEL" : "REQUEST", NULL };
@@ -118,7 +148,7 @@ int invite_message(const struct config *cfg, const struct invite_letter *l,
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invitation needs a summary and an attendee");
 	if (calendar_itip(l->ev, l->method, &ical, e) != 0)
 		return -1;
-	args = letter_args(l, e);
+	args = letter_args(l, from, e);
 	if (!args) {
 		free(ical);
 		return -1;

@@ -61,6 +61,15 @@ int invite_message(const struct config *cfg, const struct invite_letter *l,
 		   struct mail_message *out, struct err *e);
 
 /*
+ * invite_message for an event that moved (a reschedule): l->ev carries the
+ * same UID, the next SEQUENCE and the new time, so the attendee's calendar
+ * updates it in place; the text says "Moved", the time it was (from_start,
+ * from_end) and the new one. l->method must be REQUEST.
+ */
+int invite_move_message(const struct config *cfg, const struct invite_letter *l,
+			time_t from_start, time_t from_end, struct mail_message *out, struct err *e);
+
+/*
  * The booking sweep's reminder of l->ev: a plain text message (no iTIP part:
  * the event is already in the attendee's calendar) from [mail] from to
  * ev->attendee, subject "Reminder: <summary> — <when>", its text the time in

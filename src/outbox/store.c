@@ -385,37 +385,55 @@ static int ambiguous(const char *prefix, char **hits, size_t n, struct err *e)
 		buf_printf(&b, "%s%s", i ? ", " : "", hits[i]);
 	if (n > 3)
 		buf_printf(&b, " and %zu more", n - 3);
-	err_set(e, ERR_USAGE, "%s matches more than one outbox item (%s); give more of the id", prefix,
-		  buf_str(&b));
+	err_set(e, ERR_USAGE, "%s matches more than one outbox item (%s); give more of the id "
+		"(its start or its end)", prefix, buf_str(&b));
 	e->code = ERR_AMBIGUOUS;
 	buf_free(&b);
 	return -1;
 }
 
-/* Every id starting with prefix; the caller frees hits and each entry. */
-static int prefix_hits(struct outbox_store *s, const char *prefix, char ***hits, size_t *n,
-		       struct err *e)
+/* 1 when id starts or ends with part (an abbreviation either way, as git's short ids). */
+static int id_abbreviates(const char *id, const char *part, size_t plen)
 {
-	size_t plen = strlen(prefix), cap = 0;
-	struct dirent *de;
-	DIR *d = opendir(s->dir);
+	size_t n = strlen(id);
 
-	*hits = NULL;
+	return strncmp(id, part, plen) == 0 || (n >= plen && strcmp(id + n - plen, part) == 0);
+}
+
+int outbox_store_matching(struct outbox_store *s, const char *part, char ***ids, size_t *n,
+			  struct err *e)
+{
+	size_t plen = strlen(part), cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	*ids = NULL;
 	*n = 0;
-	if (!d)
+	if (!s->exists)
+		return 0;
+	if (!(d = opendir(s->dir)))
 		return err_errno(e, "opening %s", s->dir);
 	while ((de = readdir(d)) != NULL) {
 		char id[OUTBOX_ID_MAX + 1];
-		if (!item_file(de->d_name, id) || strncmp(id, prefix, plen) != 0)
+		if (!item_file(de->d_name, id) || !id_abbreviates(id, part, plen))
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 8;
-			*hits = xrealloc(*hits, cap * sizeof **hits);
+			*ids = xrealloc(*ids, cap * sizeof **ids);
 		}
-		(*hits)[(*n)++] = xstrdup(id);
+		(*ids)[(*n)++] = xstrdup(id);
 	}
 	closedir(d);
+	if (*n > 1)
+		qsort(*ids, *n, sizeof **ids, by_name);
 	return 0;
+}
+
+void outbox_ids_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
 }
 
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e)
@@ -433,7 +451,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 		*id = xstrdup(prefix);
 		return 0;
 	}
-	if (prefix_hits(s, prefix, &hits, &n, e) != 0)
+	if (outbox_store_matching(s, prefix, &hits, &n, e) != 0)
 		return -1;
 	if (n == 0)
 		rc = err_set(e, ERR_NOT_FOUND, "no outbox item %s", prefix);
@@ -441,9 +459,7 @@ int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, s
 		rc = ambiguous(prefix, hits, n, e);
 	else
 		*id = xstrdup(hits[0]);
-	for (size_t i = 0; i < n; i++)
-		free(hits[i]);
-	free(hits);
+	outbox_ids_free(hits, n);
 	return rc;
 }
 

@@ -21,7 +21,7 @@
  * Calling sequence:
  *     struct outbox_store s;
  *     outbox_store_open(&s, cfg.outbox_dir, OUTBOX_WRITE, &e);
- *     outbox_store_lookup(&s, "20260806T02", &id, &e);   -- a unique prefix
+ *     outbox_store_lookup(&s, "20260806T02", &id, &e);   -- a unique start or tail
  *     outbox_store_update(&s, id, fn, ctx, &e);
  *     outbox_store_close(&s);
  *
@@ -95,12 +95,23 @@ void outbox_list_free(struct outbox_list *l);
 const struct outbox_item *outbox_list_find(const struct outbox_list *l, const char *id);
 
 /*
- * The id of the one item whose id is, or starts with, prefix (an exact match
- * wins). *id is malloc'd. Codes: "not_found"; "ambiguous" (a usage error
- * naming a few candidates); "usage" for an empty prefix, which would name
- * every item.
+ * The id of the one item whose id is, starts with or ends with prefix (an
+ * exact match wins; a unique start or a unique tail abbreviates an id, as
+ * git's short ids do, and the random tail is the part that tells two drafts of
+ * one second apart). *id is malloc'd. Codes: "not_found"; "ambiguous" (a usage
+ * error naming a few candidates); "usage" for an empty prefix, which would
+ * name every item.
  */
 int outbox_store_lookup(struct outbox_store *s, const char *prefix, char **id, struct err *e);
+/*
+ * Every id that part abbreviates by the rule above (starts or ends with it;
+ * every id for an empty part), sorted: the candidates a lookup chooses from,
+ * which the shell's completion offers. *ids and each entry are malloc'd
+ * (outbox_ids_free); a missing directory is no ids.
+ */
+int outbox_store_matching(struct outbox_store *s, const char *part, char ***ids, size_t *n,
+			  struct err *e);
+void outbox_ids_free(char **ids, size_t n);
 
 /*
  * Stages a new pending item; *out (when not NULL) receives it. The one door

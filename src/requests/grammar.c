@@ -54,24 +54,66 @@ static int id_ok(const char *s, size_t max)
 	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") == n;
 }
 
-/* values of `_` keys alone: a cancellation {_booking_id, _cancelled: true, _slot_start, _slot_end}. */
+/* A manage link as the box writes it: a web address on one line of printable ASCII. */
+static int link_ok(const char *s)
+{
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = strlen(s);
+	if (n > GRAMMAR_LINK_MAX || (strncmp(s, "https://", 8) != 0 && strncmp(s, "http://", 7) != 0))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* 1 when values has exactly the keys of want (a NULL-ended list). */
+static int keys_are(const json_t *values, const char *const *want)
+{
+	size_t n = 0;
+
+	for (; want[n]; n++)
+		if (!json_object_get(values, want[n]))
+			return 0;
+	return json_object_size(values) == n;
+}
+
+/*
+ * values of `_` keys alone: a cancellation {_booking_id, _cancelled: true,
+ * _slot_start, _slot_end}, or a rescheduling (files.md §2.2) {_booking_id,
+ * _rescheduled_from, _slot_start, _slot_end, _duration_minutes, _manage_url}.
+ */
 static const char *machinery_problem(const json_t *values)
 {
-	static const char *const keys[] = { "_booking_id", "_cancelled", "_slot_start", "_slot_end",
-					     NULL };
+	static const char *const cancel[] = { "_booking_id", "_cancelled", "_slot_start",
+					      "_slot_end", NULL };
+	static const char *const move[] = { "_booking_id", "_rescheduled_from", "_slot_start",
+					    "_slot_end", "_duration_minutes", "_manage_url", NULL };
+	const json_t *mins = json_object_get(values, "_duration_minutes");
 	const char *key;
 	json_t *v;
-	size_t known = 0;
 
-	json_object_foreach((json_t *)values, key, v) {
+	json_object_foreach((json_t *)values, key, v)
 		if (key[0] != '_')
 			return NULL; /* not machinery alone: the manifest judges it */
-		for (size_t i = 0; keys[i]; i++)
-			known += strcmp(key, keys[i]) == 0;
+	if (keys_are(values, move)) {
+		if (!id_ok(jsonio_str(values, "_booking_id"), GRAMMAR_BOOKING_ID_MAX) ||
+		    !id_ok(jsonio_str(values, "_rescheduled_from"), GRAMMAR_BOOKING_ID_MAX) ||
+		    !grammar_time_ok(jsonio_str(values, "_slot_start")) ||
+		    !grammar_time_ok(jsonio_str(values, "_slot_end")) || !json_is_integer(mins) ||
+		    json_integer_value(mins) < 1 || json_integer_value(mins) > 1440 ||
+		    !link_ok(jsonio_str(values, "_manage_url")))
+			return "its rescheduling is not well formed (two booking ids, two RFC 3339 "
+			       "slot times, whole minutes, a manage link)";
+		return NULL;
 	}
-	if (known != json_object_size(values) || known != 4)
-		return "its values are machinery alone but not a cancellation (_booking_id, "
-		       "_cancelled, _slot_start, _slot_end)";
+	if (!keys_are(values, cancel))
+		return "its values are machinery alone but neither a cancellation (_booking_id, "
+		       "_cancelled, _slot_start, _slot_end) nor a rescheduling (_booking_id, "
+		       "_rescheduled_from, _slot_start, _slot_end, _duration_minutes, _manage_url)";
 	if (!id_ok(jsonio_str(values, "_booking_id"), GRAMMAR_BOOKING_ID_MAX) ||
 	    !json_is_true(json_object_get(values, "_cancelled")) ||
 	    !grammar_time_ok(jsonio_str(values, "_slot_start")) ||

@@ -16,7 +16,9 @@
  *     GRAMMAR_LOCAL_MAX bytes, at most GRAMMAR_ADDRESS_MAX bytes of printable
  *     ASCII without spaces, quotes or brackets;
  *   - a payload of `_` keys alone is a well-formed cancellation
- *     ({_booking_id, _cancelled: true, _slot_start, _slot_end});
+ *     ({_booking_id, _cancelled: true, _slot_start, _slot_end}) or
+ *     rescheduling ({_booking_id, _rescheduled_from, _slot_start, _slot_end,
+ *     _duration_minutes (1–1440), _manage_url (an http(s) link)});
  *   - a key the manifest does not declare is prose (added to the record's
  *     manifest_prose), never a typed field;
  *   - a typed field crosses only with a value of its manifest kind: a select
@@ -42,6 +44,7 @@ struct record;
 #define GRAMMAR_LOCAL_MAX 64   /* RFC 5321's local part */
 #define GRAMMAR_ADDRESS_MAX 254
 #define GRAMMAR_BOOKING_ID_MAX 128
+#define GRAMMAR_LINK_MAX 2048 /* a rescheduling's _manage_url */
 
 /* 1 when s is an RFC 3339 timestamp of at most GRAMMAR_TIME_MAX bytes. */
 int grammar_time_ok(const char *s);

@@ -268,6 +268,24 @@ static void free_names(struct entry *v, size_t n)
 	free(v);
 }
 
+int store_seqs(struct store *s, long long **seqs, size_t *n, struct err *e)
+{
+	struct entry *v;
+	size_t count;
+
+	*seqs = NULL;
+	*n = 0;
+	if (list_names(s, &v, &count, NULL, e) != 0)
+		return -1;
+	if (count)
+		*seqs = xmalloc(count * sizeof **seqs);
+	for (size_t i = 0; i < count; i++) /* sorted: a seq named twice is next to itself */
+		if (*n == 0 || (*seqs)[*n - 1] != v[i].seq)
+			(*seqs)[(*n)++] = v[i].seq;
+	free_names(v, count);
+	return 0;
+}
+
 /*
  * Reads one record file and checks that its content agrees with its name.
  * With a needle, a file whose bytes do not contain it is not parsed (returns 1).

@@ -99,6 +99,12 @@ int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 int store_get(struct store *s, long long seq, struct record *out, struct err *e);
 /* The file name of seq's record, without reading it (code "not_found" when none). */
 int store_find(struct store *s, long long seq, char name[RECORD_FILE_NAME_MAX], struct err *e);
+/*
+ * Every seq the store holds, ascending and each once, from the file names
+ * alone (no record is read, so an unreadable one is listed too): for the
+ * shell's completion. *seqs is malloc'd (NULL when *n is 0).
+ */
+int store_seqs(struct store *s, long long **seqs, size_t *n, struct err *e);
 
 /*
  * The requests drafts answer, in one pass however many drafts: for each

@@ -22,6 +22,7 @@ def back_to_schema_2(box):
         box.sql("PRAGMA user_version = 2")
     for table in ("send_counts", "holders", "attachment_parts"):
         box.sql(f"DROP TABLE {table}")
+    box.sql("ALTER TABLE bookings DROP COLUMN replaces")  # v7's
 
 
 def test_an_older_ledger_is_migrated_and_its_files_move_into_it(tmp_path):

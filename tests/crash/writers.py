@@ -246,17 +246,19 @@ class Draft(Writer):
 
 
 class Sweep(Writer):
-    """A new booking each round, and now and then the cancellation of an earlier one.
-    Some bookings start within a day (made long before), so the sweep that books them
-    mails their 24-hour reminder too."""
+    """A new booking each round, and now and then the cancellation of an earlier one,
+    or the rescheduling of one (to a slot ten days ahead; the moved event keeps the
+    first booking's UID). Some bookings start within a day (made long before), so the
+    sweep that books them mails their 24-hour reminder too."""
     name = "sweep"
     may_change = {"state", "note"}
     mail = True
     booking_points = ("event", "event-written", "invite", "invite-sent", "booked")
     cancel_points = ("remove", "removed", "cancel-mail", "cancel-mail-sent", "closed")
     remind_points = ("remind", "remind-sent")
+    move_points = ("move-old", "moved")
     points = [{"env": {"MECHA_TEST_KILL_AT": p}}
-              for p in booking_points + cancel_points + remind_points]
+              for p in booking_points + cancel_points + remind_points + move_points]
     NEAR_MAX = 20  # near slots, an hour apart from 3 hours ahead: all inside the 24h tier
 
     def choose_point(self, job, rng):
@@ -265,7 +267,8 @@ class Sweep(Writer):
         if rng.random() >= self.point_share:
             return {}
         names = self.booking_points + (self.cancel_points if job.ctx["cancel"] else ()) + \
-            (self.remind_points if job.ctx.get("near") else ())
+            (self.remind_points if job.ctx.get("near") else ()) + \
+            (self.move_points if job.ctx.get("move") else ())
         return {"env": {"MECHA_TEST_KILL_AT": rng.choice(names)}}
 
     def __init__(self):
@@ -299,8 +302,13 @@ class Sweep(Writer):
             "_duration_minutes": 45, "_booking_id": bid,
             "_manage_url": f"https://gate.example.org/m/{bid}"},
             free_text=[], reply_to=f"Booker {k} <booker{k}@example.org>")
-        self.bookings[bid] = {"seq": s, "cancel_seq": None, "slot": (start, end), "near": near}
-        open_ = [b for b, x in self.bookings.items() if x["cancel_seq"] is None and b != bid]
+        self.bookings[bid] = {"seq": s, "cancel_seq": None, "slot": (start, end), "near": near,
+                              "uid": f"booking-{bid}@mecha", "moved_to": None}
+        open_ = [b for b, x in self.bookings.items()
+                 if x["cancel_seq"] is None and x["moved_to"] is None and b != bid]
+        far = [b for b in open_ if not self.bookings[b]["near"]]
+        if far and rng.random() < 0.25:
+            return self.reschedule(house, rng.choice(far), near)
         if open_ and rng.random() < 0.4:
             victim = rng.choice(open_)
             c = house.counter.next_seq()
@@ -311,6 +319,22 @@ class Sweep(Writer):
             self.bookings[victim]["cancel_seq"] = c
             return Job(["frontdoor", "sweep", "--json"], cancel=True, near=near)
         return Job(["frontdoor", "sweep", "--json"], cancel=False, near=near)
+
+    def reschedule(self, house, victim, near):
+        """The box's record of victim moved on its manage page, to a slot of its own."""
+        k = house.counter.next()
+        new = f"crash{k:06d}"
+        start, end = self.slot(k)
+        s = house.counter.next_seq()
+        house.offer(start, end)
+        house.write_record(s, type_id="booking", values={
+            "_booking_id": new, "_rescheduled_from": victim, "_slot_start": start,
+            "_slot_end": end, "_duration_minutes": 45,
+            "_manage_url": f"https://gate.example.org/m/{new}"}, free_text=[], reply_to=None)
+        self.bookings[new] = {"seq": s, "cancel_seq": None, "slot": (start, end), "near": False,
+                              "uid": self.bookings[victim]["uid"], "moved_to": None}
+        self.bookings[victim]["moved_to"] = new
+        return Job(["frontdoor", "sweep", "--json"], cancel=False, near=near, move=True)
 
     def recover(self, house, job, run):
         v = rc_in(house.mecha("frontdoor", "sweep", "--json"), (0,), "sweep again")
@@ -327,7 +351,7 @@ class Sweep(Writer):
     def check(self, house, snap, steps, bid, b):
         v = []
         r = snap.record(b["seq"], "booking")
-        uid = f"booking-{bid}@mecha"
+        uid = b["uid"]  # a move's event is the first booking's
         invites = snap.sink.get(f"<booking-{bid}-request@mecha>", 0)
         cancels = snap.sink.get(f"<booking-{bid}-cancel@mecha>", 0)
         reminded = snap.sink.get(f"<booking-{bid}-remind-1440m@mecha>", 0)
@@ -343,7 +367,14 @@ class Sweep(Writer):
                      f"(ledger: {steps.get('remind_1440m')})")
         if reminded > 1:
             v.append(f"booking {bid}: {reminded} 24-hour reminders")
-        if b["cancel_seq"] is None:
+        if b["moved_to"]:
+            if r["state"] != "closed" or cancels:
+                v.append(f"moved booking {bid}: {r['state']}, {cancels} cancels")
+            if invites not in ((0, 1) if steps.get("invite") == "unconfirmed" else (1,)):
+                v.append(f"moved booking {bid}: {invites} invitations")
+            if steps.get("moved") != "done":
+                v.append(f"moved booking {bid}: the ledger says {steps.get('moved')}")
+        elif b["cancel_seq"] is None:
             if r["state"] != "booked" or uid not in snap.uids():
                 v.append(f"booking {bid} is {r['state']} after the sweep ran again")
             if invites not in ((0, 1) if steps.get("invite") == "unconfirmed" else (1,)):

@@ -131,7 +131,7 @@ static void booking_pages(const char *dir)
 	struct slotrule_slot *parsed;
 	size_t nparsed = slotrule_parse(slots, &parsed);
 	struct page_week w = { parsed, nparsed, blocked, "2026-02-20T10:00:00Z",
-			       1772280000 /* 2026-02-28 */, NULL, NULL, PAGE_WEEK_PLAIN, NULL, NULL };
+			       1772280000 /* 2026-02-28 */, NULL, NULL, PAGE_WEEK_PLAIN, NULL, NULL, NULL, NULL };
 
 	json_object_del(fields, "_slot");
 	errors = errors_for(m, fields);

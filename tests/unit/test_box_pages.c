@@ -673,6 +673,66 @@ Test(booking, the_week_shows_the_pushed_slots_minus_the_blocked_ones)
 	manifest_free(m);
 }
 
+Test(booking, the_move_week_asks_for_the_address_alone_and_shows_the_booking_s_own_time)
+{
+	struct manifest *m = manifest_fixture_file("book");
+	struct page_week w = { 0 };
+	char *html;
+
+	w.move_start = "2026-03-03T18:00:00Z";
+	w.move_end = "2026-03-03T18:30:00Z";
+	w.notice = PAGE_WEEK_OVERLAP;
+	html = week_page(m, march, "[{\"start\": \"2026-03-03T18:00:00Z\", \"end\": "
+			 "\"2026-03-03T18:30:00Z\"}]", &w);
+	a_page(html);
+	has(html, "Pick another time. Your booking is now at:");
+	has(html, "<strong>Tuesday, Mar 3 \xc2\xb7 1:00 pm \xe2\x80\x93 1:30 pm (America/New_York)</strong>");
+	has(html, "A new time cannot overlap the booking\xe2\x80\x99s own time.");
+	TAG_HAS(html, "move-email", "type=\"email\"", "name=\"email\"", " required");
+	lacks(html, "f-requester_email");
+	has(html, "<button type=\"submit\">Move to this time</button>");
+	lacks(html, "2026-03-03T18:00:00Z|30");
+	free(html);
+	w = (struct page_week){ 0 };
+	w.move_start = "2026-03-03T18:00:00Z";
+	w.move_end = "2026-03-03T18:30:00Z";
+	w.notice = PAGE_WEEK_NOT_YOURS;
+	html = week_page(m, march, "[]", &w);
+	has(html, "That is not the address this booking was made with");
+	free(html);
+	manifest_free(m);
+}
+
+Test(manage, a_moved_booking_says_both_times_and_offers_nothing)
+{
+	struct manifest *m = manifest_fixture_file("book");
+	char *moved = page_booking_manage_moved(&book_ctx, m, "2026-03-05T14:30:00Z",
+						"2026-03-05T15:00:00Z", "2026-03-12T14:30:00Z",
+						"2026-03-12T15:00:00Z");
+	char *done = page_booking_moved(&book_ctx, m, "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z",
+					"2026-03-12T14:30:00Z", "2026-03-12T15:00:00Z");
+	char *gone = page_booking_move_gone(&book_ctx, m);
+	char *active = page_booking_manage(&book_ctx, m, PAGE_MANAGE_ACTIVE, "2026-03-05T14:30:00Z",
+					   "2026-03-05T15:00:00Z");
+
+	a_page(moved);
+	has(moved, "<h1>This booking was moved</h1>");
+	has(moved, "Thursday, Mar 5 \xc2\xb7 9:30 am");
+	has(moved, "Thursday, Mar 12 \xc2\xb7 10:30 am");
+	lacks(moved, "<form");
+	a_page(done);
+	has(done, "<h1>Your booking is moved</h1>");
+	cr_assert(strstr(done, "Mar 5") < strstr(done, "Mar 12"), "%s", done);
+	a_page(gone);
+	has(gone, "<h1>Nothing was moved</h1>");
+	has(active, "<a href=\"/s/alice/book?move=1\">pick another time</a>");
+	free(moved);
+	free(done);
+	free(gone);
+	free(active);
+	manifest_free(m);
+}
+
 Test(booking, a_blocked_entry_that_does_not_parse_blocks_every_slot)
 {
 	struct manifest *m = manifest_fixture_file("book");

@@ -314,6 +314,37 @@ Test(outbox_store, a_prefix_finds_one_item_or_says_why_not)
 	done(dir);
 }
 
+Test(outbox_store, a_unique_tail_finds_one_item_as_a_prefix_does)
+{
+	char *dir = tmpdir();
+	struct outbox_store s;
+	struct err e;
+	char *id;
+
+	open_store(&s, dir);
+	put_file(dir, "20260101T000000-aaaa0001.json", "{}");
+	put_file(dir, "20260101T000000-aaaa0002.json", "{}");
+	put_file(dir, "20260101T000001-bbbb0001.json", "{}");
+	cr_assert_eq(outbox_store_lookup(&s, "0002", &id, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(id, "20260101T000000-aaaa0002");
+	free(id);
+	cr_assert_eq(outbox_store_lookup(&s, "b0001", &id, &e), 0, "%s", e.msg);
+	cr_assert_str_eq(id, "20260101T000001-bbbb0001");
+	free(id);
+	/* Two tails, or a start and another's tail: ambiguous, naming both. */
+	cr_assert_eq(outbox_store_lookup(&s, "0001", &id, &e), -1);
+	cr_assert_eq(e.code, ERR_AMBIGUOUS);
+	cr_assert(strstr(e.msg, "aaaa0001") && strstr(e.msg, "bbbb0001"), "%s", e.msg);
+	put_file(dir, "0002-odd.json", "{}");
+	cr_assert_eq(outbox_store_lookup(&s, "0002", &id, &e), -1);
+	cr_assert_eq(e.code, ERR_AMBIGUOUS);
+	/* A middle piece is not an abbreviation. */
+	cr_assert_eq(outbox_store_lookup(&s, "T000001", &id, &e), -1);
+	cr_assert_eq(e.code, ERR_NOT_FOUND);
+	outbox_store_close(&s);
+	done(dir);
+}
+
 Test(outbox_store, resolving_twice_is_refused_and_changes_nothing)
 {
 	char *dir = tmpdir();

@@ -92,6 +92,36 @@ Test(grammar, a_well_formed_cancellation_is_the_one_payload_of_machinery_alone)
 	record_free(&r);
 }
 
+#define MOVE_VALUES(extra)                                                                  \
+	HEAD "\"created_at\":\"2026-08-06T00:00:00Z\",\"valid\":true,\"values\":{"            \
+	     "\"_booking_id\":\"b2\",\"_rescheduled_from\":\"b1\","                              \
+	     "\"_slot_start\":\"2026-10-23T14:00:00Z\",\"_slot_end\":\"2026-10-23T14:30:00Z\","    \
+	     extra "}}"
+
+Test(grammar, a_rescheduling_is_the_other_payload_of_machinery_alone_and_only_well_formed)
+{
+	static const char *const bad[] = {
+		MOVE_VALUES("\"_duration_minutes\":30"), /* no manage link */
+		MOVE_VALUES("\"_duration_minutes\":30,\"_manage_url\":\"javascript:x\""),
+		MOVE_VALUES("\"_duration_minutes\":0,\"_manage_url\":\"https://g.example/m/t\""),
+		MOVE_VALUES("\"_duration_minutes\":\"30\",\"_manage_url\":\"https://g.example/m/t\""),
+		MOVE_VALUES("\"_duration_minutes\":30,\"_manage_url\":\"https://g.example/m/t\","
+			    "\"_cancelled\":true"),
+		MOVE_VALUES("\"_duration_minutes\":30,\"_manage_url\":\"https://g.example/m t\""),
+		NULL,
+	};
+	struct record r = checked(
+		MOVE_VALUES("\"_duration_minutes\":30,\"_manage_url\":\"https://g.example/m/t\""));
+
+	cr_assert_null(grammar_refused(&r), "%s", grammar_refused(&r));
+	record_free(&r);
+	for (size_t i = 0; bad[i]; i++) {
+		r = checked(bad[i]);
+		cr_assert_not_null(grammar_refused(&r), "rescheduling %zu passed", i);
+		record_free(&r);
+	}
+}
+
 Test(grammar, addresses_and_times)
 {
 	char local[80];

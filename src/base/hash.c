@@ -19,6 +19,7 @@
 
 #include "base/hash.h"
 
+#include "base/buf.h"
 #include "base/err.h"
 
 #include <errno.h>
@@ -27,6 +28,15 @@
 #include <sys/random.h>
 
 static const char hexdigits[] = "0123456789abcdef";
+
+static void hex_of(const unsigned char md[SHA256_DIGEST_LENGTH], char out[HASH_SHA256_HEX_LEN + 1])
+{
+	for (unsigned int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
+		out[2 * i] = hexdigits[md[i] >> 4];
+		out[2 * i + 1] = hexdigits[md[i] & 15];
+	}
+	out[HASH_SHA256_HEX_LEN] = '\0';
+}
 
 void hash_sha256_hex(const void *data, size_t len, char out[HASH_SHA256_HEX_LEN + 1])
 {
@@ -37,11 +47,41 @@ void hash_sha256_hex(const void *data, size_t len, char out[HASH_SHA256_HEX_LEN 
 	if (SHA256_Init(&ctx) != 1 || SHA256_Update(&ctx, data, len) != 1 ||
 	    SHA256_Final(md, &ctx) != 1)
 		abort();
-	for (unsigned int i = 0; i < SHA256_DIGEST_LENGTH; i++) {
-		out[2 * i] = hexdigits[md[i] >> 4];
-		out[2 * i + 1] = hexdigits[md[i] & 15];
-	}
-	out[HASH_SHA256_HEX_LEN] = '\0';
+	hex_of(md, out);
+}
+
+struct hash_sha256 {
+	SHA256_CTX ctx;
+};
+
+struct hash_sha256 *hash_sha256_new(void)
+{
+	struct hash_sha256 *h = xmalloc(sizeof *h);
+
+	if (SHA256_Init(&h->ctx) != 1)
+		abort();
+	return h;
+}
+
+void hash_sha256_add(struct hash_sha256 *h, const void *data, size_t len)
+{
+	if (len && SHA256_Update(&h->ctx, data, len) != 1)
+		abort();
+}
+
+void hash_sha256_end(struct hash_sha256 *h, char out[HASH_SHA256_HEX_LEN + 1])
+{
+	unsigned char md[SHA256_DIGEST_LENGTH];
+
+	if (SHA256_Final(md, &h->ctx) != 1)
+		abort();
+	hex_of(md, out);
+	free(h);
+}
+
+void hash_sha256_free(struct hash_sha256 *h)
+{
+	free(h);
 }
 
 int hash_random_hex(char *out, size_t nhex, struct err *e)

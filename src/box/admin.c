@@ -150,7 +150,7 @@ int admin_pair_new(struct ledger *l, const char *handle, const char *label, char
 int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err *e)
 {
 	struct ledger_sweep r;
-	char now[RFC3339_LEN], before[RFC3339_LEN];
+	char now[RFC3339_LEN], before[RFC3339_LEN], spent_before[RFC3339_LEN];
 	json_t *blobs, *known;
 	long long orphans, moved;
 
@@ -158,18 +158,20 @@ int admin_sweep(struct ledger *l, const char *data, json_t **report, struct err 
 	rfc3339_now(now);
 	rfc3339_format(time(NULL) - BUDGET_DAYS * 86400, before);
 	before[10] = '\0'; /* budget rows are keyed by day */
-	if (l->ops->sweep(l, now, before, &r, &blobs, e) != 0)
+	rfc3339_format(time(NULL) - LEDGER_SPENT_LINK_DAYS * 86400LL, spent_before);
+	if (l->ops->sweep(l, now, before, spent_before, &r, &blobs, e) != 0)
 		return -1;
 	json_decref(blobs); /* their bytes went with their rows, in the ledger */
 	if (blobs_import(l, data, &moved, e) != 0 || l->ops->attachment_ids(l, &known, e) != 0)
 		return -1;
 	orphans = blobs_sweep_orphans(data, known, ORPHAN_AGE_S);
 	json_decref(known);
-	*report = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "expired_submissions",
+	*report = json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "expired_submissions",
 			    (json_int_t)r.expired_submissions, "expired_uploads",
 			    (json_int_t)r.expired_uploads, "attachments",
 			    (json_int_t)r.attachment_rows, "orphan_blobs", (json_int_t)orphans,
 			    "budget_rows", (json_int_t)r.budget_rows, "overdue_queued",
-			    (json_int_t)r.overdue_queued, "moved_files", (json_int_t)moved);
+			    (json_int_t)r.overdue_queued, "moved_files", (json_int_t)moved,
+			    "forgotten_links", (json_int_t)r.forgotten_links);
 	return 0;
 }

@@ -607,15 +607,17 @@ static void disconnect(struct api_ctx *ctx, const struct api_call *call, struct 
 
 /*
  * POST /v1/bookings/decline {"ids": [booking id, …]} with the drain key: the
- * owner turned these bookings down at home (`mecha frontdoor decline`). Each
- * confirmed one becomes declined_by_owner: its manage page says so and its
- * slot is free again. {"declined": n}; an id not confirmed is skipped.
+ * owner turned these bookings down at home (`mecha frontdoor decline`), or
+ * with "cancelled": true cancelled them after home had booked them (`close
+ * --notify`). Each confirmed one becomes declined_by_owner (or
+ * cancelled_by_owner): its manage page says so and its slot is free again.
+ * {"declined": n}; an id not confirmed is skipped.
  */
 static void decline(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
 {
 	json_error_t jerr;
 	struct ledger_user user;
-	json_t *o, *ids, *x;
+	json_t *o, *ids, *x, *cancelled;
 	long long declined = 0;
 	char now[RFC3339_LEN];
 	struct err e;
@@ -625,9 +627,13 @@ static void decline(struct api_ctx *ctx, const struct api_call *call, struct api
 		return;
 	o = json_loadb(call->body, call->len, JSON_REJECT_DUPLICATES, &jerr);
 	ids = json_object_get(o, "ids");
-	if (!json_is_object(o) || !json_is_array(ids) || json_array_size(ids) > 100) {
+	cancelled = json_object_get(o, "cancelled");
+	if (!json_is_object(o) || !json_is_array(ids) || json_array_size(ids) > 100 ||
+	    (cancelled && !json_is_boolean(cancelled)) ||
+	    json_object_size(o) != 1u + (cancelled != NULL)) {
 		json_decref(o);
-		return api_error(out, 400, "body: expected {\"ids\": [booking ids]}, at most 100");
+		return api_error(out, 400, "body: expected {\"ids\": [booking ids]}, at most 100, "
+				 "and \"cancelled\": true or false");
 	}
 	json_array_foreach(ids, i, x) {
 		const char *id = json_string_value(x);
@@ -640,7 +646,7 @@ static void decline(struct api_ctx *ctx, const struct api_call *call, struct api
 	rfc3339_now(now);
 	json_array_foreach(ids, i, x) {
 		int rc = ctx->ledger->ops->booking_decline(ctx->ledger, user.id, json_string_value(x),
-							  now, &e);
+							  json_is_true(cancelled), now, &e);
 		if (rc < 0) {
 			json_decref(o);
 			return api_error(out, 500, "unavailable");

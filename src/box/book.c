@@ -361,6 +361,45 @@ static void booked(struct visit *v, const json_t *row, struct api_reply *out)
 	json_decref(values);
 }
 
+/* A confirmation link that does not confirm now: what it booked, that it lapsed or expired. */
+static void link_gone(struct visit *v, struct api_reply *out)
+{
+	json_t *row = NULL;
+	int st = visit_link_status(v, LEDGER_LINK_VERIFY, &row);
+	const char *outcome = jsonio_str_or(row, "outcome", ""), *start = jsonio_str(row, "slot_start"),
+		   *end = jsonio_str(row, "slot_end");
+
+	if (st < 0)
+		visit_unavailable(out, v, 500);
+	else if (st == LEDGER_LINK_SPENT && strcmp(outcome, "booked") == 0)
+		visit_html(out, 200, page_booking_spent(&v->page, v->m,
+							page_manage_state(v->m, jsonio_str(row, "state"),
+									  start, v->now),
+							start, end));
+	else if (st == LEDGER_LINK_SPENT) /* the hold lapsed at the click: the week, as then */
+		week(v, NULL, NULL, PAGE_WEEK_LAPSED, out);
+	else if (st == LEDGER_LINK_EXPIRED)
+		visit_html(out, 404, page_booking_expired(&v->page, v->m));
+	else
+		visit_html(out, 404, page_booking_dead_link(&v->page, v->m, PAGE_DEAD_CONFIRM));
+	json_decref(row);
+}
+
+/* GET c/{token}: a live link offers its button (a scanner's GET spends nothing). */
+static void confirm_page(struct visit *v, struct api_reply *out)
+{
+	json_t *row = NULL;
+	int st = visit_link_status(v, LEDGER_LINK_VERIFY, &row);
+
+	json_decref(row);
+	if (st == LEDGER_LINK_LIVE)
+		visit_html(out, 200, page_booking_confirm(&v->page, v->m));
+	else if (st < 0)
+		visit_unavailable(out, v, 500);
+	else
+		link_gone(v, out);
+}
+
 static void confirm(struct visit *v, struct api_reply *out)
 {
 	char hash[HASH_SHA256_HEX_LEN + 1], token[VISIT_TOKEN_LEN + 1],
@@ -383,8 +422,8 @@ static void confirm(struct visit *v, struct api_reply *out)
 		week(v, NULL, NULL, PAGE_WEEK_LAPSED, out);
 	} else if (rc == LEDGER_CONFIRM_GONE) {
 		visit_html(out, 200, page_booking_move_gone(&v->page, v->m));
-	} else if (rc == LEDGER_CONFIRM_DEAD) {
-		visit_html(out, 404, page_booking_dead_link(&v->page, v->m, PAGE_DEAD_CONFIRM));
+	} else if (rc == LEDGER_CONFIRM_DEAD) { /* used already (here or at another box), expired */
+		link_gone(v, out);
 	} else {
 		visit_unavailable(out, v, 500);
 	}
@@ -602,8 +641,8 @@ void book_handle(struct api_ctx *ctx, const struct api_call *call, struct api_re
 	case ROUTE_BOOK_CONFIRM:
 		if (post)
 			confirm(&v, out);
-		else /* the token is not looked at: a scanner's GET spends nothing and learns nothing */
-			visit_html(out, 200, page_booking_confirm(&v.page, v.m));
+		else
+			confirm_page(&v, out);
 		break;
 	default:
 		manage(&v, post, out);

@@ -17,6 +17,7 @@
 #include "box/limit.h"
 #include "box/mailer.h"
 #include "box/route.h"
+#include "box/upload.h"
 #include "box/waiters.h"
 
 #include <errno.h>
@@ -72,8 +73,9 @@ struct req {
 	struct sock *sock;
 	char *uri;
 	struct route route;
-	struct buf body;
-	size_t cap;
+	struct buf body;    /* a small body, whole (the forms, the API) */
+	struct upload_in *up; /* an upload's, read as it arrives instead (upload.h) */
+	size_t cap, got;      /* the route's cap on a body; what came of it so far */
 	int started, too_big;
 	struct api_call call;
 	char method[16];
@@ -248,6 +250,16 @@ static void body_due(struct MHD_Connection *c, const struct req *r)
 				     (long long)(n * 1000 / (unsigned long long)lim->body_bytes_per_s));
 }
 
+/* What a handler is told of the request besides its body. */
+static void describe(struct MHD_Connection *c, struct req *r)
+{
+	r->call.route = &r->route;
+	r->call.method = r->method;
+	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	r->call.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	r->call.ip = r->ip;
+}
+
 /* The first call for a request: every refusal that needs no body. */
 static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char *method)
 {
@@ -270,6 +282,10 @@ static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char
 							      : d->conf->limits.body_bytes);
 	if (len && strtoull(len, NULL, 10) > r->cap)
 		return refuse(c, r, 413, "payload too large");
+	if (r->route.kind == ROUTE_FORM_UPLOAD && strcmp(method, "POST") == 0) {
+		describe(c, r);
+		r->up = upload_begin(&d->api, &r->call);
+	}
 	return MHD_YES;
 }
 
@@ -282,11 +298,12 @@ static enum MHD_Result finish(struct MHD_Connection *c, struct req *r)
 		deadline_set(d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	if (r->too_big)
 		return refuse(c, r, 413, "payload too large");
-	r->call.route = &r->route;
-	r->call.method = r->method;
-	r->call.auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-	r->call.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-	r->call.ip = r->ip;
+	if (r->up) {
+		upload_end(r->up, &out);
+		r->up = NULL;
+		return send_reply(c, r, &out);
+	}
+	describe(c, r);
 	r->call.body = buf_str(&r->body);
 	r->call.len = r->body.len;
 	api_handle(&d->api, &r->call, &out);
@@ -315,9 +332,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	if (!r->started)
 		return first(c, r, method);
 	if (*size) {
-		if (r->body.len + *size > r->cap)
-			r->too_big = 1;
-		else
+		if (r->got + *size > r->cap && !r->too_big) {
+			r->too_big = 1; /* the rest is read past, and 413 answers it */
+			if (r->up)
+				upload_abandon(r->up);
+			r->up = NULL;
+			buf_free(&r->body);
+		}
+		r->got += *size;
+		if (r->up)
+			upload_feed(r->up, data, *size);
+		else if (!r->too_big)
 			buf_add(&r->body, data, *size);
 		*size = 0;
 		return MHD_YES;
@@ -404,6 +429,8 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 		deadline_set(d->deadline, r->sock->due, DEADLINE_HEADERS,
 			     (d->conf->limits.timeout_s + d->conf->limits.header_timeout_s) * 1000);
 	}
+	if (r->up) /* the connection went before the body was in */
+		upload_abandon(r->up);
 	buf_free(&r->body);
 	free(r->uri);
 	free(r);

@@ -137,11 +137,29 @@ static void confirm(struct visit *v, struct api_reply *out)
 	found = v->ctx->ledger->ops->queue_verify(v->ctx->ledger, &lv, v->now_s, &row, &e);
 	if (found < 0)
 		visit_unavailable(out, v, 500);
-	else if (found == 0) /* expired, spent and never-was: one page, never which */
-		visit_html(out, 404, page_expired(&v->page, v->m));
+	else if (found == 0) /* spent (perhaps by a click at another box just now), expired */
+		visit_form_link_gone(v, LEDGER_LINK_VERIFY, out);
 	else
 		verified(v, row, up_token, out);
 	json_decref(row);
+}
+
+/*
+ * GET c/{token}: a live link offers its one button (a scanner's GET spends
+ * nothing); a used one says what it led to, an expired one that it expired.
+ */
+static void confirm_page(struct visit *v, struct api_reply *out)
+{
+	json_t *row = NULL;
+	int st = visit_link_status(v, LEDGER_LINK_VERIFY, &row);
+
+	json_decref(row);
+	if (st == LEDGER_LINK_LIVE)
+		visit_html(out, 200, page_confirm(&v->page, v->m));
+	else if (st < 0)
+		visit_unavailable(out, v, 500);
+	else
+		visit_form_link_gone(v, LEDGER_LINK_VERIFY, out);
 }
 
 void intake_handle(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out)
@@ -159,7 +177,7 @@ void intake_handle(struct api_ctx *ctx, const struct api_call *call, struct api_
 		form(&v, NULL, NULL, out);
 	else if (post)
 		confirm(&v, out);
-	else /* the token is not even looked at: the page is the same for every link */
-		visit_html(out, 200, page_confirm(&v.page, v.m));
+	else
+		confirm_page(&v, out);
 	visit_close(&v);
 }

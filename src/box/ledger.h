@@ -64,6 +64,9 @@ struct ledger_attachment {
 	/* Its size bytes (borrowed), stored in the ledger with the row, in the same
 	 * transaction; NULL: only the row (its bytes come later, attachment_fill). */
 	const char *data;
+	/* 1: its bytes were spooled as they arrived (spool_put, under id): the same
+	 * transaction makes the spooled parts its parts, all of them or it fails. */
+	int spooled;
 };
 
 
@@ -143,6 +146,23 @@ enum ledger_confirm_result {
 				* declined or moved meanwhile): the hold lapsed, the row deleted */
 };
 
+/*
+ * A confirmation or upload link the box no longer takes still tells the truth
+ * (docs/box.md, "Links that tell the truth"): once spent, its hash is kept
+ * with what it led to, for LEDGER_SPENT_LINK_DAYS after (the sweep forgets it
+ * then), after its row was drained and acknowledged too.
+ */
+#define LEDGER_SPENT_LINK_DAYS 30
+#define LEDGER_LINK_VERIFY "verify" /* c/{token}: a form's or a booking's confirmation */
+#define LEDGER_LINK_UPLOAD "upload" /* u/{token}: a form's upload page */
+
+enum ledger_link_status {
+	LEDGER_LINK_UNKNOWN, /* never was, or forgotten: the page cannot say more */
+	LEDGER_LINK_LIVE,    /* still works */
+	LEDGER_LINK_SPENT,   /* used: see the row */
+	LEDGER_LINK_EXPIRED, /* it lapsed unused */
+};
+
 /* A pairing code as the box keeps it. */
 struct ledger_pairing {
 	const char *user_id, *code_hash; /* sha256 hex of the code, normalised */
@@ -167,6 +187,7 @@ struct ledger_redeem {
 struct ledger_sweep {
 	long long expired_submissions, expired_uploads, attachment_rows, budget_rows;
 	long long overdue_queued; /* queued, past retain_until, never drained: kept, reported */
+	long long forgotten_links; /* spent links past LEDGER_SPENT_LINK_DAYS */
 };
 
 struct ledger_ops {
@@ -256,6 +277,15 @@ struct ledger_ops {
 	 * under cap with today's (and are counted), 0 when they would not (not counted). */
 	int (*upload_budget)(struct ledger *l, const char *ip_hash, const char *day,
 			     long long bytes, long long cap, struct err *e);
+	/* An upload's file arriving (upload.h): part n (LEDGER_PART bytes, the last shorter)
+	 * of the attachment to be called id, written as it comes, in a statement of its own,
+	 * into the spool — which no row names and no reader sees: only the transaction of
+	 * upload_complete turns it into the attachment's parts (struct ledger_attachment,
+	 * spooled). A refused or broken-off upload's spool is dropped by spool_drop; one
+	 * whose box died on it is swept once days old. */
+	int (*spool_put)(struct ledger *l, const char *id, long long n, const char *bytes,
+			 size_t len, const char *now, struct err *e);
+	int (*spool_drop)(struct ledger *l, const char *id, struct err *e);
 
 	/* bookings: what blocks an instrument's slots now, [{"start","end"}]: confirmed
 	 * bookings and holds not yet expired. */
@@ -287,14 +317,28 @@ struct ledger_ops {
 	int (*booking_cancel)(struct ledger *l, const char *manage_hash, const struct ledger_queued *q,
 			      const char *now, long long *seq, struct err *e);
 	/* The owner's decline (POST /v1/bookings/decline): user's confirmed booking id to
-	 * declined_by_owner, so its manage page says so and its slot blocks nothing.
+	 * declined_by_owner (cancelled: to cancelled_by_owner, the owner's cancel of one
+	 * home had booked), so its manage page says so and its slot blocks nothing.
 	 * 1 declined, 0 when it was not confirmed (already declined, cancelled, never was). */
 	int (*booking_decline)(struct ledger *l, const char *user, const char *booking_id,
-			       const char *now, struct err *e);
+			       int cancelled, const char *now, struct err *e);
 
-	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove. */
+	/* What a link of kind (LEDGER_LINK_VERIFY or _UPLOAD) of user and type whose token
+	 * hashes to hash stands at (a pure read: a scanner's GET spends nothing): enum
+	 * ledger_link_status, or -1. SPENT with *row {"outcome","state","slot_start",
+	 * "slot_end"}: outcome "queued" (a form's request received), "awaiting_upload"
+	 * (confirmed, its files not yet sent), "uploaded" (the upload link's files
+	 * received), "booked" or "lapsed" (a booking's click); state the booking's state
+	 * now, slot_* its time (booked: null otherwise). */
+	int (*link_get)(struct ledger *l, const char *user, const char *type, const char *kind,
+			const char *hash, const char *now, json_t **row, struct err *e);
+
+	/* The hourly sweep: see struct ledger_sweep. *blobs: [{"user_id","id"}] to remove.
+	 * The links of the rows it removes are kept as expired; spent links spent before
+	 * spent_before (RFC 3339) are forgotten. */
 	int (*sweep)(struct ledger *l, const char *now, const char *budget_before,
-		     struct ledger_sweep *report, json_t **blobs, struct err *e);
+		     const char *spent_before, struct ledger_sweep *report, json_t **blobs,
+		     struct err *e);
 	/* Every attachment id of every user, as {"<user>/<id>": true}: the orphan check. */
 	int (*attachment_ids)(struct ledger *l, json_t **ids, struct err *e);
 

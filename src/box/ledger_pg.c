@@ -149,8 +149,24 @@ static const char schema_v5[] =
 	" failures BIGINT NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
+/* v6, as ledger_sqlite.c's: spent links and what they led to. */
+static const char schema_v6[] =
+	"CREATE TABLE IF NOT EXISTS spent_links ("
+	" token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, user_id TEXT NOT NULL,"
+	" type_id TEXT NOT NULL, seq BIGINT NOT NULL, outcome TEXT NOT NULL,"
+	" booking_id TEXT, slot_start TEXT, slot_end TEXT, spent_at TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS spent_links_by_seq ON spent_links (user_id, seq);"
+	"CREATE INDEX IF NOT EXISTS spent_links_by_time ON spent_links (spent_at);";
 /* v7, as ledger_sqlite.c's: the booking a reschedule's hold moves. */
 static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN IF NOT EXISTS replaces TEXT;";
+
+/* v8, as ledger_sqlite.c's: the spool of uploads arriving. */
+static const char schema_v8[] =
+	"CREATE TABLE IF NOT EXISTS upload_spool ("
+	" id TEXT NOT NULL, n BIGINT NOT NULL, created_at TEXT NOT NULL, bytes BYTEA NOT NULL,"
+	" PRIMARY KEY (id, n));"
+	"ALTER TABLE upload_spool ALTER COLUMN bytes SET STORAGE EXTERNAL;"
+	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
 static PGconn *conn(struct ledger_db *db)
 {
@@ -374,7 +390,9 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 3 && pg_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && pg_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && pg_exec(db, schema_v5, e) != 0) ||
+	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
+	    (version < 8 && pg_exec(db, schema_v8, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

@@ -482,6 +482,21 @@ static int put_parts(struct ledger_db *s, const char *id, const char *p, size_t 
 	return 0;
 }
 
+/* Inside a transaction: the spooled parts of a become its parts, every one of them there
+ * (a spool the sweep took from under a stalled upload is refused, not stored short). */
+static int unspool(struct ledger_db *s, const struct ledger_attachment *a, struct err *e)
+{
+	long long want = (a->size + LEDGER_PART - 1) / LEDGER_PART;
+
+	if (run(s, "INSERT INTO attachment_parts (id, n, bytes) SELECT id, n, bytes FROM "
+		   "upload_spool WHERE id = ?1", 1, &a->id, e) != 0)
+		return -1;
+	if (s->changes != want)
+		return err_set(e, ERR_LEDGER, "%s: the upload's spool holds %lld of its %lld parts",
+			       s->name, s->changes, want);
+	return run(s, "DELETE FROM upload_spool WHERE id = ?1", 1, &a->id, e);
+}
+
 static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 			  const struct ledger_attachment *a, const char *now, struct err *e)
 {
@@ -495,6 +510,8 @@ static int add_attachment(struct ledger_db *s, const char *user, long long seq,
 		   "size, sha256, created_at) VALUES (?1, ?2, CAST(?3 AS INTEGER), ?4, ?5, ?6, "
 		   "CAST(?7 AS INTEGER), ?8, ?9)", 9, v, e) != 0)
 		return -1;
+	if (a->spooled)
+		return unspool(s, a, e);
 	return a->data ? put_parts(s, a->id, a->data, (size_t)a->size, e) : 0;
 }
 
@@ -751,8 +768,23 @@ static long long row_seq(const json_t *row)
 	return (long long)json_integer_value(json_object_get(row, "seq"));
 }
 
+/*
+ * The link whose token hashes to hash, spent on the row seqs with outcome, is
+ * kept for its page (ledger.h, link_get) in the transaction that spends it.
+ */
+static int spend(struct ledger_db *s, const char *hash, const char *kind, const char *user,
+		 const char *type, const char *seqs, const char *outcome, const char *now,
+		 struct err *e)
+{
+	const char *v[] = { hash, kind, user, type, seqs, outcome, now };
+
+	return run(s, "INSERT INTO spent_links (token_hash, kind, user_id, type_id, seq, outcome, "
+		      "spent_at) VALUES (?1, ?2, ?3, ?4, CAST(?5 AS INTEGER), ?6, ?7)", 7, v, e);
+}
+
 /* The verified row moves on (its state into row); the token is spent whatever it moves to. */
-static int verified(struct ledger_db *s, const struct ledger_verify *v, json_t *row, struct err *e)
+static int verified(struct ledger_db *s, const struct ledger_verify *v, json_t *row,
+		    const char *now, struct err *e)
 {
 	char seqs[24];
 	const char *up[] = { seqs, v->upload_hash, v->upload_expires };
@@ -768,7 +800,10 @@ static int verified(struct ledger_db *s, const struct ledger_verify *v, json_t *
 			   "verify_expires = NULL WHERE seq = CAST(?1 AS INTEGER) AND "
 			   "state = 'submitted'", files ? 3 : 1, up, e) != 0)
 		return -1;
-	return s->changes == 1; /* 0: a click at another box spent the token first */
+	if (s->changes != 1) /* a click at another box spent the token first */
+		return 0;
+	return spend(s, v->verify_hash, LEDGER_LINK_VERIFY, v->user_id, v->type_id, seqs,
+		     files ? "awaiting_upload" : "queued", now, e) == 0 ? 1 : -1;
 }
 
 static int sql_queue_verify(struct ledger *l, const struct ledger_verify *v, const char *now,
@@ -781,7 +816,7 @@ static int sql_queue_verify(struct ledger *l, const struct ledger_verify *v, con
 		return -1;
 	found = submitted_row(s, v->user_id, v->type_id, v->verify_hash, now, row, e);
 	if (found == 1)
-		found = verified(s, v, *row, e);
+		found = verified(s, v, *row, now, e);
 	if (end(s, found < 0 ? -1 : 0, e) != 0 || found <= 0) {
 		json_decref(*row);
 		*row = NULL;
@@ -830,6 +865,14 @@ static int complete(struct ledger_db *s, const struct ledger_upload *u, long lon
 		return 0;
 	for (size_t i = 0; rc == 0 && i < u->nattachments; i++)
 		rc = add_attachment(s, u->user_id, seq, &u->attachments[i], now, e);
+	if (rc == 0)
+		rc = spend(s, u->upload_hash, LEDGER_LINK_UPLOAD, u->user_id, u->type_id, seqs,
+			   "uploaded", now, e);
+	if (rc == 0) { /* the confirmation link that led here: its request is received now */
+		const char *w[] = { u->user_id, seqs };
+		rc = run(s, "UPDATE spent_links SET outcome = 'queued' WHERE user_id = ?1 AND "
+			    "seq = CAST(?2 AS INTEGER) AND outcome = 'awaiting_upload'", 2, w, e);
+	}
 	return rc == 0 ? 1 : -1;
 }
 
@@ -879,6 +922,33 @@ static int sql_upload_budget(struct ledger *l, const char *ip_hash, const char *
 		rc = end(s, rc, e);
 	} while (again(s, rc, &tries));
 	return rc == 0 ? 1 : -1;
+}
+
+static int sql_spool_put(struct ledger *l, const char *id, long long n, const char *bytes,
+			 size_t len, const char *now, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	char ns[24];
+	const char *v[] = { id, ns, now };
+	int rc;
+
+	snprintf(ns, sizeof ns, "%lld", n);
+	db_lock(s);
+	rc = s->drv->put_bytes(s, "INSERT INTO upload_spool (id, n, created_at, bytes) VALUES "
+				  "(?1, CAST(?2 AS INTEGER), ?3, ?4)", 3, v, bytes, len, e);
+	db_unlock(s);
+	return rc;
+}
+
+static int sql_spool_drop(struct ledger *l, const char *id, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	int rc;
+
+	db_lock(s);
+	rc = run(s, "DELETE FROM upload_spool WHERE id = ?1", 1, &id, e);
+	db_unlock(s);
+	return rc;
 }
 
 /* ---- bookings ---------------------------------------------------------------------------------- */
@@ -1086,6 +1156,19 @@ static int booked(struct ledger_db *s, const struct ledger_confirm *c, const cha
 	return rc;
 }
 
+/* A booking's confirmation link spent: kept with the booking it names and its time. */
+static int spend_booking(struct ledger_db *s, const struct ledger_confirm *c, const char *seqs,
+			 const char *outcome, const char *now, struct err *e)
+{
+	const char *v[] = { c->verify_hash, c->user_id, seqs, outcome, now };
+
+	return run(s, "INSERT INTO spent_links (token_hash, kind, user_id, type_id, seq, outcome, "
+		      "booking_id, slot_start, slot_end, spent_at) SELECT CAST(?1 AS TEXT), "
+		      "'" LEDGER_LINK_VERIFY "', user_id, instrument_id, queue_seq, CAST(?4 AS TEXT), "
+		      "id, slot_start, slot_end, CAST(?5 AS TEXT) FROM bookings WHERE user_id = ?2 AND "
+		      "queue_seq = CAST(?3 AS INTEGER)", 5, v, e);
+}
+
 /*
  * A reschedule's confirm (box-pages.md §3.5), after its hold is confirmed: the
  * booking it replaces, if it is one, moves from confirmed to 'rescheduled' —
@@ -1141,6 +1224,8 @@ static int finalize(struct ledger_db *s, const struct ledger_confirm *c, json_t 
 	if ((ok = confirm_hold(s, c, seqs, now, e)) < 0)
 		return -1;
 	if (ok && (moved = move_replaced(s, c, seqs, now, row, e)) < 0)
+		return -1;
+	if (spend_booking(s, c, seqs, ok && moved ? "booked" : "lapsed", now, e) != 0)
 		return -1;
 	if (ok && moved)
 		return booked(s, c, seqs, row, e) == 0 ? LEDGER_CONFIRM_BOOKED : -1;
@@ -1213,19 +1298,63 @@ static int sql_booking_cancel(struct ledger *l, const char *manage_hash,
 }
 
 static int sql_booking_decline(struct ledger *l, const char *user, const char *booking_id,
-			       const char *now, struct err *e)
+			       int cancelled, const char *now, struct err *e)
 {
 	struct ledger_db *s = session(l);
-	const char *v[] = { user, booking_id, now };
+	const char *v[] = { user, booking_id, now, cancelled ? "cancelled_by_owner"
+							      : "declined_by_owner" };
 	int rc;
 
 	if (begin(s, e) != 0)
 		return -1;
-	rc = run(s, "UPDATE bookings SET state = 'declined_by_owner', cancelled_at = ?3 WHERE "
-		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 3, v, e);
+	rc = run(s, "UPDATE bookings SET state = ?4, cancelled_at = ?3 WHERE "
+		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 4, v, e);
 	if (end(s, rc, e) != 0)
 		return -1;
 	return s->changes == 1;
+}
+
+/* ---- links that tell the truth ----------------------------------------------------------- */
+
+static int sql_link_get(struct ledger *l, const char *user, const char *type, const char *kind,
+			const char *hash, const char *now, json_t **row, struct err *e)
+{
+	static const char *const live[] = { "expired", NULL };
+	static const char *const names[] = { "outcome", "state", "slot_start", "slot_end", NULL };
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, type, hash, now, kind };
+	int upload = strcmp(kind, LEDGER_LINK_UPLOAD) == 0, rc;
+	json_t *got = NULL;
+
+	*row = NULL;
+	db_lock(s);
+	rc = one(s, upload ? "SELECT CASE WHEN upload_expires > ?4 THEN 0 ELSE 1 END FROM queue "
+			     "WHERE user_id = ?1 AND type_id = ?2 AND upload_hash = ?3 AND "
+			     "state = 'awaiting_upload'"
+			   : "SELECT CASE WHEN verify_expires > ?4 THEN 0 ELSE 1 END FROM queue "
+			     "WHERE user_id = ?1 AND type_id = ?2 AND verify_hash = ?3 AND "
+			     "state = 'submitted'", 4, v, live, &got, e);
+	if (rc == 1) {
+		rc = json_integer_value(json_object_get(got, "expired")) ? LEDGER_LINK_EXPIRED
+									  : LEDGER_LINK_LIVE;
+	} else if (rc == 0) {
+		rc = one(s, "SELECT outcome, (SELECT b.state FROM bookings b WHERE b.user_id = "
+			    "spent_links.user_id AND b.id = spent_links.booking_id), slot_start, "
+			    "slot_end FROM spent_links WHERE token_hash = ?3 AND user_id = ?1 AND "
+			    "type_id = ?2 AND kind = ?5", 5, v, names, row, e);
+		if (rc == 1)
+			rc = strcmp(jsonio_str_or(*row, "outcome", ""), "expired") == 0
+				     ? LEDGER_LINK_EXPIRED : LEDGER_LINK_SPENT;
+		else if (rc == 0)
+			rc = LEDGER_LINK_UNKNOWN;
+	}
+	db_unlock(s);
+	json_decref(got);
+	if (rc != LEDGER_LINK_SPENT) {
+		json_decref(*row);
+		*row = NULL;
+	}
+	return rc;
 }
 
 /* ---- the sweep ------------------------------------------------------------------------- */
@@ -1265,8 +1394,28 @@ static int sweep_rows(struct ledger_db *s, const char *cond, const char *now, lo
 	return rc;
 }
 
+/* The links of the rows the sweep is about to remove, kept as expired (their pages say so). */
+static int expire_links(struct ledger_db *s, const char *now, struct err *e)
+{
+	if (run(s, "INSERT INTO spent_links (token_hash, kind, user_id, type_id, seq, outcome, "
+		   "spent_at) SELECT verify_hash, '" LEDGER_LINK_VERIFY "', user_id, type_id, seq, "
+		   "'expired', CAST(?1 AS TEXT) FROM queue WHERE state = 'submitted' AND "
+		   "verify_expires < ?1 AND verify_hash IS NOT NULL", 1, &now, e) != 0 ||
+	    run(s, "INSERT INTO spent_links (token_hash, kind, user_id, type_id, seq, outcome, "
+		   "spent_at) SELECT upload_hash, '" LEDGER_LINK_UPLOAD "', user_id, type_id, seq, "
+		   "'expired', CAST(?1 AS TEXT) FROM queue WHERE state = 'awaiting_upload' AND "
+		   "upload_expires < ?1 AND upload_hash IS NOT NULL", 1, &now, e) != 0)
+		return -1;
+	/* the confirmation that led to an upload never made: its request is gone too */
+	return run(s, "UPDATE spent_links SET outcome = 'expired' WHERE outcome = "
+		      "'awaiting_upload' AND EXISTS (SELECT 1 FROM queue q WHERE q.user_id = "
+		      "spent_links.user_id AND q.seq = spent_links.seq AND q.state = "
+		      "'awaiting_upload' AND q.upload_expires < ?1)", 1, &now, e);
+}
+
 static int sql_sweep(struct ledger *l, const char *now, const char *budget_before,
-		      struct ledger_sweep *r, json_t **blobs, struct err *e)
+		      const char *spent_before, struct ledger_sweep *r, json_t **blobs,
+		      struct err *e)
 {
 	struct ledger_db *s = session(l);
 	int rc;
@@ -1275,7 +1424,9 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 	*blobs = json_array();
 	if (begin(s, e) != 0)
 		return -1;
-	rc = sweep_rows(s, "q.state = 'submitted' AND q.verify_expires < ?1", now,
+	rc = expire_links(s, now, e);
+	if (rc == 0)
+		rc = sweep_rows(s, "q.state = 'submitted' AND q.verify_expires < ?1", now,
 			&r->expired_submissions, *blobs, e);
 	if (rc == 0)
 		rc = sweep_rows(s, "q.state = 'awaiting_upload' AND q.upload_expires < ?1", now,
@@ -1300,10 +1451,16 @@ static int sql_sweep(struct ledger *l, const char *now, const char *budget_befor
 	if (rc == 0) /* bytes no row names (none should be: they leave together) */
 		rc = run(s, "DELETE FROM attachment_parts WHERE NOT EXISTS (SELECT 1 FROM "
 			    "attachments a WHERE a.id = attachment_parts.id)", 0, NULL, e);
+	if (rc == 0) /* what uploads cut off (their box killed) spooled, days ago */
+		rc = run(s, "DELETE FROM upload_spool WHERE created_at < ?1", 1, &budget_before, e);
 	if (rc == 0) {
 		/* pairing codes dead for days (spent or not): not even the rate limit counts them */
 		rc = run(s, "DELETE FROM pairings WHERE expires_at < ?1", 1, &budget_before, e);
 	}
+	if (rc == 0)
+		rc = run(s, "DELETE FROM spent_links WHERE spent_at < ?1", 1, &spent_before, e);
+	if (rc == 0)
+		r->forgotten_links = s->changes;
 	if (rc == 0) {
 		rc = scalar(s, "SELECT COUNT(*) FROM queue WHERE state = 'queued' AND retain_until "
 			       "IS NOT NULL AND retain_until < ?1", 1, &now, &r->overdue_queued, e);
@@ -1509,12 +1666,15 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 		.queue_ack = sql_queue_ack, \
 		.attachment_get = sql_attachment_get, \
 		.queue_counts = sql_queue_counts, \
+		.link_get = sql_link_get, \
 		.sweep = sql_sweep, \
 		.attachment_ids = sql_attachment_ids, \
 		.queue_verify = sql_queue_verify, \
 		.upload_pending = sql_upload_pending, \
 		.upload_complete = sql_upload_complete, \
 		.upload_budget = sql_upload_budget, \
+		.spool_put = sql_spool_put, \
+		.spool_drop = sql_spool_drop, \
 		.booking_blocking = sql_booking_blocking, \
 		.booking_hold = sql_booking_hold, \
 		.booking_confirm = sql_booking_confirm, \

@@ -118,9 +118,31 @@ static const char schema_v5[] =
 	" failures INTEGER NOT NULL DEFAULT 0, redeemed_at TEXT);"
 	"CREATE INDEX IF NOT EXISTS pairings_by_user ON pairings (user_id, expires_at);";
 
+/* v6: a confirmation or upload link, once spent (or found expired by the sweep), is
+ * kept as its SHA-256 with what it led to — the minimum its page needs: which link, the
+ * row it named, the outcome, a booking's id and time — so that opening it again says
+ * what happened (docs/box.md, "Links that tell the truth"). The sweep forgets a row
+ * LEDGER_SPENT_LINK_DAYS after it was spent. */
+static const char schema_v6[] =
+	"CREATE TABLE IF NOT EXISTS spent_links ("
+	" token_hash TEXT PRIMARY KEY, kind TEXT NOT NULL, user_id TEXT NOT NULL,"
+	" type_id TEXT NOT NULL, seq INTEGER NOT NULL, outcome TEXT NOT NULL,"
+	" booking_id TEXT, slot_start TEXT, slot_end TEXT, spent_at TEXT NOT NULL);"
+	"CREATE INDEX IF NOT EXISTS spent_links_by_seq ON spent_links (user_id, seq);"
+	"CREATE INDEX IF NOT EXISTS spent_links_by_time ON spent_links (spent_at);";
 /* v7: a reschedule (box-pages.md §3.5): the hold names the booking it moves, and the
  * confirm that books it marks that one 'rescheduled'. (v6 is the spent links' table.) */
 static const char schema_v7[] = "ALTER TABLE bookings ADD COLUMN replaces TEXT;";
+
+/* v8: the spool of uploads arriving — each file's parts written as its bytes come
+ * off the wire, one statement each, which the upload's transaction turns into its
+ * attachment's parts (ledger.h, spool_put): a file never sits whole in the box's
+ * memory, and what no transaction took is not an attachment part of anything. */
+static const char schema_v8[] =
+	"CREATE TABLE IF NOT EXISTS upload_spool ("
+	" id TEXT NOT NULL, n INTEGER NOT NULL, created_at TEXT NOT NULL, bytes BLOB NOT NULL,"
+	" PRIMARY KEY (id, n));"
+	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
 static sqlite3 *conn(struct ledger_db *db)
 {
@@ -255,7 +277,9 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 3 && lite_exec(db, schema_v3, e) != 0) ||
 	    (version < 4 && lite_exec(db, schema_v4, e) != 0) ||
 	    (version < 5 && lite_exec(db, schema_v5, e) != 0) ||
+	    (version < 6 && lite_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
+	    (version < 8 && lite_exec(db, schema_v8, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

@@ -1,5 +1,6 @@
 /*
- * multipart — form-data parts, found by their delimiters and read strictly.
+ * multipart — form-data parts, found by their delimiters and read strictly,
+ * a piece of the body at a time.
  */
 #include "box/multipart.h"
 
@@ -151,7 +152,20 @@ static char *text_param(const struct param *pa)
 	return xstrndup(pa->value, pa->vlen);
 }
 
-static int disposition(const char *v, size_t n, struct multipart_part *part, const char **why)
+/* The part being read: its headers' findings. */
+struct head {
+	char *name, *filename;
+	int typed;
+};
+
+static void head_clear(struct head *h)
+{
+	free(h->name);
+	free(h->filename);
+	memset(h, 0, sizeof *h);
+}
+
+static int disposition(const char *v, size_t n, struct head *part, const char **why)
 {
 	const struct param *name, *file;
 	struct hvalue h;
@@ -169,8 +183,7 @@ static int disposition(const char *v, size_t n, struct multipart_part *part, con
 }
 
 /* One header line, line[0..n) without its CRLF. */
-static int header(const char *line, size_t n, struct multipart_part *part, int *typed,
-		  const char **why)
+static int header(const char *line, size_t n, struct head *part, const char **why)
 {
 	const char *colon = memchr(line, ':', n), *v, *end = line + n;
 
@@ -182,99 +195,301 @@ static int header(const char *line, size_t n, struct multipart_part *part, int *
 		end--;
 	if (is(line, (size_t)(colon - line), "Content-Disposition"))
 		return disposition(v, (size_t)(end - v), part, why);
-	if (is(line, (size_t)(colon - line), "Content-Type") && !*typed)
-		return *typed = 1, 0; /* the bytes decide what a file is, not this */
+	if (is(line, (size_t)(colon - line), "Content-Type") && !part->typed)
+		return part->typed = 1, 0; /* the bytes decide what a file is, not this */
 	return -1;
 }
 
-/* The header lines at *pp, through the blank line that ends them. */
-static int headers(const char **pp, const char *end, struct multipart_part *part,
-		   const char **why)
-{
-	const char *p = *pp;
-	int typed = 0;
+const char multipart_too_many[] = "the upload has too many parts";
 
-	for (;;) {
-		size_t room = (size_t)(end - p) < MULTIPART_HEADER_MAX + 2 ? (size_t)(end - p)
-									: MULTIPART_HEADER_MAX + 2;
-		const char *cr = memchr(p, '\r', room), *lf = memchr(p, '\n', room);
-		if (!cr || cr + 1 >= end || cr[1] != '\n' || (lf && lf < cr)) {
-			*why = "a part's headers are not lines ending in CRLF";
-			return -1;
-		}
-		if (cr == p)
-			break;
-		if (header(p, (size_t)(cr - p), part, &typed, why) != 0)
-			return -1;
-		p = cr + 2;
+static const char not_lines[] = "a part's headers are not lines ending in CRLF";
+
+enum stage {
+	OPENING, /* the first delimiter, without its CRLF, at the body's start */
+	AFTER,   /* the two bytes after a delimiter: CRLF (a part) or "--" (the close) */
+	HEADERS, /* a part's header lines */
+	DATA,    /* a part's bytes, up to CRLF and the next delimiter */
+	CLOSED,  /* the epilogue, nobody's business */
+	REFUSED,
+};
+
+struct multipart_in {
+	struct multipart_sink sink;
+	enum stage stage;
+	char delim[BOUNDARY_MAX + 4]; /* CRLF "--" boundary */
+	size_t dlen;
+	unsigned char fail[BOUNDARY_MAX + 4]; /* KMP: delim's longest proper border, by prefix */
+	size_t matched;                      /* bytes of delim seen and held back (OPENING: of delim + 2) */
+	char after[2];
+	size_t nafter;
+	char line[MULTIPART_HEADER_MAX + 1]; /* a header line, its CR held in cr */
+	size_t nline;
+	int cr;
+	struct head head;
+	size_t parts;
+	size_t pos; /* bytes of the body read so far */
+	const char *why;
+};
+
+struct multipart_in *multipart_in_new(const char *content_type, const struct multipart_sink *sink,
+				      const char **why)
+{
+	struct multipart_in *in;
+	const char *b, *refused;
+	size_t blen;
+
+	if (boundary_of(content_type, &b, &blen, &refused) != 0) {
+		*why = refused;
+		return NULL;
 	}
-	*pp = p + 2;
-	if (!part->name) {
-		*why = "a part has no Content-Disposition";
+	in = xcalloc(1, sizeof *in);
+	in->sink = *sink;
+	memcpy(in->delim, "\r\n--", 4);
+	memcpy(in->delim + 4, b, blen);
+	in->dlen = blen + 4;
+	for (size_t i = 1, k = 0; i < in->dlen; i++) {
+		while (k && in->delim[i] != in->delim[k])
+			k = in->fail[k - 1];
+		if (in->delim[i] == in->delim[k])
+			k++;
+		in->fail[i] = (unsigned char)k;
+	}
+	return in;
+}
+
+static int refuse(struct multipart_in *in, const char *why)
+{
+	in->stage = REFUSED;
+	in->why = why;
+	return -1;
+}
+
+/* A header line ends (or the blank line that ends them all). */
+static int line_end(struct multipart_in *in)
+{
+	const char *why;
+
+	if (in->nline) {
+		if (header(in->line, in->nline, &in->head, &why) != 0)
+			return refuse(in, why);
+		in->nline = 0;
+		return 0;
+	}
+	if (!in->head.name)
+		return refuse(in, "a part has no Content-Disposition");
+	in->sink.part(in->sink.arg, in->head.name, in->head.filename);
+	head_clear(&in->head);
+	in->stage = DATA;
+	in->matched = 0;
+	return 0;
+}
+
+/* HEADERS: bytes into the current line; how many of p were taken, or -1. */
+static long headers_feed(struct multipart_in *in, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (in->cr) {
+			in->cr = 0;
+			if (p[i] != '\n')
+				return refuse(in, not_lines);
+			in->pos++;
+			if (line_end(in) != 0)
+				return -1;
+			if (in->stage != HEADERS)
+				return (long)i + 1;
+			continue;
+		}
+		in->pos++;
+		if (p[i] == '\r')
+			in->cr = 1;
+		else if (p[i] == '\n' || in->nline == MULTIPART_HEADER_MAX)
+			return refuse(in, not_lines); /* a bare LF, or a line too long */
+		else
+			in->line[in->nline++] = p[i];
+	}
+	return (long)n;
+}
+
+/*
+ * DATA: the part's bytes, each passed on once it cannot begin the delimiter.
+ * What is held back is always delim's first `matched` bytes, so it is passed
+ * on from delim itself when a mismatch shows it was data after all.
+ */
+static long data_feed(struct multipart_in *in, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t m = in->matched, k;
+		if (m == 0) { /* nothing held: the bytes up to the next CR are data */
+			const char *cr = memchr(p + i, '\r', n - i);
+			size_t to = cr ? (size_t)(cr - p) : n;
+			if (to > i)
+				in->sink.data(in->sink.arg, p + i, to - i);
+			if (!cr)
+				break;
+			i = to;
+		}
+		if (p[i] == in->delim[m]) {
+			in->matched = ++m;
+			i++;
+			if (m < in->dlen)
+				continue;
+			in->pos += i;
+			in->sink.end(in->sink.arg);
+			in->stage = AFTER;
+			in->nafter = 0;
+			in->matched = 0;
+			return (long)i;
+		}
+		/* delim[0..m) then p[i]: its longest end that begins delim stays held */
+		k = m;
+		while (k && p[i] != in->delim[k])
+			k = in->fail[k - 1];
+		if (p[i] == in->delim[k])
+			k++;
+		if (k == 0) {
+			if (m)
+				in->sink.data(in->sink.arg, in->delim, m);
+			in->sink.data(in->sink.arg, p + i, 1);
+		} else {
+			in->sink.data(in->sink.arg, in->delim, m + 1 - k);
+		}
+		in->matched = k;
+		i++;
+	}
+	in->pos += n;
+	return (long)n;
+}
+
+int multipart_in_feed(struct multipart_in *in, const char *p, size_t n, const char **why)
+{
+	while (n && in->stage != REFUSED && in->stage != CLOSED) {
+		long took = 1;
+		switch (in->stage) {
+		case OPENING:
+			if (*p != in->delim[2 + in->matched])
+				return *why = "the body does not open with its boundary",
+				       refuse(in, *why);
+			in->pos++;
+			if (++in->matched == in->dlen - 2) {
+				in->stage = AFTER;
+				in->nafter = 0;
+				in->matched = 0;
+			}
+			break;
+		case AFTER:
+			in->pos++;
+			in->after[in->nafter++] = *p;
+			if (in->nafter < 2)
+				break;
+			if (in->after[0] == '-' && in->after[1] == '-') {
+				in->stage = CLOSED;
+			} else if (in->after[0] != '\r' || in->after[1] != '\n') {
+				refuse(in, "a boundary is not followed by a line break or its close");
+			} else if (in->parts == MULTIPART_PARTS_MAX) {
+				refuse(in, multipart_too_many);
+			} else {
+				in->parts++;
+				in->stage = HEADERS;
+				in->nline = 0;
+				in->cr = 0;
+			}
+			break;
+		case HEADERS:
+			took = headers_feed(in, p, n);
+			break;
+		case DATA:
+			took = data_feed(in, p, n);
+			break;
+		default:
+			break;
+		}
+		if (took < 0)
+			break;
+		p += took;
+		n -= (size_t)took;
+	}
+	if (in->stage == REFUSED) {
+		*why = in->why;
 		return -1;
 	}
 	return 0;
 }
 
-const char multipart_too_many[] = "the upload has too many parts";
-
-static struct multipart_part *next_part(struct multipart *mp)
+int multipart_in_finish(struct multipart_in *in, const char **why)
 {
-	if (mp->n % 8 == 0)
-		mp->v = xrealloc(mp->v, (mp->n + 8) * sizeof *mp->v);
-	memset(&mp->v[mp->n], 0, sizeof mp->v[mp->n]);
-	return &mp->v[mp->n++];
+	static const char *const unfinished[] = {
+		[OPENING] = "the body does not open with its boundary",
+		[AFTER] = "a boundary is not followed by a line break or its close",
+		[HEADERS] = not_lines,
+		[DATA] = "the body ends inside a part",
+	};
+
+	if (in->stage == CLOSED)
+		return 0;
+	if (in->stage != REFUSED)
+		refuse(in, unfinished[in->stage]);
+	*why = in->why;
+	return -1;
 }
 
-/* The parts after the opening delimiter, p just past it. */
-static int parts(const char *p, const char *end, const char *delim, size_t dlen,
-		 struct multipart *mp, const char **why)
+void multipart_in_free(struct multipart_in *in)
 {
-	for (;;) {
-		struct multipart_part *part;
-		const char *q;
-		if (end - p >= 2 && p[0] == '-' && p[1] == '-')
-			return 0; /* the close delimiter; the epilogue is nobody's business */
-		if (end - p < 2 || p[0] != '\r' || p[1] != '\n') {
-			*why = "a boundary is not followed by a line break or its close";
-			return -1;
-		}
-		if (mp->n == MULTIPART_PARTS_MAX) {
-			*why = multipart_too_many;
-			return -1;
-		}
-		p += 2;
-		part = next_part(mp);
-		if (headers(&p, end, part, why) != 0)
-			return -1;
-		if (!(q = memmem(p, (size_t)(end - p), delim, dlen))) {
-			*why = "the body ends inside a part";
-			return -1;
-		}
-		part->data = p;
-		part->len = (size_t)(q - p);
-		p = q + dlen;
-	}
+	if (!in)
+		return;
+	head_clear(&in->head);
+	free(in);
+}
+
+/* ---- a whole body at once ---------------------------------------------------------------- */
+
+struct whole {
+	struct multipart *mp;
+	struct multipart_in *in;
+	const char *body;
+};
+
+static void whole_part(void *arg, const char *name, const char *filename)
+{
+	struct whole *w = arg;
+	struct multipart *mp = w->mp;
+	struct multipart_part *part;
+
+	if (mp->n % 8 == 0)
+		mp->v = xrealloc(mp->v, (mp->n + 8) * sizeof *mp->v);
+	part = &mp->v[mp->n++];
+	*part = (struct multipart_part){ xstrdup(name), filename ? xstrdup(filename) : NULL,
+					 w->body + w->in->pos, 0 };
+}
+
+static void whole_data(void *arg, const char *p, size_t n)
+{
+	struct whole *w = arg;
+
+	(void)p; /* a part's bytes lie in the body together: their start and count say them */
+	w->mp->v[w->mp->n - 1].len += n;
+}
+
+static void whole_end(void *arg)
+{
+	(void)arg;
 }
 
 int multipart_parse(const char *content_type, const char *body, size_t len,
 		    struct multipart *out, const char **why)
 {
-	const char *b, *end = body + len;
-	size_t blen;
-	char delim[BOUNDARY_MAX + 4];
+	struct whole w = { out, NULL, body };
+	struct multipart_sink sink = { whole_part, whole_data, whole_end, &w };
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (boundary_of(content_type, &b, &blen, why) != 0)
+	if (!(w.in = multipart_in_new(content_type, &sink, why)))
 		return -1;
-	memcpy(delim, "\r\n--", 4);
-	memcpy(delim + 4, b, blen);
-	if (len < blen + 2 || memcmp(body, delim + 2, blen + 2) != 0) {
-		*why = "the body does not open with its boundary";
-		return -1;
-	}
-	rc = parts(body + blen + 2, end, delim, blen + 4, out, why);
+	rc = multipart_in_feed(w.in, body, len, why);
+	if (rc == 0)
+		rc = multipart_in_finish(w.in, why);
+	multipart_in_free(w.in);
 	if (rc != 0)
 		multipart_free(out);
 	return rc;

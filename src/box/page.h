@@ -94,8 +94,14 @@ char *page_check_email(const struct page_ctx *ctx, const struct manifest *m, con
 char *page_confirm(const struct page_ctx *ctx, const struct manifest *m);
 /* The request is queued: the manifest's [confirmation] filled from values, or "Confirmed". */
 char *page_confirmed(const struct page_ctx *ctx, const struct manifest *m, const json_t *values);
-/* A confirm or upload link that is expired, spent or never was: "That link has expired". */
+/* A confirm or upload link that expired unused, or never was: "That link has expired". */
 char *page_expired(const struct page_ctx *ctx, const struct manifest *m);
+/*
+ * A form's confirm or upload link opened again after it was used: what it led
+ * to (outcome, as ledger.h's link_get gives it: "queued", "awaiting_upload",
+ * "uploaded"), never a button that fails.
+ */
+char *page_form_spent(const struct page_ctx *ctx, const struct manifest *m, const char *outcome);
 
 /* ---- bookings (page_booking.c) --------------------------------------------------------- */
 
@@ -155,8 +161,9 @@ enum page_manage {
 	PAGE_MANAGE_ACTIVE,        /* cancellable */
 	PAGE_MANAGE_INSIDE_CUTOFF, /* confirmed, starting within the policy's cancel_cutoff_hours */
 	PAGE_MANAGE_PAST,          /* started already (or its start does not parse) */
-	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" */
+	PAGE_MANAGE_CANCELLED,     /* its state starts with "cancelled" (the booker's, or unknown) */
 	PAGE_MANAGE_DECLINED,      /* the owner declined it (declined_by_owner) */
+	PAGE_MANAGE_OWNER_CANCELLED, /* the owner cancelled it after it was booked */
 	PAGE_MANAGE_MOVED,         /* a reschedule moved it to another time (rescheduled) */
 };
 
@@ -185,6 +192,15 @@ char *page_booking_move_gone(const struct page_ctx *ctx, const struct manifest *
 char *page_booking_cancelled(const struct page_ctx *ctx, const struct manifest *m);
 
 /* A booking link that is expired, spent, never was, or names another page. */
+/*
+ * A booking's confirmation link opened again after it booked: the booked time
+ * and how the booking stands now (state: the manage page's), never a button.
+ */
+char *page_booking_spent(const struct page_ctx *ctx, const struct manifest *m,
+			 enum page_manage state, const char *slot_start, const char *slot_end);
+/* A booking's confirmation link that lapsed unused: it expired; the booking page. */
+char *page_booking_expired(const struct page_ctx *ctx, const struct manifest *m);
+
 enum page_dead_link {
 	PAGE_DEAD_CONFIRM, /* c/{token} */
 	PAGE_DEAD_MANAGE,  /* m/{token} */

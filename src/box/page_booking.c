@@ -556,6 +556,8 @@ enum page_manage page_manage_state(const struct manifest *m, const char *booking
 	long long cutoff = m->policy ? m->policy->cancel_cutoff_hours : 2;
 	time_t start;
 
+	if (booking_state && strcmp(booking_state, "cancelled_by_owner") == 0)
+		return PAGE_MANAGE_OWNER_CANCELLED;
 	if (booking_state && strncmp(booking_state, "cancelled", 9) == 0)
 		return PAGE_MANAGE_CANCELLED;
 	if (booking_state && strcmp(booking_state, "declined_by_owner") == 0)
@@ -615,9 +617,13 @@ char *page_booking_manage(const struct page_ctx *ctx, const struct manifest *m,
 		buf_adds(&b, " whenever you like.</p>\n");
 		return page_close(&b);
 	}
-	if (state == PAGE_MANAGE_DECLINED) {
-		buf_adds(&b, "<h1>This booking was declined</h1>\n<p>The time you picked could "
-			     "not be kept, so it is not booked:</p>\n");
+	if (state == PAGE_MANAGE_DECLINED || state == PAGE_MANAGE_OWNER_CANCELLED) {
+		buf_adds(&b, state == PAGE_MANAGE_DECLINED
+				     ? "<h1>This booking was declined</h1>\n<p>The time you picked "
+				       "could not be kept, so it is not booked:</p>\n"
+				     : "<h1>This booking was cancelled</h1>\n<p>It was cancelled by "
+				       "the person you booked with, and the invitation withdrawn:"
+				       "</p>\n");
 		page_when(&b, m, slot_start, slot_end);
 		buf_adds(&b, "<p>");
 		book_again(&b, ctx, "Pick another time");
@@ -687,6 +693,38 @@ char *page_booking_cancelled(const struct page_ctx *ctx, const struct manifest *
 		 "The calendar invitation will be withdrawn shortly. ");
 	book_again(&b, ctx, "Book a new time");
 	buf_adds(&b, " any time.</p>\n");
+	return page_close(&b);
+}
+
+char *page_booking_spent(const struct page_ctx *ctx, const struct manifest *m,
+			 enum page_manage state, const char *slot_start, const char *slot_end)
+{
+	struct buf b = BUF_INIT;
+
+	if (state == PAGE_MANAGE_CANCELLED || state == PAGE_MANAGE_DECLINED ||
+	    state == PAGE_MANAGE_OWNER_CANCELLED) /* what became of it since, as its manage page says */
+		return page_booking_manage(ctx, m, state, slot_start, slot_end);
+	page_open(&b, ctx, m->title, 0);
+	buf_adds(&b, "<h1>Already confirmed</h1>\n<p>This link was used already. Your booking "
+		     "is at:</p>\n");
+	page_when(&b, m, slot_start, slot_end);
+	buf_adds(&b, state == PAGE_MANAGE_PAST
+			     ? "<p>That time has passed.</p>\n"
+			     : "<p>The link to manage it is in the email with your calendar "
+			       "invitation.</p>\n");
+	return page_close(&b);
+}
+
+char *page_booking_expired(const struct page_ctx *ctx, const struct manifest *m)
+{
+	struct buf b = BUF_INIT;
+
+	(void)m;
+	page_open(&b, ctx, "This link has expired", 0);
+	buf_adds(&b, "<h1>This link has expired</h1>\n<p>It was not used in time, so nothing "
+		     "was booked. ");
+	book_again(&b, ctx, "Pick a time");
+	buf_adds(&b, " to start again.</p>\n");
 	return page_close(&b);
 }
 

@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <string.h>
 
 char *page_check_email(const struct page_ctx *ctx, const struct manifest *m, const char *address)
 {
@@ -113,5 +114,27 @@ char *page_expired(const struct page_ctx *ctx, const struct manifest *m)
 		 "<p>Confirmation links work once and for a limited time. Filling in "
 		 "<a href=\"%s\">the form</a> again will send a new one.</p>\n",
 		 ctx->base);
+	return page_close(&b);
+}
+
+char *page_form_spent(const struct page_ctx *ctx, const struct manifest *m, const char *outcome)
+{
+	struct buf b = BUF_INIT;
+
+	page_open(&b, ctx, m->title, 0);
+	if (strcmp(outcome, "uploaded") == 0) {
+		buf_adds(&b, "<h1>Already received</h1>\n<p>This link was used already: your "
+			     "files were uploaded and your request was received. There is nothing "
+			     "more to do.</p>\n");
+	} else if (strcmp(outcome, "awaiting_upload") == 0) {
+		html_put(&b,
+			 "<h1>Already confirmed</h1>\n<p>Your address is confirmed. Your request "
+			 "still waits for its files, on the upload page this link opened. Without "
+			 "that page, filling in <a href=\"%s\">the form</a> again starts afresh.</p>\n",
+			 ctx->base);
+	} else {
+		buf_adds(&b, "<h1>Already confirmed</h1>\n<p>This link was used already: your "
+			     "request was received. There is nothing more to do.</p>\n");
+	}
 	return page_close(&b);
 }

@@ -19,12 +19,29 @@
  * finds the token spent (another box took these files first), nothing is
  * stored. Nothing a stranger sent touches the box's disk.
  *
- * Ownership: as api_handle's; upload_due and upload_has_files borrow.
+ * The POST's body is read as it arrives (boxd hands it over piece by piece):
+ * multipart.c's reader takes it, each file's bytes go to the ledger's spool
+ * a LEDGER_PART at a time (ledger.h, spool_put) with its digest and first
+ * bytes kept, and the checks above are made, in that order, once the body
+ * is in — so an upload holds one part's buffer, never its files. What is
+ * refused already (a part not a field, more than the budget) stops being
+ * spooled at once; the refusals that need no body (the page gone, the disk
+ * full) are found before it and answered when it is over. A spool no
+ * transaction took is dropped (refused, broken off) or swept (its box died).
+ *
+ *   u = upload_begin(ctx, call);         (call: route, method, content_type, ip)
+ *   upload_feed(u, piece, n); …          (the body, in order)
+ *   upload_end(u, &reply);               (the answer; frees u)
+ *   or upload_abandon(u);                (the connection went: frees u)
+ *
+ * Ownership: as api_handle's; call must outlive u. upload_due and
+ * upload_has_files borrow.
  */
 #ifndef MECHA_BOX_UPLOAD_H
 #define MECHA_BOX_UPLOAD_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 struct api_call;
 struct api_ctx;
@@ -33,7 +50,14 @@ struct manifest;
 
 #define UPLOAD_EXPIRES_HOURS 48 /* a verified stranger's time to attach their files */
 
+/* GET: the page; POST with the whole body in call (upload_begin … upload_end over it). */
 void upload_handle(struct api_ctx *ctx, const struct api_call *call, struct api_reply *out);
+
+struct upload_in;
+struct upload_in *upload_begin(struct api_ctx *ctx, const struct api_call *call);
+void upload_feed(struct upload_in *u, const char *p, size_t n);
+void upload_end(struct upload_in *u, struct api_reply *out);
+void upload_abandon(struct upload_in *u);
 
 /* 1 when m has a file field at all (a verified row then waits for its files). */
 int upload_has_files(const struct manifest *m);

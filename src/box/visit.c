@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/jsonio.h"
 #include "base/text.h"
 #include "box/boxconf.h"
 #include "box/mailer.h"
@@ -105,6 +106,31 @@ int visit_token(char token[VISIT_TOKEN_LEN + 1], char hash[HASH_SHA256_HEX_LEN +
 void visit_hash(const char *token, char hash[HASH_SHA256_HEX_LEN + 1])
 {
 	hash_sha256_hex(token, strlen(token), hash);
+}
+
+int visit_link_status(const struct visit *v, const char *kind, json_t **row)
+{
+	char hash[HASH_SHA256_HEX_LEN + 1];
+	struct err e;
+
+	visit_hash(v->call->route->arg, hash);
+	return v->ctx->ledger->ops->link_get(v->ctx->ledger, v->user.id, v->m->id, kind, hash,
+					     v->now_s, row, &e);
+}
+
+void visit_form_link_gone(struct visit *v, const char *kind, struct api_reply *out)
+{
+	json_t *row = NULL;
+	int st = visit_link_status(v, kind, &row);
+
+	if (st < 0)
+		visit_unavailable(out, v, 500);
+	else if (st == LEDGER_LINK_SPENT)
+		visit_html(out, 200,
+			   page_form_spent(&v->page, v->m, jsonio_str_or(row, "outcome", "queued")));
+	else /* expired, or never was (or forgotten): the form sends a new one */
+		visit_html(out, 404, page_expired(&v->page, v->m));
+	json_decref(row);
 }
 
 void visit_later(const struct visit *v, long long seconds, char out[RFC3339_LEN])

@@ -74,6 +74,12 @@ void visit_unavailable(struct api_reply *out, const struct visit *v, unsigned st
 int visit_token(char token[VISIT_TOKEN_LEN + 1], char hash[HASH_SHA256_HEX_LEN + 1]);
 /* The hash the ledger keeps of a presented token (whatever its shape). */
 void visit_hash(const char *token, char hash[HASH_SHA256_HEX_LEN + 1]);
+/* How the route's link of kind (LEDGER_LINK_VERIFY or _UPLOAD) stands (ledger.h's
+ * link_get): enum ledger_link_status with *row (NEW, or NULL) when SPENT, or -1. */
+int visit_link_status(const struct visit *v, const char *kind, json_t **row);
+/* The answer for a form's link of kind that did not work just now: what it led to
+ * when it was used (200), that it expired (404), or 500 when the ledger cannot say. */
+void visit_form_link_gone(struct visit *v, const char *kind, struct api_reply *out);
 /* now + seconds, as the ledger writes times. */
 void visit_later(const struct visit *v, long long seconds, char out[RFC3339_LEN]);
 /* {public_url}{base}/{kind}/{token}: a link a mail or a payload carries (malloc'd). */

@@ -190,8 +190,8 @@ static const char *value_kind_of(const char *group, const char *word, size_t n)
 /* What a verb's usage line says it takes: its operands' kind, and its options that take a value. */
 struct slots {
 	const char *operand; /* the kind of its operands, or NULL */
-	struct opts valued;  /* every option followed by a value */
-	const char *kind[OPTS_MAX]; /* valued.name[i]'s kind, or NULL */
+	struct spelled valued;  /* every option followed by a value */
+	const char *kind[SPELLED_MAX]; /* valued.name[i]'s kind, or NULL */
 };
 
 static int upper_char(char c)
@@ -223,7 +223,7 @@ static void slots_from_usage(const char *group, const char *help, struct slots *
 			if (q + 1 < end && *q == ' ' && !strchr("-[(|<\n", q[1])) {
 				const char *v = q + 1;
 				size_t before = sl->valued.n;
-				opts_add(&sl->valued, p, (size_t)(q - p));
+				spelled_add(&sl->valued, p, (size_t)(q - p));
 				if (sl->valued.n > before)
 					sl->kind[before] = value_kind_of(group, p, (size_t)(q - p));
 				for (q = v; q < end && !strchr(" ]|)\n", *q); q++) /* its value */

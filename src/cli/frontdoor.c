@@ -342,7 +342,9 @@ static const char close_help[] =
 	"A booked request is not closed until you say what its requester is told (exit 3,\n"
 	"booking):\n\n"
 	"  --notify          stage the iTIP CANCEL of its event (a calendar_cancel draft:\n"
-	"                    released, it withdraws the event and mails the CANCEL)\n"
+	"                    released, it withdraws the event and mails the CANCEL), and\n"
+	"                    tell your box: its manage page says the owner cancelled it\n"
+	"                    and the slot is free there\n"
 	"  --no-notify       close it and tell nobody\n";
 
 static void frontdoor_print_transition(long long seq, const char *from, const char *to)
@@ -432,7 +434,7 @@ static int fd_close(int argc, char **argv)
 		{ "notify", 0, CLI_FLAG, &notify, 0, 0, 0 },
 		{ "no-notify", 0, CLI_FLAG, &quiet, 0, 0, 0 },
 	};
-	char id[OUTBOX_ID_MAX + 1];
+	struct decline_outcome o;
 	struct moves_result res;
 	struct cli_args a;
 	struct err e;
@@ -450,9 +452,10 @@ static int fd_close(int argc, char **argv)
 	if (notify) { /* a booked request: its CANCEL staged and the request closed, one write */
 		if (text_blank(reason))
 			return cli_usage_error("frontdoor close", "close needs --reason TEXT");
-		if (decline_cancel_home(seq, reason, id, &e) != 0)
+		if (decline_cancel_home(seq, reason, &frontdoor_teller, &o, &e) != 0)
 			return cli_fail(&e);
-		frontdoor_print_farewell(seq, id, "the iTIP CANCEL");
+		frontdoor_print_farewell(seq, o.id, "the iTIP CANCEL");
+		frontdoor_print_told(&o, 1);
 		return EXIT_OK;
 	}
 	if ((quiet ? moves_close_home_quietly : moves_close_home)(
@@ -484,7 +487,7 @@ static const struct cli_verb verbs[] = {
 	  "answer a request in your own words (your editor, or --body)",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_EDITOR },
 	{ "close", fd_close, close_help, "end a request, with a reason",
-	  CONFINE_REQUESTS | CONFINE_OUTBOX },
+	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_GATE },
 	{ "decline", frontdoor_decline_verb, frontdoor_decline_help,
 	  "turn down a booking the sweep left, telling the requester and the box",
 	  CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_GATE },

@@ -63,6 +63,8 @@ extern const char frontdoor_triage_help[];
 
 /* mecha frontdoor reply (frontdoor_reply.c), and what needs-info --ask shares with it. */
 struct reply;
+struct decline_teller;
+struct decline_outcome;
 int frontdoor_reply_verb(int argc, char **argv);
 extern const char frontdoor_reply_help[];
 /* "staged ID to ADDR: request N is STATE; …" on stdout. */
@@ -73,6 +75,10 @@ int frontdoor_decline_verb(int argc, char **argv);
 extern const char frontdoor_decline_help[];
 /* "SEQ  → closed; WHAT staged as ID: …" on stdout. */
 void frontdoor_print_farewell(long long seq, const char *id, const char *what);
+/* The teller every front end hands to decline.h (drain/tell.h's tell_box). */
+extern const struct decline_teller frontdoor_teller;
+/* Whether the box was told, on stdout (or, when it could not be, on stderr). */
+void frontdoor_print_told(const struct decline_outcome *o, int cancelled);
 
 /* mecha frontdoor sweep (frontdoor_sweep.c). */
 int frontdoor_sweep_verb(int argc, char **argv);

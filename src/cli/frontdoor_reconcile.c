@@ -64,7 +64,7 @@ static void on_move(const struct reconcile_move *m, void *ctx)
 {
 	struct tally *t = ctx;
 
-	if (state_has(m->to, STATE_FINISHED)) /* answered: the other way is back to extracted */
+	if (state_has(m->to, STATE_FINISHED)) /* answered: the other way is back to be answered again */
 		t->answered++;
 	else
 		t->returned++;
@@ -91,7 +91,7 @@ static void summary(const struct tally *t)
 		puts("nothing to reconcile");
 		return;
 	}
-	printf("%zu answered, %zu back to extracted", t->answered, t->returned);
+	printf("%zu answered, %zu sent back (rejected)", t->answered, t->returned);
 	if (t->skipped)
 		printf(", %zu could not be written (named above)", t->skipped);
 	putchar('\n');

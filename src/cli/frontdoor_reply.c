@@ -144,34 +144,24 @@ void frontdoor_print_farewell(long long seq, const char *id, const char *what)
 	puts("` sends it");
 }
 
-/*
- * The box is told after the request is closed and its decline staged: what
- * home decided stands whether or not the box can be reached, and the person
- * hears which it was.
- */
-static void tell_box(const char *booking)
-{
-	long long declined;
-	struct err e;
+const struct decline_teller frontdoor_teller = { tell_box, NULL };
 
-	if (!*booking) {
-		puts("        the box was not told: the booking's id is not one the box made");
-	} else if (tell_declined(booking, &declined, &e) != 0) {
-		fputs("mecha: the box was not told of the decline (", stderr);
-		text_print(stderr, e.msg, 0);
+void frontdoor_print_told(const struct decline_outcome *o, int cancelled)
+{
+	if (o->told == DECLINE_NOT_TOLD) {
+		fputs("mecha: the box was not told (", stderr);
+		text_print(stderr, o->why.msg, 0);
 		fputs("): its manage page still shows the booking\n", stderr);
-	} else {
-		puts(declined ? "        the box was told: its manage page says declined, and the slot "
-				"is free there"
-			      : "        the box was told; it had the booking as no longer confirmed");
+		return;
 	}
+	printf("        %s\n", decline_told_text(o, cancelled));
 }
 
 int frontdoor_decline_verb(int argc, char **argv)
 {
 	const char *reason = NULL;
 	const struct cli_opt opts[] = { { "reason", 0, CLI_TEXT, &reason, CLI_NONEMPTY, 0, 0 } };
-	char id[OUTBOX_ID_MAX + 1], booking[DECLINE_BOOKING_ID_MAX + 1];
+	struct decline_outcome o;
 	struct cli_args a;
 	struct err e;
 	long long seq;
@@ -181,9 +171,9 @@ int frontdoor_decline_verb(int argc, char **argv)
 		return rc;
 	if (frontdoor_parse_seq("frontdoor decline", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
-	if (decline_home(seq, reason, id, booking, &e) != 0)
+	if (decline_home(seq, reason, &frontdoor_teller, &o, &e) != 0)
 		return cli_fail(&e);
-	frontdoor_print_farewell(seq, id, "the decline");
-	tell_box(booking);
+	frontdoor_print_farewell(seq, o.id, "the decline");
+	frontdoor_print_told(&o, 0);
 	return EXIT_OK;
 }

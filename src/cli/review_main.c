@@ -13,8 +13,10 @@
 int main(int argc, char **argv)
 {
 	setlocale(LC_CTYPE, "");
-	/* Everything a person does from the screen: every store but the board, a model, delivery. */
+	/* Everything a person does from the screen: every store but the board, a model, delivery,
+	 * and the box (D tells it of a decline). */
 	cli_confine_declare(CONFINE_REQUESTS | CONFINE_OUTBOX | CONFINE_SESSIONS | CONFINE_CALENDAR |
-			    CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_EDITOR | CONFINE_PAGER);
+			    CONFINE_PROVIDER | CONFINE_DELIVER | CONFINE_EDITOR | CONFINE_PAGER |
+			    CONFINE_GATE);
 	return cli_review(argc, argv);
 }

@@ -56,6 +56,16 @@ static int slot_text(const struct record *r, char start[RFC3339_LEN], char end[R
 	return 0;
 }
 
+/* The box's ids are lowercase hex: anything else is not told (booking gets ""). */
+static void box_id(const struct record *r, char booking[DECLINE_BOOKING_ID_MAX + 1])
+{
+	const char *id = jsonio_str(record_values(r), "_booking_id");
+	size_t n = id ? strlen(id) : 0;
+
+	snprintf(booking, DECLINE_BOOKING_ID_MAX + 1, "%s",
+		 n && n <= DECLINE_BOOKING_ID_MAX && strspn(id, "0123456789abcdef") == n ? id : "");
+}
+
 static json_t *decline_args(const struct record *r, void *ctx, struct err *e)
 {
 	char start[RFC3339_LEN], end[RFC3339_LEN];
@@ -63,14 +73,7 @@ static json_t *decline_args(const struct record *r, void *ctx, struct err *e)
 	struct buf b = BUF_INIT;
 	json_t *args;
 
-	const char *id = jsonio_str(record_values(r), "_booking_id");
-	char *booking = ctx;
-	size_t n = id ? strlen(id) : 0;
-
-	if (booking) /* the box's ids are lowercase hex: anything else is not told */
-		snprintf(booking, DECLINE_BOOKING_ID_MAX + 1, "%s",
-			 n && n <= DECLINE_BOOKING_ID_MAX && strspn(id, "0123456789abcdef") == n
-				 ? id : "");
+	box_id(r, ctx);
 	if (slot_text(r, start, end, e) != 0) {
 		free(page);
 		return NULL;
@@ -95,7 +98,7 @@ static json_t *cancel_args(const struct record *r, void *ctx, struct err *e)
 	char *title;
 	json_t *args;
 
-	(void)ctx;
+	box_id(r, ctx);
 	if (slot_text(r, start, end, e) != 0)
 		return NULL;
 	if (!uid || !*uid) {
@@ -135,21 +138,73 @@ static int farewell_home(const struct draft_farewell *f, char id_out[OUTBOX_ID_M
 	return rc;
 }
 
-int decline_home(long long seq, const char *reason, char id_out[OUTBOX_ID_MAX + 1],
-		 char booking_out[DECLINE_BOOKING_ID_MAX + 1], struct err *e)
+/*
+ * The box is told after the request is closed and its draft staged: what
+ * home decided stands whether or not the box can be reached.
+ */
+static void tell(const struct decline_teller *t, const char *booking, int cancelled,
+		 struct decline_outcome *out)
 {
-	struct draft_farewell f = { seq, SINK_MAIL, reason ? reason : DECLINE_REASON, decline_args,
-				    booking_out };
+	long long changed = 0;
 
-	if (booking_out)
-		booking_out[0] = '\0';
-	return farewell_home(&f, id_out, e);
+	if (!t || !t->tell)
+		out->told = DECLINE_NO_TELLER;
+	else if (!*booking)
+		out->told = DECLINE_NO_BOX_ID;
+	else if (t->tell(t->ctx, booking, cancelled, &changed, &out->why) != 0)
+		out->told = DECLINE_NOT_TOLD;
+	else
+		out->told = changed ? DECLINE_TOLD : DECLINE_TOLD_ALREADY;
 }
 
-int decline_cancel_home(long long seq, const char *reason, char id_out[OUTBOX_ID_MAX + 1],
-			struct err *e)
+static int settle(struct draft_farewell *f, int cancelled, const struct decline_teller *t,
+		  struct decline_outcome *out, struct err *e)
+{
+	char booking[DECLINE_BOOKING_ID_MAX + 1] = "";
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	f->ctx = booking;
+	rc = farewell_home(f, out->id, e);
+	f->ctx = NULL; /* booking is this call's */
+	if (rc != 0)
+		return -1;
+	tell(t, booking, cancelled, out);
+	return 0;
+}
+
+int decline_home(long long seq, const char *reason, const struct decline_teller *t,
+		 struct decline_outcome *out, struct err *e)
+{
+	struct draft_farewell f = { seq, SINK_MAIL, reason ? reason : DECLINE_REASON, decline_args,
+				    NULL };
+
+	return settle(&f, 0, t, out, e);
+}
+
+int decline_cancel_home(long long seq, const char *reason, const struct decline_teller *t,
+			struct decline_outcome *out, struct err *e)
 {
 	struct draft_farewell f = { seq, SINK_CANCEL, reason, cancel_args, NULL };
 
-	return farewell_home(&f, id_out, e);
+	return settle(&f, 1, t, out, e);
+}
+
+const char *decline_told_text(const struct decline_outcome *o, int cancelled)
+{
+	switch (o->told) {
+	case DECLINE_TOLD:
+		return cancelled ? "the box was told: its manage page says the owner cancelled it, "
+				   "and the slot is free there"
+				 : "the box was told: its manage page says declined, and the slot "
+				   "is free there";
+	case DECLINE_TOLD_ALREADY:
+		return "the box was told; it had the booking as no longer confirmed";
+	case DECLINE_NO_BOX_ID:
+		return "the box was not told: the booking's id is not one the box made";
+	case DECLINE_NO_TELLER:
+		return "the box was not told: no box to tell";
+	default:
+		return "the box was not told: its manage page still shows the booking";
+	}
 }

@@ -103,9 +103,11 @@ static int person_moves(struct record *r, const char *state, const struct stagin
 		record_set_note(r, st->note);
 		return 0;
 	}
-	if (strcmp(state, STATE_AWAITING_ME) != 0 &&
-	    state_move(r, STATE_AWAITING_ME, MOVER_REPLY, e) != 0)
-		return -1;
+	if (strcmp(state, STATE_AWAITING_ME) != 0) {
+		if (state_move(r, STATE_AWAITING_ME, MOVER_REPLY, e) != 0)
+			return -1;
+		record_set_string(r, DRAFT_REPLIED_FROM, state);
+	}
 	record_set_note(r, NULL);
 	return 0;
 }

@@ -96,6 +96,14 @@ int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_in
  * a cancel), no_reply_to, reason_required; nothing is staged on any of them.
  */
 #define DRAFT_CLOSE_NOTICE "close_notice"
+/*
+ * The state a person's reply moved its request from (a reply is taken short
+ * of an end or a wait, from drained, needs_info or answered as well as
+ * extracted), kept on the request so that, the reply rejected, reconcile
+ * returns it there and not to `extracted`, where a request never extracted
+ * never was. Removed once the drafts settle.
+ */
+#define DRAFT_REPLIED_FROM "replied_from"
 
 struct draft_farewell {
 	long long seq;

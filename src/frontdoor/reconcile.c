@@ -8,7 +8,9 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/verdict.h"
+#include "base/jsonio.h"
 #include "config/config.h"
+#include "frontdoor/draft.h"
 #include "requests/record.h"
 #include "requests/state.h"
 #include "requests/store.h"
@@ -17,6 +19,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/*
+ * Where a request whose drafts were all rejected goes: back to the state a
+ * person's reply took it from (draft.h's DRAFT_REPLIED_FROM), when the table
+ * lets reconcile return it there; else `extracted`, whence a run's draft came.
+ * A static name of the state table, never the record's own string.
+ */
+static const char *returned_to(const struct record *r)
+{
+	const struct state_row *row = state_row(jsonio_str(r->doc, DRAFT_REPLIED_FROM));
+
+	if (row && state_allows(STATE_AWAITING_ME, row->name, MOVER_RECONCILE))
+		return row->name;
+	return STATE_EXTRACTED;
+}
 
 int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, const char **to,
 		     char **note, struct err *e)
@@ -61,7 +78,7 @@ int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, c
 		return 1;
 	}
 	if (rejected == found) {
-		*to = STATE_EXTRACTED;
+		*to = returned_to(r);
 		*note = first_reason ? first_reason : xstrdup("the draft was rejected");
 		return 1;
 	}
@@ -89,6 +106,7 @@ static int apply_one(struct record *r, void *arg, struct err *e)
 		free(note);
 		return -1;
 	}
+	record_set_string(r, DRAFT_REPLIED_FROM, NULL); /* settled: where it came from is spent */
 	record_set_note(r, note);
 	free(note);
 	a->m->seq = r->seq;

@@ -45,7 +45,9 @@ const size_t state_nmovers = sizeof state_movers / sizeof state_movers[0];
  * screen had it two ways).
  */
 const struct state_row state_table[] = {
-	{ STATE_DRAINED, STATE_INVALID_WAITS, { { 0, 0 } }, 0 },
+	/* reconcile returns a request whose person's reply was rejected to where the
+	 * reply took it from (frontdoor/draft.h's DRAFT_REPLIED_FROM) */
+	{ STATE_DRAINED, STATE_INVALID_WAITS, { { MOVER_RECONCILE, B_AWAITING } }, 1 },
 	{ STATE_EXTRACTED,
 	  STATE_WAITING | STATE_COUNTED,
 	  { { MOVER_EXTRACT, B_DRAINED },
@@ -58,8 +60,9 @@ const struct state_row state_table[] = {
 	  STATE_WAITING | STATE_COUNTED | STATE_FAILED,
 	  { { MOVER_EXTRACT, B_DRAINED },
 	    { MOVER_EXTRACT_RETRY, B_FAILED },
-	    { MOVER_EXTRACT_FORCE, B_EXTRACTED | B_TRIAGED } },
-	  3 },
+	    { MOVER_EXTRACT_FORCE, B_EXTRACTED | B_TRIAGED },
+	    { MOVER_RECONCILE, B_AWAITING } },
+	  4 },
 	{ STATE_TRIAGED, 0, { { MOVER_TRIAGE, B_EXTRACTED } }, 1 },
 	{ STATE_AWAITING_ME,
 	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
@@ -70,8 +73,8 @@ const struct state_row state_table[] = {
 	  3 },
 	{ STATE_NEEDS_INFO,
 	  STATE_WAITING | STATE_COUNTED | STATE_NOTICE,
-	  { { MOVER_NEEDS_INFO, B_OPEN } },
-	  1 },
+	  { { MOVER_NEEDS_INFO, B_OPEN }, { MOVER_RECONCILE, B_AWAITING } },
+	  2 },
 	{ STATE_ANSWERED, STATE_FINISHED | STATE_DIMMED, { { MOVER_RECONCILE, B_AWAITING } }, 1 },
 	{ STATE_BOOKED,
 	  STATE_FINISHED | STATE_DIMMED | STATE_SHOWS_SLOT,

@@ -498,7 +498,8 @@ void actions_decline(struct app *a)
 {
 	const struct record *r = lists_request(a);
 	long long seq = target_request(a);
-	char id[OUTBOX_ID_MAX + 1], *reason = NULL, *q;
+	struct decline_outcome o;
+	char *reason = NULL, *q;
 	struct err e;
 	int booked, rc;
 
@@ -517,14 +518,15 @@ void actions_decline(struct app *a)
 	}
 	free(q);
 	if (booked)
-		rc = decline_cancel_home(seq, reason, id, &e);
+		rc = decline_cancel_home(seq, reason, a->teller, &o, &e);
 	else
-		rc = decline_home(seq, text_blank(reason) ? NULL : reason, id, NULL, &e);
+		rc = decline_home(seq, text_blank(reason) ? NULL : reason, a->teller, &o, &e);
 	if (rc != 0)
 		fail(a, &e);
 	else
-		app_say(a, 0, "request %lld: closed; %s staged as %s, a approves it.", seq,
-			booked ? "its iTIP CANCEL" : "the decline", id);
+		app_say(a, 0, "request %lld: closed; %s staged as %s, a approves it; %s.", seq,
+			booked ? "its iTIP CANCEL" : "the decline", o.id,
+			decline_told_text(&o, booked));
 	free(reason);
 	app_after(a);
 }

@@ -25,6 +25,8 @@
 #include "outbox/store.h"
 #include "tui/lines.h"
 
+struct decline_teller;
+
 #include <signal.h>
 #include <stddef.h>
 #include <time.h>
@@ -84,6 +86,7 @@ struct app {
 	size_t detail_rows;  /* the detail's wrapped rows at the last draw */
 	size_t counts[4];    /* waiting requests, pending drafts, all requests, all drafts */
 	struct capture cap;
+	const struct decline_teller *teller; /* borrowed from tui_opts */
 	int quit;
 };
 

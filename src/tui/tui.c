@@ -265,6 +265,7 @@ static int app_init(struct app *a, const struct tui_opts *o, struct err *e)
 		return -1;
 	}
 	a->color = text_color_ok(stdout);
+	a->teller = o->teller;
 	return 0;
 }
 

@@ -17,9 +17,13 @@
 #define MECHA_TUI_TUI_H
 
 struct err;
+struct decline_teller;
 
 struct tui_opts {
 	const char *state; /* start filtered to this state; NULL: what waits on the person */
+	/* How D tells the box (frontdoor/decline.h; the front end's, as the CLI verbs'):
+	 * NULL tells nobody. */
+	const struct decline_teller *teller;
 };
 
 /*

@@ -183,8 +183,49 @@ def test_confirming_books_and_queues_the_booking_with_its_manage_link(box):
     assert len(p["_booking_id"]) == 32
     assert p["_manage_url"].startswith(f"http://127.0.0.1:{box.port}/s/ada/consult/m/")
     assert drain(box)[0]["type"] == "consult" and offered(box) == []
-    status, _, page = visit(box, "POST", path)
-    assert status == 404 and DEAD in page
+    status, _, page = visit(box, "POST", path)  # a second click books nothing, says what did
+    assert status == 200 and "Already confirmed" in page and "(UTC)" in page
+    assert len(drain(box)) == 1
+
+
+def test_a_used_confirmation_link_tells_the_booking_and_how_it_stands_now(box):
+    a = slots(1)[0]
+    push_slots(box, "consult", [a])
+    hold(box, a)
+    path = path_of(links(box)[-1])
+    assert visit(box, "POST", path)[0] == 200
+    for method in ("GET", "GET", "POST"):  # opened again: the time, never a Confirm button
+        status, _, page = visit(box, method, path)
+        assert status == 200 and "Already confirmed" in page, (method, page)
+        assert "Your booking is at" in page and "in the email" in page
+        assert "<button" not in page and "(UTC)" in page
+    [record] = drain(box)
+    manage = manage_path(box)
+    status, _ = box.json("POST", "/v1/queue/ack", key="drain",
+                         body=json.dumps({"seqs": [record["seq"]]}).encode())
+    assert status == 200 and drain(box) == []
+    status, _, page = visit(box, "GET", path)  # drained and acked: the link remembers
+    assert status == 200 and "Already confirmed" in page
+    visit(box, "POST", manage)  # cancelled by the booker since
+    status, _, page = visit(box, "GET", path)
+    assert status == 200 and "Already cancelled" in page and "<button" not in page
+
+
+def test_an_expired_booking_link_says_it_expired_and_offers_the_week(box):
+    a = slots(1)[0]
+    push_slots(box, "consult", [a])
+    hold(box, a)
+    path = path_of(links(box)[-1])
+    with ledger(box) as db:
+        db.execute("UPDATE queue SET verify_expires = '2000-01-01T00:00:00Z'")
+    for method in ("GET", "POST"):
+        status, _, page = visit(box, method, path)
+        assert status == 404 and "This link has expired" in page, (method, page)
+        assert 'href="/s/ada/consult"' in page and "<button" not in page
+    box.mecha("sweep", check=0)  # the row is gone; the link still says it expired
+    status, _, page = visit(box, "GET", path)
+    assert status == 404 and "This link has expired" in page
+    assert drain(box) == []
 
 
 def test_a_hold_that_lapsed_before_the_click_books_nothing(tmp_path):
@@ -199,6 +240,8 @@ def test_a_hold_that_lapsed_before_the_click_books_nothing(tmp_path):
         assert drain(b) == [] and offered(b) == [a]
         with ledger(b) as db:
             assert db.execute("SELECT COUNT(*) FROM queue").fetchone() == (0,)
+        status, _, page = visit(b, "GET", path_of(links(b)[-1]))  # opened again: as then
+        assert status == 200 and LAPSED in page and "Confirm your booking" not in page
     finally:
         b.stop()
 

@@ -2,6 +2,7 @@
 "Form flow"): the page built from the owner's manifest, the answers checked,
 the mail with its one-use link, the Confirm page, the queue — and the budgets
 that keep a form from being a spam cannon."""
+import json
 import threading
 
 import pytest
@@ -143,8 +144,9 @@ def test_the_whole_verify_flow_through_real_mail(tmp_path, smtp_sink):
         # stamped with the version of the type it was submitted under (home compares it)
         assert payloads(b) == [{"email": "stranger@example.net", "purpose": "a chat",
                                 "topics": ["ai", "law"], "_type_version": 1}]
-        status, _, page = visit(b, "POST", path)
-        assert status == 404 and EXPIRED in page and len(drain(b)) == 1
+        status, _, page = visit(b, "POST", path)  # a second click: what happened, once
+        assert status == 200 and "Already confirmed" in page and len(drain(b)) == 1
+        assert "your request was received" in page
     finally:
         b.stop()
 
@@ -164,19 +166,46 @@ def test_the_answer_is_the_same_whatever_the_mail_did(tmp_path, smtp_sink):
         b.stop()
 
 
-def test_an_expired_a_spent_and_a_made_up_link_are_one_page(box):
+def test_an_expired_and_a_made_up_link_are_one_page_that_says_it_expired(box):
     submit(box)
     path = confirm_path(box)
     with ledger(box) as db:  # a day passes: the link's 24 hours are over
         db.execute("UPDATE queue SET verify_expires = '2000-01-01T00:00:00Z'")
-    expired = visit(box, "POST", path)
     made_up = visit(box, "POST", "/f/ada/meeting/c/" + "0" * 32)
-    assert expired[0] == made_up[0] == 404 and expired[2] == made_up[2]
-    assert EXPIRED in expired[2] and drain(box) == []
-    submit(box, {**GOOD, "email": "other@example.net"})
-    spent = confirm_path(box)
-    assert visit(box, "POST", spent)[0] == 200
-    assert visit(box, "POST", spent)[2] == made_up[2]
+    for method in ("GET", "POST"):
+        expired = visit(box, method, path)
+        assert expired[0] == made_up[0] == 404 and expired[2] == made_up[2]
+        assert EXPIRED in expired[2] and "Confirm</button>" not in expired[2]
+        assert 'href="/f/ada/meeting"' in expired[2]  # back to the form, for a new link
+    assert drain(box) == []
+    # Swept, the expired row is gone; its link still says it expired.
+    box.mecha("sweep", check=0)
+    assert visit(box, "GET", path)[0] == 404 and EXPIRED in visit(box, "GET", path)[2]
+
+
+def test_a_used_link_says_what_happened_after_its_row_was_drained_and_acked(box):
+    submit(box)
+    path = confirm_path(box)
+    assert visit(box, "POST", path)[0] == 200
+    for method in ("GET", "POST", "GET"):  # opened again: no button that fails, no 404
+        status, _, page = visit(box, method, path)
+        assert status == 200 and "Already confirmed" in page, (method, page)
+        assert "your request was received" in page and "<button" not in page
+    [record] = drain(box)
+    status, _ = box.json("POST", "/v1/queue/ack", key="drain",
+                         body=json.dumps({"seqs": [record["seq"]]}).encode())
+    assert status == 200 and drain(box) == []
+    status, _, page = visit(box, "GET", path)  # the row is gone; the link remembers
+    assert status == 200 and "Already confirmed" in page
+    # Another type's page does not know this link.
+    assert visit(box, "GET", path.replace("/meeting/", "/other/"))[0] == 404
+    # The sweep forgets a spent link after 30 days (docs/box.md).
+    with ledger(box) as db:
+        db.execute("UPDATE spent_links SET spent_at = '2000-01-01T00:00:00Z'")
+    report = box.mecha("sweep", "--json", check=0).json()
+    assert report["forgotten_links"] == 1
+    status, _, page = visit(box, "GET", path)
+    assert status == 404 and EXPIRED in page
 
 
 def test_a_link_confirms_only_on_its_own_type(box):

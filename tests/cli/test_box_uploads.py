@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 from box_fixture import Box, manifest
-from box_visit import EXPIRED, drain, links, path_of, put_type, visit
+from box_visit import EXPIRED, drain, ledger, links, path_of, put_type, visit
 
 # Every test once on SQLite and once on PostgreSQL (conftest.py).
 pytestmark = pytest.mark.usefixtures("box_ledger")
@@ -130,7 +130,11 @@ def test_a_pdf_and_a_png_arrive_with_the_row_in_the_queue(box):
     status, _, data = box.request("GET", f"/v1/queue/attachments/{atts['photo']['id']}",
                                   key="drain")
     assert status == 200 and data == png()
-    assert visit(box, "GET", path)[0] == 404 and EXPIRED in visit(box, "GET", path)[2]
+    for method in ("GET", "GET"):  # used: it says the files arrived, never an upload form
+        status, _, page = visit(box, method, path)
+        assert status == 200 and "Already received" in page and 'type="file"' not in page
+    status, _, page = upload(box, path, [("cv", "my cv.pdf", pdf(), "application/pdf")])
+    assert status == 200 and "Already received" in page and len(drain(box)) == 1
 
 
 def test_a_jpeg_is_taken_for_a_field_that_accepts_jpeg(box):
@@ -227,3 +231,21 @@ def test_a_disk_nearly_full_answers_503_and_keeps_the_link(tmp_path):
         assert visit(b, "GET", path)[0] == 200
     finally:
         b.stop()
+
+
+def test_the_confirmation_link_of_an_upload_and_an_expired_upload_link_say_where_things_stand(box):
+    path = verified(box)
+    confirm = path_of(links(box)[-1])
+    for method in ("GET", "POST"):  # confirmed already: the files are what is missing
+        status, _, page = visit(box, method, confirm)
+        assert status == 200 and "Already confirmed" in page and "still waits" in page
+        assert "<button" not in page
+    with ledger(box) as db:
+        db.execute("UPDATE queue SET upload_expires = '2000-01-01T00:00:00Z'")
+    status, _, page = visit(box, "GET", path)
+    assert status == 404 and EXPIRED in page and 'href="/f/ada/apply"' in page
+    box.mecha("sweep", check=0)  # the row is gone: both links say it expired
+    for p in (path, confirm):
+        status, _, page = visit(box, "GET", p)
+        assert status == 404 and EXPIRED in page, (p, page)
+    assert drain(box) == []

@@ -143,6 +143,41 @@ def test_a_decline_tells_the_box_whose_manage_page_says_so_and_frees_the_slot(me
         box.stop()
 
 
+@pytest.mark.usefixtures("box_ledger")
+def test_closing_a_booked_request_with_notify_tells_the_box_it_was_cancelled_by_the_owner(
+        mecha, tmp_path, smtp_sink):
+    from box_fixture import Box
+    from box_visit import links, offered, path_of, payloads, push_slots, put_type, visit
+    from test_box_bookings import CONSULT, hold, slots
+    from test_drain import connect
+
+    box = Box(tmp_path).start()
+    try:
+        put_type(box, CONSULT)
+        a = slots(1)[0]
+        push_slots(box, "consult", [a])
+        hold(box, a)
+        visit(box, "POST", path_of(links(box)[-1]))  # confirmed: "You're booked"
+        [p] = payloads(box)
+        configure(mecha, smtp_sink)
+        connect(mecha, box)
+        mecha.write_record(1, type_id="consult", values=p, reply_to="booker@example.net",
+                           state="booked", note=f"booking-{p['_booking_id']}@mecha")
+        out = mecha.run("frontdoor", "close", "1", "--reason", "I am ill", "--notify",
+                        check=0).out
+        assert "the box was told" in out and "cancelled" in out
+        assert mecha.read_record(1, "consult")["state"] == "closed"
+        page = visit(box, "GET", path_of(p["_manage_url"]))[2]
+        assert "This booking was cancelled" in page and "cancelled by the person" in page
+        assert "Cancel this booking" not in page and "Pick another time" in page
+        assert offered(box) == [a]  # the slot is offered again
+        status, _ = box.json("POST", "/v1/bookings/decline", key="drain",
+                             body=b'{"ids": [], "cancelled": "yes"}')
+        assert status == 400
+    finally:
+        box.stop()
+
+
 def test_without_a_box_the_decline_stands_and_says_the_box_was_not_told(mecha, smtp_sink):
     configure(mecha, smtp_sink)
     booking(mecha)

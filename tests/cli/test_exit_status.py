@@ -134,10 +134,10 @@ def test_reconcile_on_a_full_disk_exits_1_and_names_each_request(mecha, smtp_sin
     p = run_on_full_disk(mecha, "frontdoor", "reconcile")
     assert p.returncode == 1, p.err
     assert "request 1:" in p.err and "request 2:" in p.err
-    assert p.out == "0 answered, 0 back to extracted, 2 could not be written (named above)\n"
+    assert p.out == "0 answered, 0 sent back (rejected), 2 could not be written (named above)\n"
     assert mecha.read_record(1)["state"] == "awaiting_me"
     p = mecha.run("frontdoor", "reconcile", check=0)
-    assert p.out == "0 answered, 2 back to extracted\n"
+    assert p.out == "0 answered, 2 sent back (rejected)\n"
 
 
 # ---- outbox approve: the drafts not sent are named at the end ------------------------------

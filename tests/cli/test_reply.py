@@ -165,3 +165,28 @@ def test_needs_info_ask_needs_a_note_and_a_reply_to(mecha):
     mecha.run("frontdoor", "needs-info", "2", "--note", "which?", "--ask", check=3)
     assert mecha.read_record(2)["state"] == "drained"
     mecha.run("frontdoor", "needs-info", "2", "--note", "which?", check=0)  # without --ask: as before
+
+
+def test_a_rejected_reply_returns_the_request_to_the_state_it_came_from(mecha):
+    """A reply is taken from drained, needs_info or extracted alike; rejected, the
+    request goes back where it was — never to `extracted`, where a request never
+    extracted never was."""
+    request(mecha, 1, state="drained")
+    request(mecha, 2, state="needs_info", note="which Tuesday?")
+    request(mecha, 3, state="extracted", extraction={"topic": "t"})
+    ids = {}
+    for seq in (1, 2, 3):
+        p = mecha.run("frontdoor", "reply", str(seq), "--body", "Yes.", check=0)
+        ids[seq] = staged_id(p)
+        assert mecha.read_record(seq)["state"] == "awaiting_me"
+    for seq in (1, 2, 3):
+        mecha.run("outbox", "reject", ids[seq], "--reason", "too short", check=0)
+    mecha.run("frontdoor", "reconcile", check=0)
+    for seq, back in ((1, "drained"), (2, "needs_info"), (3, "extracted")):
+        rec = mecha.read_record(seq)
+        assert rec["state"] == back, (seq, rec)
+        assert rec["note"] == "too short" and "replied_from" not in rec
+    # A second reply to the returned request works from there again.
+    mecha.run("frontdoor", "reply", "1", "--body", "Better.", check=0)
+    assert mecha.read_record(1)["state"] == "awaiting_me"
+    assert mecha.read_record(1)["replied_from"] == "drained"

@@ -641,3 +641,41 @@ def test_D_on_a_booked_request_stages_its_cancel(mecha, screen):
     assert rec["state"] == "closed" and rec["note"] == "I am ill"
     assert item(mecha, rec["outbox"][0])["tool"] == "calendar_cancel"
     s.quit()
+
+
+@pytest.mark.usefixtures("box_ledger")
+def test_D_tells_the_box_whose_manage_page_says_declined(mecha, screen, tmp_path):
+    from box_fixture import Box
+    from box_visit import links, offered, path_of, payloads, push_slots, put_type, visit
+    from test_box_bookings import CONSULT, hold, slots
+    from test_drain import connect
+
+    box = Box(tmp_path).start()
+    try:
+        put_type(box, CONSULT)
+        a = slots(1)[0]
+        push_slots(box, "consult", [a])
+        hold(box, a)
+        visit(box, "POST", path_of(links(box)[-1]))  # confirmed at the box
+        [p] = payloads(box)
+        configure(mecha)
+        connect(mecha, box)
+        mecha.write_record(1, type_id="consult", values=p, reply_to="booker@example.net")
+        s = screen(args=("--state", "all"), rows=40)
+        s.wait_for(p["_slot_start"][:10])
+        s.keys("D")
+        s.wait_for("Decline booking 1?")
+        s.keys("Enter")
+        s.wait_for("the box was told")
+        assert mecha.read_record(1, "consult")["state"] == "closed"
+        page = visit(box, "GET", path_of(p["_manage_url"]))[2]
+        assert "This booking was declined" in page and "Cancel this booking" not in page
+        assert offered(box) == [a]
+        s.quit()
+    finally:
+        box.stop()
+
+
+def test_review_help_names_the_answering_keys(mecha):
+    out = mecha.run("review", "--help", check=0).out
+    assert "R replies" in out and "N asks back" in out and "D declines" in out

@@ -104,6 +104,9 @@ static void form_pages(const char *dir, const char *id, const char *json_raw)
 	save(name = xasprintf("confirm-%s", id), page_confirm(&ctx, m)), free(name);
 	save(name = xasprintf("confirmed-%s", id), page_confirmed(&ctx, m, kept)), free(name);
 	save(name = xasprintf("expired-%s", id), page_expired(&ctx, m)), free(name);
+	save(name = xasprintf("spent-queued-%s", id), page_form_spent(&ctx, m, "queued")), free(name);
+	save(name = xasprintf("spent-awaiting-%s", id), page_form_spent(&ctx, m, "awaiting_upload")), free(name);
+	save(name = xasprintf("spent-uploaded-%s", id), page_form_spent(&ctx, m, "uploaded")), free(name);
 	json_decref(errors);
 	json_decref(kept);
 	json_decref(raw);
@@ -147,11 +150,14 @@ static void booking_pages(const char *dir)
 	save("booking-held", page_booking_held(&ctx, m, "sam@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
 	save("booking-confirm", page_booking_confirm(&ctx, m));
 	save("booking-booked", page_booking_booked(&ctx, m, fields, "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
-	for (int s = PAGE_MANAGE_ACTIVE; s <= PAGE_MANAGE_CANCELLED; s++) {
+	for (int s = PAGE_MANAGE_ACTIVE; s <= PAGE_MANAGE_OWNER_CANCELLED; s++) {
 		char name[32];
 		snprintf(name, sizeof name, "booking-manage-%d", s);
 		save(name, page_booking_manage(&ctx, m, (enum page_manage)s, "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
+		snprintf(name, sizeof name, "booking-spent-%d", s);
+		save(name, page_booking_spent(&ctx, m, (enum page_manage)s, "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
 	}
+	save("booking-expired", page_booking_expired(&ctx, m));
 	save("booking-cancelled", page_booking_cancelled(&ctx, m));
 	save("booking-dead-confirm", page_booking_dead_link(&ctx, m, PAGE_DEAD_CONFIRM));
 	save("booking-dead-manage", page_booking_dead_link(&ctx, m, PAGE_DEAD_MANAGE));

@@ -62,6 +62,7 @@ static int attach(const char *data, const char *user, const char *spec,
 	(void)data;
 	(void)user;
 	hash_sha256_hex(bytes, len, digest);
+	memset(a, 0, sizeof *a);
 	a->data = bytes;
 	a->id = id;
 	a->field = xstrndup(spec, (size_t)(eq - spec));

@@ -16,7 +16,7 @@
 #include "drain/tell.h"
 #include "frontdoor/decline.h"
 #include "frontdoor/reply.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <stdlib.h>
 #include <string.h>

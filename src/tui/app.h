@@ -21,7 +21,7 @@
 
 #include "config/config.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "outbox/store.h"
 #include "tui/lines.h"
 

@@ -16,7 +16,7 @@
 #include "base/linediff.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 #include "outbox/view.h"
 
 #include <stdlib.h>

@@ -15,7 +15,7 @@
 
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <curses.h>
 #include <stdio.h>

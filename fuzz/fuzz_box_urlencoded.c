@@ -2,7 +2,7 @@
  * fuzz_box_urlencoded — the box's form and query decoder (src/box/urlform.c)
  * on any bytes: it returns an object whose every key and value is valid
  * UTF-8 without NUL, or refuses; it never crashes on a '%' before a
- * multi-byte character (the reference's defect, docs/protocol/box-pages.md §7).
+ * multi-byte character (the other box's defect, docs/protocol/box-pages.md §7).
  */
 #include "base/text.h"
 #include "box/urlform.h"

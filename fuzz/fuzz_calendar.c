@@ -26,7 +26,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* October and November 2026, where the seeds (tests/fixtures/calendar) have their events. */
+/* October and November 2026, where the corpus files (tests/fixtures/calendar) have their events. */
 #define FROM 1790812800 /* 2026-10-01T00:00:00Z */
 #define TO (FROM + 61 * 86400)
 #define CANARY_START (FROM + 10 * 3600)

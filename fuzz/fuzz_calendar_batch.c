@@ -20,7 +20,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FROM 1790812800 /* 2026-10-01T00:00:00Z, where the seeds have their events */
+#define FROM 1790812800 /* 2026-10-01T00:00:00Z, where the corpus files have their events */
 #define TO (FROM + 61 * 86400)
 
 static int by_start(const void *a, const void *b)

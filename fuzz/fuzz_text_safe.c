@@ -70,7 +70,7 @@ static void render(const char *s, size_t len, unsigned flags)
 	buf_free(&twice);
 }
 
-/* Count, validity and the clip, from a walk with the reference decoder. */
+/* Count, validity and the clip, from a walk with a plain decoder written here. */
 static void measures(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;

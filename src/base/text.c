@@ -173,7 +173,7 @@ size_t text_utf8_encode(unsigned cp, char out[4])
 	return 4;
 }
 
-/* Unicode White_Space, as the reference's trim() knows it. */
+/* Unicode White_Space, the set docs/protocol/files.md §6 trims. */
 static int is_space(unsigned cp)
 {
 	return (cp >= 0x09 && cp <= 0x0d) || cp == 0x20 || cp == 0x85 || cp == 0xa0 ||

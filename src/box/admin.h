@@ -30,7 +30,7 @@ int admin_key_new(struct ledger *l, const char *handle, const char *scope, const
 		  char **token, struct err *e);
 
 /*
- * Pairing (as the reference pairs; docs/protocol/box-api.md §9): a one-time code for
+ * Pairing (docs/protocol/box-api.md §9): a one-time code for
  * handle, good for ADMIN_PAIR_MINUTES, that `mecha pair` at home exchanges
  * for the owner's keys through POST /v1/pair. The code is 12 letters and
  * digits of Crockford's base32 (60 random bits) written in three groups,

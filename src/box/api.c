@@ -307,7 +307,7 @@ static char *check_slot(const json_t *slot, size_t i)
 	return NULL;
 }
 
-/* The push's shape and sense, as the reference checks it; NULL when it holds. */
+/* The push's shape and sense, docs/protocol/box-api.md §5; NULL when it holds. */
 static char *check_push(const json_t *push)
 {
 	static const char *const keys[] = { "generated_at", "horizon_days", "slots", NULL };
@@ -674,10 +674,10 @@ static char *clean_label(const char *in)
 /*
  * POST /v1/pair {code, handle, label}: the code is the credential (single use,
  * minutes-lived), so no key is asked for. Every refusal is one refusal, 404
- * "that code is not valid for that handle", as the reference's: a wrong
+ * "that code is not valid for that handle", docs/protocol/box-api.md §9: a wrong
  * handle learns nothing about whose the code is. The keys are hashed before
  * the transaction that spends the code inserts them, so a refused try stores
- * nothing. The answer has the reference's fields (publish_key, drain_key and
+ * nothing. The answer has docs/protocol/box-api.md §9's fields (publish_key, drain_key and
  * their ids, handle) and the two scopes it has no pairing for (release_key,
  * slots_key), so a home can serve forms and bookings with no key copied.
  */

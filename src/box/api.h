@@ -1,5 +1,5 @@
 /*
- * api — the box's /v1 API, as docs/protocol/box-api.md says and the reference answer
+ * api — the box's /v1 API, as docs/protocol/box-api.md says and the compatible box answer
  * it: bearer keys with scopes, JSON in and out, the exact error bodies. Its
  * entry point, api_handle, is also where the strangers' pages are handed
  * over: /f/ to intake.c and upload.c, /s/ to book.c, with the same call and

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-/* The reference's argon2 crate defaults (argon2 0.5: Argon2id v19, m=19456, t=2, p=1). */
+/* docs/protocol/box-api.md §1: the argon2 0.5 crate's defaults (Argon2id v19, m=19456, t=2, p=1). */
 #define T_COST 2
 #define M_COST 19456
 #define PARALLEL 1
@@ -123,7 +123,7 @@ int bearer_mint(struct ledger *l, const char *user_id, enum bearer_scope scope,
 	return 0;
 }
 
-/* "Bearer <token>" (either case of the scheme, as the reference); the token trimmed. */
+/* "Bearer <token>" (either case of the scheme, docs/protocol/box-api.md §1); the token trimmed. */
 static const char *token_of(const char *header, char *buf, size_t size)
 {
 	size_t n;

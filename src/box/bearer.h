@@ -1,10 +1,10 @@
 /*
  * bearer — the box's API keys: `mk_<scope>_<id>.<secret>`, minted here,
  * printed once, stored only as the Argon2id hash of the secret (PHC string,
- * m=19456 KiB, t=2, p=1: the reference's argon2 defaults, so either box
+ * m=19456 KiB, t=2, p=1: docs/protocol/box-api.md §1's parameters, so either box
  * verifies the other's hashes).
  *
- * The rules (as the reference keeps them): the id selects one row and the
+ * The rules (docs/protocol/box-api.md §1): the id selects one row and the
  * secret is verified against that row's hash, once; the `mk_drn_` prefix is
  * a label for people and never the authorisation — the scope comes from the
  * row; a revoked key is told apart only after its secret verified, so a

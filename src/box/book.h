@@ -21,7 +21,7 @@
  * machinery and are stripped before validation. The hold is the database's
  * decision (one conditional INSERT, ledger.h); losing the race is ordinary
  * and answers the week again with "That time was just taken". Where this
- * goes further than the reference (§6): the booking POST spends the same
+ * goes further (docs/protocol/box-pages.md §7): the booking POST spends the same
  * mail budgets as a form (three a day to one address, the owner's
  * send_budget in all) and a stranger holds at most two live holds, per
  * address and per client address.

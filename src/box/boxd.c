@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-/* The reference's gate headers, on every response. */
+/* The gate headers of docs/protocol/box-pages.md §6, on every response. */
 static const char *const gate_headers[][2] = {
 	{ "Content-Security-Policy",
 	  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "

@@ -8,7 +8,7 @@
  * limit (429 "too many requests"); the route (route.c); the method (405);
  * the body limit (2 MB, 40 MiB on the upload route: 413) — then the handler
  * (api.c for /v1), with the whole body. Every response carries the gate's
- * headers (the reference's CSP, nosniff, no referrer, same-origin resource
+ * headers (docs/protocol/box-pages.md §6: CSP, nosniff, no referrer, same-origin resource
  * policy). The access log gets one JSON line per request — time, address,
  * method, path with tokens replaced, status, bytes, milliseconds — and never
  * a body, a query or a header.

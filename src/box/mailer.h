@@ -5,12 +5,12 @@
  * or dead mail server never holds a connection, and the stranger's answer is
  * the same whatever the mail did.
  *
- * The message is the reference's: Subject "Confirm your {title} request",
+ * The message is docs/protocol/box-pages.md §4's: Subject "Confirm your {title} request",
  * and the body that tells the stranger the link works once and that nothing
  * is passed on until they open it. A send that fails before the server took
  * the message is tried three times (after 0.5 s and 1 s). Without [mail]
  * smtp_url, the link is written to the log instead (one JSON line on
- * stderr), as the reference does on a machine with no mail.
+ * stderr), so a machine with no mail still shows it.
  *
  * The queue lives in memory on purpose: the link holds a token that is
  * stored nowhere else but as a hash, and a crash costs the stranger one more

@@ -69,7 +69,8 @@ static void filled(struct buf *b, const struct manifest_confirmation *c, const c
 
 /*
  * The [confirmation], with its heading filled the way its body is (further
- * than the reference, which shows a heading's "{name}" as written), the
+ * than the other box, which shows a heading's "{name}" as written:
+ * docs/protocol/box-pages.md §7), the
  * booked time between them when there is one.
  */
 void page_confirmation(struct buf *b, const struct manifest *m, const json_t *values,

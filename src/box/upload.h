@@ -4,7 +4,7 @@
  *   GET  /f/{h}/{t}/u/{token}   the upload page (a pure read: it reloads)
  *   POST /f/{h}/{t}/u/{token}   multipart/form-data: the files, and the row queued
  *
- * A POST is checked in the reference's order: free disk under [limits]
+ * A POST is checked in docs/protocol/box-pages.md §2's order: free disk under [limits]
  * min_free_bytes (1 GiB) → 503; a part that is not a file field of the type
  * → 400; more bytes than the type's file fields may hold together → 413;
  * more than [limits] upload_bytes_per_ip_day (64 MiB) from one client

@@ -2,7 +2,7 @@
  * urlform — application/x-www-form-urlencoded bytes (a form's body, a URL's
  * query) into a JSON object, parsed strictly in this one place.
  *
- * As the reference reads them: pairs split on `&`, key and value on the
+ * As docs/protocol/box-pages.md §2 reads them: pairs split on `&`, key and value on the
  * first `=`, `+` is a space, `%XX` a byte, pairs with an empty key skipped.
  * Where this goes further (docs/protocol/box-pages.md §7): a key given several times keeps
  * every value, in order, as an array (a multi_select with three boxes ticked

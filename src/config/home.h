@@ -32,7 +32,7 @@ enum home_place {
 	HOME_SESSIONS,    /* HOME_M/sessions: triage transcripts */
 	HOME_MISSIONS,    /* HOME_M/missions: where the default mission box lives */
 	HOME_MISSION_BOX, /* HOME_M/missions/inbox.jsonl: the default mission box */
-	HOME_TYPES,       /* HOME_M/factory/types: request-type manifests (the reference's path) */
+	HOME_TYPES,       /* HOME_M/factory/types: request-type manifests (the Rust tools' path too) */
 	HOME_FACTORY,     /* HOME_M/factory: the gate's config.toml and the box's keys (drain.key …) */
 	HOME_PLACE_COUNT
 };

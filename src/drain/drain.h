@@ -1,6 +1,6 @@
 /*
  * drain — brings the box's queued requests home into the request store
- * ($MECHA_HOME/requests), as the reference's `factory-publish drain` does
+ * ($MECHA_HOME/requests)
  * (docs/protocol/box-api.md §6.1), and only then lets the box forget them.
  *
  * One pass: GET /v1/queue?since=0&wait=N (one batch, oldest first); for each
@@ -86,7 +86,7 @@ struct drain_line {
 struct drain_opts {
 	long long wait;  /* seconds the box may hold the question open (0..25) */
 	int dry_run;     /* judge and fetch, write and acknowledge nothing */
-	long long since; /* the queue's since (0: from the start, as the reference does) */
+	long long since; /* the queue's since (0: from the start, docs/protocol/box-api.md §6) */
 	/* Each row as it is settled (NULL: none). */
 	void (*line)(const struct drain_line *l, void *ctx);
 	void *ctx;

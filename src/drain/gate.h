@@ -11,7 +11,7 @@
  * the key to another host), an https gate speaks only https, and a loopback
  * gate is never reached through a proxy the environment names.
  *
- * Where things are (the reference's places, so one home serves both):
+ * Where things are (the places the compatible Rust tools use, so one home serves both):
  *   gate  $FACTORY_GATE, else `gate = "https://…"` in
  *         $MECHA_HOME/factory/config.toml, read strictly: that one key, a
  *         string; anything else in the file is an error naming its line.

@@ -1,6 +1,6 @@
 /*
  * intake — a queue row read strictly, judged against the owner's manifest,
- * and written out as the record the reference's drain writes.
+ * and written out as the record docs/protocol/files.md §2 fixes.
  */
 #include "drain/intake.h"
 

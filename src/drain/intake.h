@@ -1,6 +1,6 @@
 /*
  * intake — one row of the box's queue made into a request record, exactly as
- * the reference's drain makes it (docs/protocol/box-api.md §6.1), with no I/O: the drain
+ * docs/protocol/box-api.md §6.1 fixes it, with no I/O: the drain
  * (drain.h) fetches, writes and acknowledges around it.
  *
  * The box is not trusted. Its row is read strictly (a row that does not read
@@ -15,9 +15,9 @@
  *     each file value without the stranger's filename (it stays only in the
  *     record's attachments list, for a person). Not valid: the payload as it
  *     came, valid false and invalid_reason saying why. A manifest missing at
- *     home, or broken, is such a reason too (the reference's choice: the
+ *     home, or broken, is such a reason too (docs/protocol/box-api.md §6.1: the
  *     record comes home, a person sees it).
- * Where this goes further than the reference: a file value whose
+ * Where this goes further (docs/protocol/box-api.md §11): a file value whose
  * measurements (size, digest) no attachment of the row carries makes the
  * record invalid — a box cannot swap the bytes under a validated value.
  *
@@ -26,8 +26,8 @@
  * written in the order of docs/protocol/box-api.md §6.1 and docs/protocol/files.md §2
  * — seq, type_id, state, created_at, drained_at, valid, invalid_reason?,
  * values, free_text, reply_to?, attachments (when there are any) — and
- * every object inside `values` with its keys sorted, as the reference's
- * serde_json maps write them, so a record mecha's frontdoor rewrites keeps
+ * every object inside `values` with its keys sorted, as a sorted JSON map
+ * writes them, so a record mecha's frontdoor rewrites keeps
  * its bytes.
  *
  * Ownership: an intake_row borrows every string from the row it was read

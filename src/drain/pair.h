@@ -1,5 +1,5 @@
 /*
- * pair — the home's half of pairing (docs/protocol/box-api.md §9, as the reference
+ * pair — the home's half of pairing (docs/protocol/box-api.md §9, as the compatible drain
  * pairs): a one-time code made on the box (`mecha box pair`) is exchanged
  * through POST /v1/pair {code, handle, label} for the owner's keys, and the
  * gate and the keys are written where the drain, `types push` and `slots
@@ -9,7 +9,7 @@
  * for /v1/health and must come back as the key the box just named, for
  * the handle asserted. No key is ever printed.
  *
- * Either box answers: ours gives all four scopes; the reference's gives
+ * Either box answers: ours gives all four scopes; the compatible Rust box gives
  * publish and drain only (its release and slots keys are made by hand on the
  * box), and the report says which are missing and what needs them.
  *

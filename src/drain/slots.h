@@ -8,7 +8,7 @@
  * each is an error, never "no busy times": a stranger could book an hour
  * the person already gave away.
  *
- * What a slot is (the reference's computation is not public — "home computes
+ * What a slot is (the compatible tools' computation is not public — "home computes
  * slots" — so this is our decision, written down):
  *
  *   - Days. Each local date in the type's `timezone` has windows: the weekly

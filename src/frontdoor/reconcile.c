@@ -1,5 +1,5 @@
 /*
- * reconcile — the seed's rules, with pending checked first and on its own:
+ * reconcile — the rules of docs/protocol/files.md §3, with pending checked first and on its own:
  * asking "all sent?" then "all rejected?" leaves a set that was partly sent
  * and partly rejected with nowhere to go, for ever.
  */

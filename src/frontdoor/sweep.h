@@ -36,7 +36,7 @@
  *   - invitation: intent → send → done (or failed — the server refused it —
  *     so the next sweep sends it). An intent found without either means a
  *     sweep died while sending: the message may have arrived, so it is NOT
- *     sent again (at most once, as the reference does); the ledger says
+ *     sent again (at most once: a send that may have arrived is never repeated); the ledger says
  *     "unconfirmed" and the sweep's line says to check. So does a send the
  *     server took without confirming (delivery_unconfirmed). A duplicate
  *     would at least be recognisable: the Message-ID is derived from the

@@ -1,6 +1,6 @@
 /*
  * letter — reading a letter strictly, writing its canonical line, and the
- * contract's pure checks. The texts of the refusals are the reference's to the
+ * contract's pure checks. The texts of the refusals are fixed (docs/protocol/files.md §6) to the
  * character: scripts and other boards match on them.
  */
 #include "mission/letter.h"
@@ -120,7 +120,7 @@ int letter_str_eq(const struct letter_str *a, const char *b, size_t n)
 	return a->s && a->len == n && memcmp(a->s, b, n) == 0;
 }
 
-/* 1 when s is empty after trimming Unicode whitespace (the reference's test). */
+/* 1 when s is empty after trimming Unicode whitespace (docs/protocol/files.md §6). */
 static int blank(const struct letter_str *s)
 {
 	return text_blank_n(s->s, s->len); /* the length is explicit: a letter may hold NUL */

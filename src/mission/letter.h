@@ -7,11 +7,11 @@
  * The rule: a letter is stored as the line this module writes from the parsed
  * form, never as the bytes a client sent, so the same letter posted by the
  * same agent is the same line on every board — and so has the same content id
- * (mailbox.h). The line must stay byte-identical to the reference's: key
+ * (mailbox.h). The line must stay byte-identical (docs/protocol/files.md §6): key
  * order, which optional keys are left out, and the escaping (wire.h) are all
  * part of the contract.
  *
- * Strictness is split as the reference splits it: the envelope of a stored
+ * Strictness is split (docs/protocol/files.md §6): the envelope of a stored
  * line is lenient (unknown keys are ignored), the `mission` payload and all it
  * contains is not (an unknown key, an unknown enum spelling, a wrong type, a
  * missing required key, a duplicated key, a fraction or a negative count all
@@ -181,7 +181,7 @@ void letter_write_line(struct buf *out, const char *agent, const struct letter *
 void letter_write_json(struct buf *out, const struct letter *l);
 
 /*
- * The contract of §3, first failure wins, each with the reference's text. A
+ * The contract of §3, first failure wins, each with its fixed text. A
  * failure is a refusal (exit 3) with one of the codes schema_mismatch,
  * invalid_mission_id, invalid_mission_seq, absolute_path, invalid_phase,
  * landed_law, incomplete_evidence. Pure.
@@ -189,10 +189,11 @@ void letter_write_json(struct buf *out, const struct letter *l);
 int letter_validate(const struct letter *l, struct err *e);
 
 /*
- * The house's rule on a letter's clock, stricter than the reference: started_at
- * and updated_at are RFC 3339 timestamps ("2026-07-09T00:00:00Z"). The
- * reference stores any string there, so letter_validate does not ask this —
- * every letter the reference accepts is still read, replayed and posted with
+ * The house's rule on a letter's clock, stricter than the wire
+ * (docs/protocol/files.md §6): started_at and updated_at are RFC 3339
+ * timestamps ("2026-07-09T00:00:00Z"). The wire allows any string there,
+ * so letter_validate does not ask this —
+ * every letter the wire allows is still read, replayed and posted with
  * `mecha mission post` byte for byte. It is asked where a letter is written
  * fresh: by an agent over MCP (mission_post). The letters mecha makes itself
  * (mission new, land, archive) carry the current time. A failure is the

@@ -1,6 +1,6 @@
 /*
  * wire — a strict pull reader and the serde_json compact writer for letters.
- * Every acceptance rule here is a compatibility rule: a line the reference
+ * Every acceptance rule here is a compatibility rule: a line another writer
  * would refuse must be refused, or two boards would disagree on a chain.
  */
 #include "mission/wire.h"

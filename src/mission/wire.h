@@ -1,6 +1,6 @@
 /*
  * wire — the JSON a mission letter travels in, read strictly and written
- * byte for byte the way the reference (serde_json's compact form) writes it.
+ * byte for byte as docs/protocol/files.md §6 fixes it (compact JSON).
  *
  * jansson cannot serve here: its integers stop at 2^63-1 while a letter's
  * counters span the whole unsigned 64-bit range, it forgives duplicated keys,

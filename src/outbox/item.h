@@ -62,7 +62,7 @@ struct outbox_draft {
 };
 
 /*
- * Takes doc (the reference is consumed, also on failure) and checks it: id,
+ * Takes doc (its reference count is consumed, also on failure) and checks it: id,
  * status, tool and created_at strings, args present, every other known key of
  * the type the table says. A failure leaves *it empty with code "unreadable".
  */

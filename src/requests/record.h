@@ -123,11 +123,11 @@ size_t record_prose(const struct record *r, struct prose_field **out);
  */
 void record_set_note(struct record *r, const char *note);
 void record_set_string(struct record *r, const char *key, const char *value);
-/* Sets (steals the reference to) or, with NULL, removes `extraction`. */
+/* Sets (takes ownership of) or, with NULL, removes `extraction`. */
 void record_set_extraction(struct record *r, json_t *extraction);
 /* Appends an outbox id unless it is already there: the list only ever grows. */
 void record_add_outbox(struct record *r, const char *id);
-/* Sets (steals the reference to) or, with NULL, clears manifest_prose. */
+/* Sets (takes ownership of) or, with NULL, clears manifest_prose. */
 void record_set_manifest_prose(struct record *r, json_t *names);
 /*
  * 1 when r's outbox list holds the draft id: r is the request that draft

@@ -22,7 +22,7 @@ struct manifest_availability *booking_decode_availability(struct decode *d,
 							  const struct toml_value *root);
 struct manifest_policy *booking_decode_policy(struct decode *d, const struct toml_value *root);
 
-/* The rules of `kind` (docs/types.md), with the reference's texts. */
+/* The rules of `kind` (docs/types.md), each with its fixed text. */
 void booking_check(struct decode *d, struct manifest *m);
 
 /* The longest [policy] location, in bytes. */

@@ -1,6 +1,6 @@
 /*
  * catalog — the request types installed at home, one manifest per file in
- * $MECHA_HOME/factory/types/<id>.toml (the reference's path, which the drain
+ * $MECHA_HOME/factory/types/<id>.toml (the path the compatible Rust tools use, which the drain
  * reads too). A type's file is named after its id: both are the URL.
  *
  * Ownership: *out manifests are the caller's (manifest_free); *ids and its

@@ -1,6 +1,6 @@
 /*
  * check — every rule of a manifest that serde's shapes cannot state, in the
- * reference's words. Unlike the reference, which stops at the first, every
+ * fixed words (docs/types.md, Validation). Not only the first: every
  * broken rule is reported: a person fixing a manifest fixes them all at once.
  */
 #include "types/check.h"

@@ -1,7 +1,7 @@
 /*
  * condition — whether a show_when holds for a submission's values.
  *
- * Total, as the reference's evaluator and its browser twin are: a missing
+ * Total, here and in its browser twin: a missing
  * field, a value of the wrong type or a malformed comparison answers "does
  * not hold" (except `absent`, which holds for a missing field), never an
  * error — an error would let the browser and the server disagree about what
@@ -10,7 +10,7 @@
  * (trimmed, as Rust's f64 parse reads them). `present` is: submitted, not
  * null, not a blank string, not an empty array.
  *
- * Where we differ from the reference (docs/protocol/box-pages.md §7, docs/types.md): the
+ * Where we differ (docs/protocol/box-pages.md §7, docs/types.md): the
  * conditions read raw form values, and a ticked HTML checkbox posts a string,
  * so `is_true`/`is_false` and `eq`/`ne` against a boolean accept the
  * spellings a bool field accepts (on|true|1|yes, off|false|0|no). The

@@ -2,7 +2,7 @@
  * confirmation — the page a verified stranger lands on: the [confirmation]
  * body with each {name} filled from their own validated values.
  *
- * As the reference renders it: for every value, in key order, every "{name}"
+ * As docs/types.md says it is rendered: for every value, in key order, every "{name}"
  * is replaced by the value (a string as it is, anything else as compact
  * JSON) with each newline and carriage return turned into a space, so a
  * value cannot add lines to the page. The result is NOT escaped: the page

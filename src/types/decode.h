@@ -1,5 +1,5 @@
 /*
- * decode — reading a TOML tree into typed values the way the reference's
+ * decode — reading a TOML tree into typed values the way the compatible Rust
  * serde derive does, with serde's words: "missing field `title`", "unknown
  * field `colour`, expected one of `id`, `title`", "invalid type: string
  * \"x\", expected u32". Every problem becomes an issue with the line of the

@@ -1,6 +1,6 @@
 /*
  * manifest — from the TOML tree to struct manifest: first the shapes (what
- * serde's derive checks in the reference: every key known, every value of its
+ * strict derive checks (docs/types.md, Validation): every key known, every value of its
  * type, every required key there), then, when the shapes are sound, the rules
  * (check.c) and the booking sections (booking.c). Every issue is kept; the
  * list is sorted by line so it reads down the file.
@@ -34,7 +34,7 @@ static const char *const kind_names[] = {
 	[MANIFEST_KIND_COUNT] = NULL,
 };
 
-/* The keys each kind takes besides the common ones, in the reference's order. */
+/* The keys each kind takes besides the common ones, in the order docs/types.md lists them. */
 static const char *const *const kind_keys[] = {
 	[MANIFEST_TEXT] = (const char *const[]){ "max_length", "pattern", NULL },
 	[MANIFEST_LONG_TEXT] = (const char *const[]){ "max_length", NULL },
@@ -217,7 +217,7 @@ static void decode_kind_keys(struct decode *d, const struct toml_value *t, struc
 }
 
 /*
- * Keys a field of its kind does not take: the reference's own check, with its
+ * Keys a field of its kind does not take: a check of its own, with its
  * words, run over the raw tables after the rules (a stray key does not stop
  * the rest of the manifest from being checked).
  */

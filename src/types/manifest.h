@@ -1,7 +1,7 @@
 /*
  * manifest — a request type: the TOML file strangers' forms are built from,
  * read into typed values and checked against every rule of its format
- * (docs/types.md), with the reference's texts.
+ * (docs/types.md), each with its fixed text.
  *
  * The rule this module keeps: a manifest that exists has been checked. There
  * is no way to get a struct manifest except through manifest_parse, which
@@ -12,7 +12,7 @@
  * Which fields hold a stranger's prose is derived from the field kinds here
  * (manifest_is_free_text), never declared.
  *
- * Where this goes further than the reference (docs/types.md): every mistake is
+ * Where this goes further (docs/types.md, Where mecha differs): every mistake is
  * reported, not the first; a `show_when` table refuses keys it does not know;
  * the verification message names the field's kind instead of a Rust
  * discriminant.
@@ -212,14 +212,14 @@ const char *manifest_file_extension(enum manifest_file_type t);
 const char *manifest_file_mime(enum manifest_file_type t);
 
 /*
- * The manifest as JSON, in the shape the reference serialises it (defaults
+ * The manifest as JSON, in the shape docs/types.md gives it (defaults
  * filled in, optional keys omitted when absent). NEW reference.
  */
 json_t *manifest_json(const struct manifest *m);
 
 /*
  * The checks of an id that is a URL path segment, a file name and a JSON key:
- * 1-64 of [a-z0-9_-]. Returns NULL when id is fine, else the reference's
+ * 1-64 of [a-z0-9_-]. Returns NULL when id is fine, else the fixed
  * message about `what` ("field name is empty"), malloc'd.
  */
 char *manifest_id_problem(const char *id, const char *what);

@@ -1,7 +1,7 @@
 /*
  * validate — visibility, then each visible field coerced to its kind, then
  * the acknowledgments, then every key nobody asked for. The coercions are the
- * reference's, case by case; a message is chosen where the reference chose it.
+ * compatible tools', case by case, message for message (docs/types.md, Validation).
  */
 #include "types/validate.h"
 
@@ -534,7 +534,7 @@ static int by_key(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* values in key order, as the reference's serde_json map writes them. NEW; values consumed. */
+/* values in key order, as a sorted JSON map writes them. NEW; values consumed. */
 static json_t *sorted_values(json_t *values)
 {
 	size_t n = json_object_size(values), i = 0;

@@ -1,6 +1,6 @@
 /*
- * validate — a submission against its request type, as the reference's
- * validate_at does it: the one function the box (at the edge), the drain
+ * validate — a submission against its request type, as docs/types.md
+ * (Validation) says: the one function the box (at the edge), the drain
  * and home (on arrival) all call, so a hostile box cannot invent a field,
  * change a request's type or exceed a cap.
  *
@@ -15,7 +15,7 @@
  * Submit phase a file field is not due and a value aimed at one is refused.
  * Every error is collected and the list sorted by (field, message).
  *
- * Where this goes further than the reference: a file's sha256 is stored in
+ * Where this goes further (docs/types.md, Where mecha differs): a file's sha256 is stored in
  * lower case, as the schema's pattern (and every box) writes it.
  *
  * Calling sequence:

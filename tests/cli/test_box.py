@@ -259,7 +259,7 @@ def test_a_hash_another_argon2_made_verifies(box):
     if not shutil.which("argon2"):
         pytest.skip("the argon2 CLI (Debian argon2) is not installed")
     secret = "ab" * 32
-    # The reference's parameters: Argon2id, m=19456 KiB (-k), t=2, p=1, 32-byte hash.
+    # docs/protocol/box-api.md §1's parameters: Argon2id, m=19456 KiB (-k), t=2, p=1, 32-byte hash.
     phc = subprocess.run(["argon2", "somesalt16bytes!", "-id", "-t", "2", "-k", "19456",
                           "-p", "1", "-l", "32", "-e"], input=secret.encode(),
                          stdout=subprocess.PIPE, check=True).stdout.decode().strip()

@@ -1,5 +1,5 @@
 """Files after a verified address (docs/protocol/box-pages.md §2, the upload POST): the 303 to
-the upload page, multipart checked in the reference's order, the type decided
+the upload page, multipart checked in docs/protocol/box-pages.md §2's order, the type decided
 by the bytes and never by the name, blobs on disk and the row queued with its
 attachments in one go. The PDF, PNG and JPEG are real, made here."""
 import hashlib

@@ -85,7 +85,7 @@ def add_block(mecha, block="sb_alpha", *args):
 
 
 def to_merge_wait(mecha):
-    """seq 1 judging, seq 2 executing, seq 3 merge_wait with a candidate: the seed's chain."""
+    """seq 1 judging, seq 2 executing, seq 3 merge_wait with a candidate: a three-step chain."""
     r1 = json.loads(post(mecha, letter(1, "judging")).out)
     r2 = json.loads(post(mecha, letter(2, "executing", r1["letter_id"])).out)
     r3 = json.loads(post(mecha, letter(3, "merge_wait", r2["letter_id"], gate=GATE,
@@ -1039,11 +1039,11 @@ def test_blocks_add_refuses_a_taken_id(mecha):
     assert "sb_alpha  boundary 1  contract 1  receipts 0  Alpha" in out
 
 
-# ---- timestamps: the reference's freedom on the wire, the house's rule at its own doors ----
+# ---- timestamps: free on the wire (docs/protocol/files.md §6), the house's rule at its doors ----
 
 
 def test_mission_post_keeps_a_reference_letter_with_free_text_times_byte_for_byte(mecha):
-    # The reference stores any string in started_at/updated_at: so does a replay here.
+    # docs/protocol/files.md §6: any string in started_at/updated_at is kept, by a replay too.
     p = post(mecha, letter(1, "judging", updated_at="yesterday", started_at="a while ago"))
     line = box_bytes(mecha).rstrip(b"\n")
     assert json.loads(p.out)["letter_id"] == letter_id(line)

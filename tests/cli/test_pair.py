@@ -1,4 +1,4 @@
-"""Pairing, as the reference pairs (docs/protocol/box-api.md §9): `mecha box pair` on the box
+"""Pairing (docs/protocol/box-api.md §9): `mecha box pair` on the box
 prints a one-time code, `mecha pair URL CODE --handle H` at home spends it through
 POST /v1/pair for the owner's keys and writes the gate and the keys into the home.
 A real `mecha box serve` on loopback; a second loopback server answers as the
@@ -142,8 +142,8 @@ def test_insecure_or_unreachable_gates_write_nothing(mecha, box):
 
 
 def test_the_reference_home_pairs_with_this_box(box):
-    """What the reference's `factory-publish connect` sends, and what it reads back;
-    and a code stored as the reference stores one (sha256 of the trimmed text) redeems."""
+    """What docs/protocol/box-api.md §9's `factory-publish connect` sends, and what it reads back;
+    and a code stored the other box's way (sha256 of the trimmed text) redeems."""
     code = code_for(box)["code"]
     status, got = box.json("POST", "/v1/pair", body={"code": code, "handle": "ADA", "label": "x"})
     assert status == 200
@@ -159,14 +159,14 @@ def test_the_reference_home_pairs_with_this_box(box):
             f"('{hashlib.sha256(hexcode.encode()).hexdigest()}', '{user}', "
             "'2026-01-01T00:00:00Z', '2999-01-01T00:00:00Z')")
     assert box.json("POST", "/v1/pair", body={"code": f" {hexcode} ", "handle": "ada"})[0] == 200
-    # a body that is not the reference's shape: 400 with a reason, as the reference answers
+    # a body not of docs/protocol/box-api.md §9's shape: 400 with a reason
     status, got = box.json("POST", "/v1/pair", body={"code": 7, "handle": "ada"})
     assert status == 400 and got["error"].startswith("body: ")
 
 
 class ReferenceBox(http.server.BaseHTTPRequestHandler):
-    """Answers /v1/pair and /v1/health as the reference's box does: publish and drain
-    keys only (its pairing never mints release or slots)."""
+    """Answers /v1/pair and /v1/health as the Rust box does (docs/protocol/box-api.md §9):
+    publish and drain keys only (its pairing never mints release or slots)."""
     keys = {"drain": ("00aa11bb22cc33dd", "mk_drn_00aa11bb22cc33dd." + "ab" * 32),
             "publish": ("44ee55ff66007711", "mk_pub_44ee55ff66007711." + "cd" * 32)}
     seen = []

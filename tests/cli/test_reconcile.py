@@ -1,6 +1,6 @@
 """Reconcile end to end: drafts staged in the real outbox, released into a real
 SMTP server on loopback or rejected, and the request store catching up on its
-own before `list` — the seed's reconcile tests, each as its own test."""
+own before `list` — the reconcile tests, each as its own test."""
 import json
 
 from conftest import write_config

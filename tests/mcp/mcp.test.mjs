@@ -251,7 +251,7 @@ test('mission_post chains, and refuses archived and a stale head', async () => {
     const post = (l) => client.callTool({ name: 'mission_post',
       arguments: { agent_id: 'agent-a', letter: l } });
     const first = structured(await post(letter(1, 'judging')));
-    // The reference's content id for this letter (docs/protocol/files.md §6).
+    // The content id docs/protocol/files.md §6 gives this letter.
     assert.equal(first.letter_id, 'f59633562ac0');
     assert.equal(first.mission_seq, 1);
     const second = structured(await post(letter(2, 'executing', first.letter_id)));

@@ -16,7 +16,7 @@
  *       waiting until the worker has handled it (DB is not opened)
  *   box_seed key DB HANDLE SCOPE ID PHC
  *       a key row with a given id and Argon2id PHC string (a hash another
- *       program made, e.g. the reference or the argon2 CLI)
+ *       program made, e.g. the compatible Rust box or the argon2 CLI)
  *
  * Built by the Makefile as build/tests/box_seed (BOX_SEED in the CLI tests).
  */

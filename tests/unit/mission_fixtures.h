@@ -1,5 +1,5 @@
 /*
- * Letters the mission tests share: the seed's neutral fixtures (mission
+ * Letters the mission tests share: neutral fixtures (mission
  * msn_0123456789ab on block sb_alpha of brain repo-a), built in C.
  */
 #ifndef MECHA_TESTS_MISSION_FIXTURES_H

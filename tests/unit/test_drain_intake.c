@@ -1,6 +1,6 @@
 /*
  * drain/intake and drain/gate: a queue row read strictly and judged against
- * a manifest into the record the reference's drain writes; a gate URL held
+ * a manifest into the record docs/protocol/files.md §2 fixes; a gate URL held
  * to the rule that a key never crosses a network readable.
  */
 #include <criterion/criterion.h>

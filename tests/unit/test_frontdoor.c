@@ -1,5 +1,5 @@
 /*
- * The request record, the store and the boundary: the seed's tests of records
+ * The request record, the store and the boundary: the tests of records
  * and the brief, and the checks this project adds.
  */
 #include <criterion/criterion.h>

@@ -193,7 +193,8 @@ struct rule_case {
 	  .head_phase = LETTER_##p, .refused = 1 }
 
 static const struct rule_case rule_cases[] = {
-	/* The seed's head CAS: seq 1 onto no chain, seq n onto the head, a stale prev refused. */
+	/* The head CAS (docs/protocol/files.md §6): seq 1 onto no chain, seq n onto the head,
+	 * a stale prev refused. */
 	{ .name = "seq1_onto_no_chain_is_accepted", .check = CHECK_HEAD, .seq = 1,
 	  .phase = LETTER_JUDGING },
 	{ .name = "seq1_with_a_prev_is_stale", .check = CHECK_HEAD, .seq = 1, .phase = LETTER_JUDGING,
@@ -289,7 +290,7 @@ ParameterizedTest(const size_t *row, board, rules)
 	letter_free(&l);
 }
 
-/* ---- the seed's board tests -------------------------------------------------------- */
+/* ---- the board tests --------------------------------------------------------------- */
 
 Test(board, happy_chain_head_is_seq3_with_two_superseded)
 {

@@ -1,5 +1,5 @@
 /*
- * The mission letter: the contract's checks with the reference's texts, the
+ * The mission letter: the contract's checks with their fixed texts, the
  * stored line to the byte (the worked examples and every escaping rule), and
  * the strict reader's refusals.
  */
@@ -33,7 +33,7 @@ static const char *refusal_text(const struct letter *l)
 	return e.msg;
 }
 
-/* ---- the seed's validation tests ------------------------------------------ */
+/* ---- the validation tests ------------------------------------------------- */
 
 Test(letter, schema_id_and_seq_are_validated)
 {
@@ -221,7 +221,7 @@ Test(letter, every_refusal_says_what_the_reference_says)
 
 	l = base_letter(2, LETTER_JUDGING);
 	green_gate(&l);
-	set_str(&l.gate.artifact_hash, "\xe3\x80\x80"); /* U+3000 is whitespace to the reference */
+	set_str(&l.gate.artifact_hash, "\xe3\x80\x80"); /* blank: docs/protocol/files.md §6 */
 	cr_assert_str_eq(refusal_text(&l), "incomplete_evidence: gate is missing `artifact_hash` — "
 					   "evidence a tool cannot point at is not evidence");
 	letter_free(&l);

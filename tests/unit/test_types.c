@@ -1,5 +1,5 @@
 /*
- * types: manifests (every rule, the reference's text, the line), show_when's
+ * types: manifests (every rule, its fixed text, the line), show_when's
  * operators, submission validation per field kind (accepted, coerced,
  * refused, with the exact texts of docs/types.md), and the JSON Schema.
  */
@@ -583,7 +583,7 @@ Test(validate, url_takes_only_http_and_https)
 Test(validate, date_is_iso_and_within_its_literal_bounds)
 {
 	coerced("\"d\":\" 2026-06-01 \"", "d", "\"2026-06-01\"");
-	coerced("\"d\":\"2026-02-31\"", "d", "\"2026-02-31\""); /* shape only, as the reference */
+	coerced("\"d\":\"2026-02-31\"", "d", "\"2026-02-31\""); /* shape only: no calendar check */
 	refused_value("\"d\":\"2026-6-1\"", "d", "this has to be a date, as YYYY-MM-DD");
 	refused_value("\"d\":\"2026-13-01\"", "d", "this has to be a date, as YYYY-MM-DD");
 	refused_value("\"d\":\"2025-12-31\"", "d", "this cannot be earlier than 2026-01-01");

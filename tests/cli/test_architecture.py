@@ -75,6 +75,22 @@ def test_an_arrow_changed_in_layers_sh_makes_the_doc_stale(tmp_path):
            "`frontdoor` |" in generated(tree)
 
 
+def test_write_redraws_the_section_and_nothing_else(tmp_path):
+    tree = copy_tree(tmp_path)
+    layers = tree / "scripts" / "layers.sh"
+    layers.write_text(layers.read_text().replace('\tbox) echo "base config types" ;;',
+                                                 '\tbox) echo "base config" ;;'))
+    before = (tree / DOC).read_text()
+    p = subprocess.run(["sh", str(tree / "scripts" / "architecture.sh"), "--write", str(tree)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    after = (tree / DOC).read_text()
+    assert section(tree) == generated(tree)
+    assert "| `src/box/` | `base`, `config` | `cli` |" in after
+    assert after.split(BEGIN)[0] == before.split(BEGIN)[0]
+    assert after.split(END)[1] == before.split(END)[1]
+
+
 def test_a_new_folder_without_its_paragraph_is_reported(tmp_path):
     tree = copy_tree(tmp_path)
     (tree / "src" / "stray").mkdir()

@@ -1,14 +1,15 @@
 #!/bin/sh
 # layers — checks that every #include "dir/file.h" in src/ follows the arrows
-# of docs/architecture.md:
-#   cli → doctor → tui, mcp, box, drain → frontdoor, mission → requests, outbox,
-#   types, calendar, provider, config → base
-# (requests, the request record, sits under frontdoor and drain and uses only
-# types, config and base)
-# with the exceptions the design states: the outbox never includes the front
-# door (the invite sink uses calendar); provider knows nothing of requests;
-# box never reaches frontdoor, outbox, calendar or provider; nothing outside
-# src/cli includes a cli header.
+# of the table in allowed() below: a row per folder of src/, naming every
+# other folder it may include. That table is the one truth about the layers;
+# scripts/architecture.sh prints it as the layers section of
+# docs/architecture.md (tests/cli/test_architecture.py keeps the two equal).
+# Its rows keep the rules the design states: the outbox never includes the
+# front door (the invite sink uses calendar); provider knows nothing of
+# requests; requests uses only types, config and base; box never reaches
+# requests, frontdoor, outbox, calendar or provider; only cli includes
+# doctor, tui and box; nothing outside src/cli includes a cli header.
+# Keep each row on one line, `mod) echo "dep …" ;;`: the generator reads them.
 #
 # Usage: scripts/layers.sh [ROOT]   (ROOT defaults to the repository)
 # Prints each violation as FILE:LINE: and exits 1 when there is any.

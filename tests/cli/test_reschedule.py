@@ -65,6 +65,8 @@ def test_pick_another_time_holds_it_and_the_confirm_moves_the_booking_in_one_go(
 
         status, _, page = move(box, path, b, email=" Booker@Example.NET ")
         assert status == 200 and "Almost there" in page
+        assert page.index("Your booking is still at:") < page.index("The new time, held")
+        assert page.count('class="when-booked"') == 2, "the old time is not on the page"
         assert b not in offered(box) and a not in offered(box)  # both live until confirmed
         assert len(payloads(box)) == 1, "an unconfirmed move reached the queue"
         status, _, page = visit(box, "POST", path_of(links(box)[-1]))

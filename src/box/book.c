@@ -216,7 +216,9 @@ static void hold_answer(struct visit *v, int rc, const json_t *raw, const char *
 	switch (rc) {
 	case LEDGER_HOLD_HELD:
 		return visit_html(out, 200, page_booking_held(&v->page, v->m, address, h->slot_start,
-							      h->slot_end));
+							      h->slot_end,
+							      jsonio_str(moving, "slot_start"),
+							      jsonio_str(moving, "slot_end")));
 	case LEDGER_HOLD_TAKEN: /* the race, lost gracefully: the week as it is now */
 		if (moving)
 			return move_week(v, moving, raw, PAGE_WEEK_TAKEN, out);

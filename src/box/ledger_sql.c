@@ -1303,15 +1303,29 @@ static int sql_booking_decline(struct ledger *l, const char *user, const char *b
 	struct ledger_db *s = session(l);
 	const char *v[] = { user, booking_id, now, cancelled ? "cancelled_by_owner"
 							      : "declined_by_owner" };
-	int rc;
+	int rc, declined;
 
 	if (begin(s, e) != 0)
 		return -1;
 	rc = run(s, "UPDATE bookings SET state = ?4, cancelled_at = ?3 WHERE "
 		    "user_id = ?1 AND id = ?2 AND state = 'confirmed'", 4, v, e);
+	declined = rc == 0 && s->changes == 1;
+	/*
+	 * A move home turned down (box-api.md, POST /v1/bookings/decline): the
+	 * booking it replaced is confirmed again, unless its time was taken
+	 * meanwhile (the constraint counts every held or confirmed row).
+	 */
+	if (declined && !cancelled)
+		rc = run(s, "UPDATE bookings SET state = 'confirmed', cancelled_at = NULL WHERE "
+			    "user_id = ?1 AND state = 'rescheduled' AND id = (SELECT n.replaces FROM "
+			    "bookings n WHERE n.user_id = ?1 AND n.id = ?2) AND NOT EXISTS (SELECT 1 "
+			    "FROM bookings o WHERE o.user_id = bookings.user_id AND o.instrument_id = "
+			    "bookings.instrument_id AND o.id <> bookings.id AND o.state IN ('held', "
+			    "'confirmed') AND o.slot_start < bookings.slot_end AND bookings.slot_start "
+			    "< o.slot_end)", 2, v, e);
 	if (end(s, rc, e) != 0)
 		return -1;
-	return s->changes == 1;
+	return declined;
 }
 
 /* ---- links that tell the truth ----------------------------------------------------------- */

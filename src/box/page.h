@@ -144,9 +144,14 @@ struct page_week {
 char *page_booking_week(const struct page_ctx *ctx, const struct manifest *m,
 			const struct page_week *w);
 
-/* After the hold: "Almost there" — held for the policy's minutes, the link on its way. */
+/*
+ * After the hold: "Almost there" — held for the policy's minutes, the link on
+ * its way. A move's hold (from_start and from_end, the booking's own time;
+ * else both NULL) shows the time the booking stays at until the confirm too.
+ */
 char *page_booking_held(const struct page_ctx *ctx, const struct manifest *m, const char *address,
-			const char *slot_start, const char *slot_end);
+			const char *slot_start, const char *slot_end, const char *from_start,
+			const char *from_end);
 /* GET s/…/c/{token}: "Confirm your booking" and one POST button. */
 char *page_booking_confirm(const struct page_ctx *ctx, const struct manifest *m);
 /*

@@ -504,18 +504,26 @@ char *page_booking_week(const struct page_ctx *ctx, const struct manifest *m,
 /* ---- after the hold -------------------------------------------------------------------------- */
 
 char *page_booking_held(const struct page_ctx *ctx, const struct manifest *m, const char *address,
-			const char *slot_start, const char *slot_end)
+			const char *slot_start, const char *slot_end, const char *from_start,
+			const char *from_end)
 {
 	long long minutes = m->policy ? m->policy->hold_minutes : 30;
+	int move = from_start && from_end;
 	struct buf b = BUF_INIT;
 
 	page_open(&b, ctx, "Check your email", 0);
 	buf_adds(&b, "<h1>Almost there</h1>\n");
+	if (move) {
+		buf_adds(&b, "<p>Your booking is still at:</p>\n");
+		page_when(&b, m, from_start, from_end);
+		buf_adds(&b, "<p>The new time, held for you:</p>\n");
+	}
 	page_when(&b, m, slot_start, slot_end);
 	html_put(&b,
 		 "<p>Your time is held for %lld minute%s. A confirmation link is on its way to "
-		 "<strong>%s</strong> \xe2\x80\x94 confirming it books the meeting.</p>\n",
-		 minutes, minutes == 1 ? "" : "s", address);
+		 "<strong>%s</strong> \xe2\x80\x94 confirming it %s.</p>\n",
+		 minutes, minutes == 1 ? "" : "s", address,
+		 move ? "moves the booking there" : "books the meeting");
 	return page_close(&b);
 }
 

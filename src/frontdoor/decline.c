@@ -13,6 +13,7 @@
 #include "requests/record.h"
 #include "requests/store.h"
 #include "frontdoor/sweep.h"
+#include "frontdoor/sweep_ledger.h"
 #include "outbox/store.h"
 
 #include <stdio.h>
@@ -56,6 +57,12 @@ static int slot_text(const struct record *r, char start[RFC3339_LEN], char end[R
 	return 0;
 }
 
+/* What a decline's drafting carries: the box id it found, home's booking ledger. */
+struct decline_ctx {
+	char booking[DECLINE_BOOKING_ID_MAX + 1];
+	const char *dir; /* the request store's directory, where the sweep's ledger is */
+};
+
 /* The box's ids are lowercase hex: anything else is not told (booking gets ""). */
 static void box_id(const struct record *r, char booking[DECLINE_BOOKING_ID_MAX + 1])
 {
@@ -66,14 +73,66 @@ static void box_id(const struct record *r, char booking[DECLINE_BOOKING_ID_MAX +
 		 n && n <= DECLINE_BOOKING_ID_MAX && strspn(id, "0123456789abcdef") == n ? id : "");
 }
 
-static json_t *decline_args(const struct record *r, void *ctx, struct err *e)
+/*
+ * A move the sweep left: the requester is told the booking it moves stands.
+ * Who they are, and when that booking is, come from home's ledger of the
+ * booking the sweep made (its event's attendee), never from the record: a
+ * rescheduling carries no address, and the box's word is not trusted.
+ */
+static json_t *move_args(const struct record *r, const char *from, const char *dir,
+			 struct err *e)
 {
 	char start[RFC3339_LEN], end[RFC3339_LEN];
-	char *page = booking_page(jsonio_str(record_values(r), "_manage_url"));
+	struct sweep_ledger l;
+	struct buf b = BUF_INIT;
+	const json_t *info;
+	const char *to, *link, *was_start, *was_end;
+	json_t *args = NULL;
+
+	if (slot_text(r, start, end, e) != 0 || sweep_ledger_open(&l, dir, 1, e) != 0)
+		return NULL;
+	info = sweep_ledger_booking(&l, from);
+	to = jsonio_str(info, "attendee");
+	link = jsonio_str(info, "link");
+	was_start = jsonio_str(info, "start");
+	was_end = jsonio_str(info, "end");
+	if (!to || !*to || !was_start || !was_end) {
+		err_set(e, ERR_NO_REPLY_TO, "request %lld moves booking %s, which home's booking "
+			"ledger does not know, so nobody can be told: close it with --no-notify "
+			"(nothing changed)", r->seq, from);
+		goto out;
+	}
+	buf_printf(&b, "Hello,\n\nI am sorry: I could not move your booking to %s to %s (UTC). "
+		   "Your booking at %s to %s (UTC) stands as it was.\n\n", start, end, was_start,
+		   was_end);
+	if (link)
+		buf_printf(&b, "To change or cancel it:\n\n%s\n", link);
+	else
+		buf_adds(&b, "If you reply to this message, we can find another time.\n");
+	args = json_pack("{s:s,s:s,s:s}", "to", to, "subject", "Your booking could not be moved",
+			 "body", buf_str(&b));
+	if (!args)
+		err_set(e, ERR_PARSE, "home's booking ledger has booking %s's attendee as no text",
+			from);
+out:
+	buf_free(&b);
+	sweep_ledger_close(&l);
+	return args;
+}
+
+static json_t *decline_args(const struct record *r, void *ctx, struct err *e)
+{
+	struct decline_ctx *c = ctx;
+	char start[RFC3339_LEN], end[RFC3339_LEN];
+	const char *from = jsonio_str(record_values(r), "_rescheduled_from");
+	char *page;
 	struct buf b = BUF_INIT;
 	json_t *args;
 
-	box_id(r, ctx);
+	box_id(r, c->booking);
+	if (from)
+		return move_args(r, from, c->dir, e);
+	page = booking_page(jsonio_str(record_values(r), "_manage_url"));
 	if (slot_text(r, start, end, e) != 0) {
 		free(page);
 		return NULL;
@@ -98,7 +157,7 @@ static json_t *cancel_args(const struct record *r, void *ctx, struct err *e)
 	char *title;
 	json_t *args;
 
-	box_id(r, ctx);
+	box_id(r, ((struct decline_ctx *)ctx)->booking);
 	if (slot_text(r, start, end, e) != 0)
 		return NULL;
 	if (!uid || !*uid) {
@@ -131,6 +190,7 @@ static int farewell_home(const struct draft_farewell *f, char id_out[OUTBOX_ID_M
 		return -1;
 	rc = store_open_default(&s, STORE_CREATE, e);
 	if (rc == 0) {
+		((struct decline_ctx *)f->ctx)->dir = s.dir;
 		rc = draft_farewell(&s, &ob, f, id_out, e);
 		store_close(&s);
 	}
@@ -160,16 +220,16 @@ static void tell(const struct decline_teller *t, const char *booking, int cancel
 static int settle(struct draft_farewell *f, int cancelled, const struct decline_teller *t,
 		  struct decline_outcome *out, struct err *e)
 {
-	char booking[DECLINE_BOOKING_ID_MAX + 1] = "";
+	struct decline_ctx c = { "", NULL };
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	f->ctx = booking;
+	f->ctx = &c;
 	rc = farewell_home(f, out->id, e);
-	f->ctx = NULL; /* booking is this call's */
+	f->ctx = NULL; /* c is this call's */
 	if (rc != 0)
 		return -1;
-	tell(t, booking, cancelled, out);
+	tell(t, c.booking, cancelled, out);
 	return 0;
 }
 

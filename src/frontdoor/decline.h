@@ -6,7 +6,11 @@
  * decline_home stages a mail_send draft to the request's reply_to saying the
  * time could not be kept, with the booking page's address to pick another
  * (the box's manage link with its token cut off), and closes the request with
- * the reason, in one write (draft.h's draft_farewell). decline_cancel_home
+ * the reason, in one write (draft.h's draft_farewell). A rescheduling the
+ * sweep left is mailed instead to the attendee home's booking ledger
+ * (sweep_ledger.h) has for the booking it moves, saying that booking stands at
+ * its old time (no_reply_to when the ledger does not know it); the box, told,
+ * gives that booking back. decline_cancel_home
  * does the same for a booked request with a calendar_cancel draft: released,
  * it takes the event (the UID the sweep recorded as the note) out of the
  * calendar and mails its iTIP CANCEL. Either draft is released like any

@@ -236,14 +236,21 @@ static int farewell_one(struct record *r, void *arg, struct err *e)
 
 	if (refuse_farewell(r, state, f->kind == SINK_CANCEL, e) != 0)
 		return -1;
-	if (!to || !*to)
-		return err_set(e, ERR_NO_REPLY_TO, "request %lld has no reply_to address, so nobody "
-			       "can be told: close it with --no-notify (nothing changed)", r->seq);
-	if (refuse_recipient(f->kind, r->seq, to, e) != 0 ||
-	    !state_allows(state, STATE_CLOSED, MOVER_CLOSE))
-		return -1;
 	if (!(args = f->args(r, f->ctx, e)))
 		return -1;
+	/* An address the args chose (home's own ledger, decline.h) goes before reply_to. */
+	if (jsonio_str(args, "to"))
+		to = jsonio_str(args, "to");
+	if (!to || !*to) {
+		json_decref(args);
+		return err_set(e, ERR_NO_REPLY_TO, "request %lld has no reply_to address, so nobody "
+			       "can be told: close it with --no-notify (nothing changed)", r->seq);
+	}
+	if (refuse_recipient(f->kind, r->seq, to, e) != 0 ||
+	    !state_allows(state, STATE_CLOSED, MOVER_CLOSE)) {
+		json_decref(args);
+		return -1;
+	}
 	json_object_set_new(args, "to", json_string(to));
 	d.tool = sink_tool(f->kind);
 	d.kind = OUTBOX_KIND_MESSAGE;

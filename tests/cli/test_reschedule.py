@@ -65,6 +65,8 @@ def test_pick_another_time_holds_it_and_the_confirm_moves_the_booking_in_one_go(
 
         status, _, page = move(box, path, b, email=" Booker@Example.NET ")
         assert status == 200 and "Almost there" in page
+        assert page.index("Your booking is still at:") < page.index("The new time, held")
+        assert page.count('class="when-booked"') == 2, "the old time is not on the page"
         assert b not in offered(box) and a not in offered(box)  # both live until confirmed
         assert len(payloads(box)) == 1, "an unconfirmed move reached the queue"
         status, _, page = visit(box, "POST", path_of(links(box)[-1]))
@@ -337,3 +339,87 @@ def test_a_booking_and_its_move_arriving_together_are_settled_in_one_sweep(mecha
     [path] = events(cal)
     assert one(unfold(path.read_text()), "DTSTART") == ics_time(start)
     assert smtp_sink.wait_for(2) and len(smtp_sink.messages()) == 2
+
+
+# -- a move the sweep left, settled by a person -----------------------------------------
+@pytest.mark.usefixtures("box_ledger")
+def test_a_move_left_as_a_conflict_is_declined_to_the_original_booker_and_the_old_booking_stands(
+        mecha, tmp_path, smtp_sink):
+    from test_decline import busy, item, staged
+    from test_drain import connect
+    from test_e2e_booking import CONSULT as HOME_CONSULT
+    from test_e2e_booking import drain_home, link_in, mails_to, push
+
+    box = Box(tmp_path, extra=f'[mail]\nsmtp_url = "{smtp_sink.url}"\n'
+                              'from = "Ada\'s box <box@example.org>"').start()
+    try:
+        connect(mecha, box)
+        (mecha.home / "factory" / "types" / "consult.toml").write_text(HOME_CONSULT)
+        cal = configure(mecha, smtp_sink)
+        mecha.json("types", "push", "consult", "--json")
+        week = push(mecha)
+        first, later = week[0], week[1]
+        visit(box, "POST", "/s/ada/consult",
+              fields={"_slot": slot_value(first), "email": STRANGER, "topic": "compilers"})
+        [verify] = mails_to(smtp_sink, STRANGER, 1)
+        visit(box, "POST", path_of(link_in(verify.get_content(), "/c/")))
+        drain_home(mecha)
+        sweep(mecha)
+        [old] = mecha.json("frontdoor", "list", "--json")
+        [_, invite] = mails_to(smtp_sink, STRANGER, 2)
+        manage = path_of(link_in(calendar_part(invite)[0], "/m/"))
+        visit(box, "POST", manage, fields={"_slot": slot_value(later), "email": STRANGER})
+        [*_, verify] = mails_to(smtp_sink, STRANGER, 3)
+        assert "Your booking is moved" in visit(
+            box, "POST", path_of(link_in(verify.get_content(), "/c/")))[2]
+        assert MOVED in visit(box, "GET", manage)[2]
+
+        # The calendar fills at the new time: the sweep leaves the move for a person.
+        busy(cal, later["start"])
+        drain_home(mecha)
+        out = json.loads(sweep(mecha, "--json", check=3).out)
+        [left] = out["conflicts"]
+        seq = left["seq"]
+        assert mecha.read_record(seq, "consult")["state"] == "drained"
+        assert "reply_to" not in mecha.read_record(seq, "consult")  # the box's words carry no address
+
+        p = mecha.run("frontdoor", "decline", str(seq), "--reason", "calendar full", check=0)
+        assert "the box was told" in p.out
+        rec = mecha.read_record(seq, "consult")
+        assert rec["state"] == "closed" and rec["note"] == "calendar full"
+        args = item(mecha, staged(p))["args"]
+        # The address is the one home booked the original with, from its own ledger.
+        assert STRANGER in args["to"]
+        assert args["subject"] == "Your booking could not be moved"
+        body = args["body"]
+        assert first["start"] in body and later["start"] in body and "stands" in body
+        assert path_of(link_in(body, "/m/")) == manage
+        assert mecha.read_record(old["seq"], "consult")["state"] == "booked"  # home's booking stands
+        mecha.run("outbox", "approve", staged(p), check=0)
+        [*_, mail] = mails_to(smtp_sink, STRANGER, 4)
+        assert mail["Subject"] == "Your booking could not be moved"
+
+        # The box gives the original back: its manage page is active again, its time held.
+        page = visit(box, "GET", manage)[2]
+        assert MOVED not in page and "Cancel this booking" in page
+        moved = path_of(mecha.read_record(seq, "consult")["values"]["_manage_url"])
+        assert "This booking was declined" in visit(box, "GET", moved)[2]
+        assert first not in offered(box)
+        status, body = box.json("POST", "/v1/bookings/decline", key="drain",
+                                body=json.dumps({"ids": [left["booking_id"]]}).encode())
+        assert status == 200 and body == {"declined": 0}  # a rerun gives nothing back twice
+        assert "Cancel this booking" in visit(box, "GET", manage)[2]
+    finally:
+        box.stop()
+
+
+def test_declining_a_move_of_a_booking_home_does_not_know_is_refused_and_changes_nothing(
+        mecha, smtp_sink):
+    booked_home(mecha, smtp_sink)
+    rescheduling(mecha, moves="ffffffffffffffffffffffffffffffff")
+    sweep(mecha, check=3)
+    drafts = sorted((mecha.home / "outbox").glob("*.json"))
+    p = mecha.run("frontdoor", "decline", "2", check=3)
+    assert "ffffffffffffffffffffffffffffffff" in p.err and "does not know" in p.err
+    assert mecha.read_record(2)["state"] == "drained"
+    assert sorted((mecha.home / "outbox").glob("*.json")) == drafts

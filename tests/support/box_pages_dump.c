@@ -147,7 +147,7 @@ static void booking_pages(const char *dir)
 	save("booking-week-errors", page_booking_week(&ctx, m, &w));
 	w.slots = NULL, w.nslots = 0, w.values = NULL, w.errors = NULL, w.notice = PAGE_WEEK_PLAIN;
 	save("booking-week-empty", page_booking_week(&ctx, m, &w));
-	save("booking-held", page_booking_held(&ctx, m, "sam@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
+	save("booking-held", page_booking_held(&ctx, m, "sam@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z", NULL, NULL));
 	save("booking-confirm", page_booking_confirm(&ctx, m));
 	save("booking-booked", page_booking_booked(&ctx, m, fields, "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z"));
 	for (int s = PAGE_MANAGE_ACTIVE; s <= PAGE_MANAGE_OWNER_CANCELLED; s++) {

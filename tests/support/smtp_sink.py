@@ -118,9 +118,15 @@ class SmtpSink:
         raw = envelope.original_content or envelope.content
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogateescape")
-        (self.dir / f"{n:04d}.eml").write_bytes(raw)
+        # The envelope first, the message last and whole (renamed into place): a
+        # reader that counts the messages then finds each one's envelope too.
         meta = {"mail_from": envelope.mail_from, "rcpt_tos": list(envelope.rcpt_tos)}
-        (self.dir / f"{n:04d}.json").write_text(json.dumps(meta))
+        tmp = self.dir / f"{n:04d}.json.tmp"
+        tmp.write_text(json.dumps(meta))
+        tmp.rename(self.dir / f"{n:04d}.json")
+        tmp = self.dir / f"{n:04d}.eml.tmp"
+        tmp.write_bytes(raw)
+        tmp.rename(self.dir / f"{n:04d}.eml")
 
     def raw(self):
         """The bytes of every stored message, in arrival order."""

@@ -1074,7 +1074,7 @@ Test(manage, only_an_active_booking_offers_the_cancel_button)
 Test(manage, the_pages_after_a_hold_say_what_happens_next)
 {
 	struct manifest *m = manifest_fixture_file("book");
-	char *held = page_booking_held(&book_ctx, m, "s&m@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z");
+	char *held = page_booking_held(&book_ctx, m, "s&m@example.org", "2026-03-05T14:30:00Z", "2026-03-05T15:00:00Z", NULL, NULL);
 	char *confirm = page_booking_confirm(&book_ctx, m), *cancelled = page_booking_cancelled(&book_ctx, m);
 	char *dead = page_booking_dead_link(&book_ctx, m, PAGE_DEAD_CONFIRM);
 	char *gone = page_booking_dead_link(&book_ctx, m, PAGE_DEAD_MANAGE);
@@ -1084,6 +1084,16 @@ Test(manage, the_pages_after_a_hold_say_what_happens_next)
 	has(held, "Your time is held for 20 minutes. A confirmation link is on its way to "
 		  "<strong>s&amp;m@example.org</strong>");
 	has(held, "Thursday, Mar 5 \xc2\xb7 9:30 am");
+	lacks(held, "still at");
+	free(held);
+	/* A move's hold: the booking's own time stands above the new one until the confirm. */
+	held = page_booking_held(&book_ctx, m, "s&m@example.org", "2026-03-05T14:30:00Z",
+				 "2026-03-05T15:00:00Z", "2026-03-04T14:30:00Z", "2026-03-04T15:00:00Z");
+	a_page(held);
+	has(held, "<p>Your booking is still at:</p>");
+	has(held, "Wednesday, Mar 4 \xc2\xb7 9:30 am");
+	has(held, "Thursday, Mar 5 \xc2\xb7 9:30 am");
+	has(held, "confirming it moves the booking there");
 	a_page(confirm);
 	has(confirm, "<form method=\"post\">\n<button type=\"submit\">Confirm and book</button>\n</form>");
 	a_page(cancelled);

@@ -186,7 +186,7 @@ static void names_add(struct names *w, long long seq, const char *name)
 		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
 	}
 	if (seq_fits(seq) && strcmp(canon, name) == 0) {
-		w->v[w->n++] = entry_make(seq, names_type(w, type));
+		w->v[w->n++] = entry_make(seq, names_type(w, type) & NAME_MAX_INDEX);
 		return;
 	}
 	w->odd = xrealloc(w->odd, (w->nodd + 1) * sizeof *w->odd);
@@ -210,9 +210,13 @@ static const char *entry_name(const struct names *w, uint64_t x, char buf[RECORD
 {
 	unsigned name = entry_name_bits(x);
 
-	if (name & NAME_ODD)
+	if ((name & NAME_ODD) && (name & ~NAME_ODD) < w->nodd)
 		return w->odd[name & ~NAME_ODD];
-	record_file_name(entry_seq(w, x), w->types[name], buf);
+	/* Every word names one or the other; an empty name would only fail to open. */
+	if (!(name & NAME_ODD) && name < w->ntypes)
+		record_file_name(entry_seq(w, x), w->types[name], buf);
+	else
+		buf[0] = '\0';
 	return buf;
 }
 

@@ -252,8 +252,9 @@ release_env = $(if $(RELEASE_BUILD),MECHA_RELEASE_BUILD=$(abspath $(RELEASE_BUIL
 
 unit: $(UNIT_BIN)
 	@$(call tmp_fresh,unit)
-	@status=0; for t in $(UNIT_BIN); do \
-	  echo "== $$t"; TMPDIR=$(TEST_TMP)/unit $$t --jobs 2 $(CRITERION_ARGS) || status=1; \
+	@status=0; for t in $(abspath $(UNIT_BIN)); do \
+	  echo "== $$t"; (cd $(TEST_TMP)/unit && TMPDIR=$(TEST_TMP)/unit MECHA_SOURCE_DIR=$(CURDIR) \
+	    $$t --jobs 2 $(CRITERION_ARGS)) || status=1; \
 	done; rm -rf $(TEST_TMP)/unit; exit $$status
 
 cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests/box_seed \

@@ -15,9 +15,8 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
-#include "requests/grammar.h"
+#include "meeting_manifest.h"
 #include "requests/record.h"
-#include "types/manifest.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -40,28 +39,6 @@ static void as_utf8(struct buf *b, const char *s, size_t len)
 		buf_add(b, n ? s + i : "?", n ? n : 1);
 		i += n ? n : 1;
 	}
-}
-
-/* The home's manifest of `meeting`: a brief is built only after the grammar read it. */
-static const char meeting_manifest[] =
-	"id = \"meeting\"\nversion = 1\ntitle = \"Meeting\"\n"
-	"[[fields]]\nname = \"requester_name\"\nlabel = \"N\"\nkind = \"text\"\nmax_length = 200\n"
-	"[[fields]]\nname = \"purpose\"\nlabel = \"P\"\nkind = \"select\"\n"
-	"options = [{ value = \"collaboration\", label = \"C\" }]\n"
-	"[[fields]]\nname = \"duration_minutes\"\nlabel = \"M\"\nkind = \"integer\"\n"
-	"[[fields]]\nname = \"purpose_detail\"\nlabel = \"D\"\nkind = \"long_text\"\nmax_length = 9000\n"
-	"[[fields]]\nname = \"cv\"\nlabel = \"CV\"\nkind = \"file\"\naccept = [\"pdf\"]\n";
-
-static void follow_meeting(struct record *r)
-{
-	static struct manifest *m;
-
-	if (!m) {
-		struct manifest_issues is = { NULL, 0 };
-		if (!(m = manifest_parse(meeting_manifest, strlen(meeting_manifest), &is)))
-			__builtin_trap();
-	}
-	grammar_apply(r, strcmp(r->type_id, "meeting") == 0 ? m : NULL, "not installed");
 }
 
 static json_t *record_doc(const struct buf *detail, const struct buf *name)

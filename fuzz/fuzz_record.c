@@ -7,35 +7,12 @@
 #include "base/err.h"
 #include "base/jsonio.h"
 #include "frontdoor/brief.h"
-#include "requests/grammar.h"
+#include "meeting_manifest.h"
 #include "requests/record.h"
-#include "types/manifest.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The home's manifest of `meeting`: a brief is built only after the grammar read it. */
-static const char meeting_manifest[] =
-	"id = \"meeting\"\nversion = 1\ntitle = \"Meeting\"\n"
-	"[[fields]]\nname = \"requester_name\"\nlabel = \"N\"\nkind = \"text\"\nmax_length = 200\n"
-	"[[fields]]\nname = \"purpose\"\nlabel = \"P\"\nkind = \"select\"\n"
-	"options = [{ value = \"collaboration\", label = \"C\" }]\n"
-	"[[fields]]\nname = \"duration_minutes\"\nlabel = \"M\"\nkind = \"integer\"\n"
-	"[[fields]]\nname = \"purpose_detail\"\nlabel = \"D\"\nkind = \"long_text\"\nmax_length = 9000\n"
-	"[[fields]]\nname = \"cv\"\nlabel = \"CV\"\nkind = \"file\"\naccept = [\"pdf\"]\n";
-
-static void follow_meeting(struct record *r)
-{
-	static struct manifest *m;
-
-	if (!m) {
-		struct manifest_issues is = { NULL, 0 };
-		if (!(m = manifest_parse(meeting_manifest, strlen(meeting_manifest), &is)))
-			__builtin_trap();
-	}
-	grammar_apply(r, strcmp(r->type_id, "meeting") == 0 ? m : NULL, "not installed");
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -164,7 +164,8 @@ const char *err_code_name(enum err_code code);
 /* The exit status and the meaning of a code, from the table. */
 int err_code_exit(enum err_code code);
 const char *err_code_meaning(enum err_code code);
-/* The code whose keyword is name; -1 when there is none. */
+/* The code whose keyword is name; -1 when there is none. API: the inverse of
+ * err_code_name, for a program reading our --json errors (scripts/exports.allow). */
 int err_code_lookup(const char *name);
 
 #endif

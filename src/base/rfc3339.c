@@ -8,11 +8,11 @@
 #include <string.h>
 
 /*
- * The calendar by arithmetic (Hinnant's days_from_civil and its inverse),
- * not timegm/gmtime_r: glibc takes its time-zone lock in both, even for UTC,
- * and the box parses thousands of times a page on many threads.
+ * The calendar by arithmetic, not timegm/gmtime_r: glibc takes its time-zone
+ * lock in both, even for UTC, and the box parses thousands of times a page on
+ * many threads.
  */
-static long long days_from_civil(long long y, int m, int d)
+long long rfc3339_days_from_civil(long long y, int m, int d)
 {
 	long long era, yoe, doy;
 
@@ -23,7 +23,7 @@ static long long days_from_civil(long long y, int m, int d)
 	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-static void civil_from_days(long long z, long long *y, int *m, int *d)
+void rfc3339_civil_from_days(long long z, long long *y, int *m, int *d)
 {
 	long long era, doe, yoe, doy, mp;
 
@@ -38,17 +38,17 @@ static void civil_from_days(long long z, long long *y, int *m, int *d)
 	*y = yoe + era * 400 + (*m <= 2);
 }
 
-static long long floor_div(long long a, long long b)
+long long rfc3339_floor_div(long long a, long long b)
 {
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
 void rfc3339_format(time_t t, char out[RFC3339_LEN])
 {
-	long long day = floor_div((long long)t, 86400), sec = (long long)t - day * 86400, y;
+	long long day = rfc3339_floor_div((long long)t, 86400), sec = (long long)t - day * 86400, y;
 	int m, d;
 
-	civil_from_days(day, &y, &m, &d);
+	rfc3339_civil_from_days(day, &y, &m, &d);
 	snprintf(out, RFC3339_LEN, "%04lld-%02d-%02dT%02lld:%02lld:%02lldZ", y, m, d, sec / 3600,
 		 sec / 60 % 60, sec % 60);
 }
@@ -108,7 +108,7 @@ int rfc3339_parse(const char *s, time_t *out)
 		return -1;
 	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
 		return -1; /* 29 February of a year that has none */
-	*out = (time_t)(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
+	*out = (time_t)(rfc3339_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 +
 			(sec == 60 ? 59 : sec)) -
 	       sign * (oh * 3600 + om * 60);
 	return 0;

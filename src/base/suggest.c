@@ -7,7 +7,8 @@
 
 #define WORD_MAX 64 /* longer words are never a slip worth suggesting for */
 
-unsigned suggest_distance(const char *a, const char *b)
+/* The edit distance of a and b (bytes), capped at 255. */
+static unsigned suggest_distance(const char *a, const char *b)
 {
 	size_t n = strlen(a), m = strlen(b);
 	unsigned d[WORD_MAX + 1][WORD_MAX + 1];

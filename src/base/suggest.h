@@ -14,9 +14,6 @@
 
 #include <stddef.h>
 
-/* The edit distance of a and b (bytes), capped at 255. */
-unsigned suggest_distance(const char *a, const char *b);
-
 /* The nearest of words[0..n) to word by the rule above, or NULL. */
 const char *suggest_nearest(const char *word, const char *const *words, size_t n);
 

@@ -20,7 +20,8 @@
 #define ORPHAN_AGE_S 3600
 #define BUDGET_DAYS 2
 
-int admin_handle_ok(const char *h, struct err *e)
+/* Checks a handle: 1-32 of [a-z0-9-], not starting or ending with '-'. */
+static int admin_handle_ok(const char *h, struct err *e)
 {
 	size_t n = strlen(h);
 

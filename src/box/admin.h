@@ -18,9 +18,6 @@ struct err;
 struct ledger;
 struct ledger_sweep;
 
-/* Checks a handle: 1-32 of [a-z0-9-], not starting or ending with '-'. */
-int admin_handle_ok(const char *handle, struct err *e);
-
 /*
  * Creates the owner handle and mints one key of each scope. *keys is
  * {"handle","drain","publish","release","slots"} (the tokens).

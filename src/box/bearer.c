@@ -50,7 +50,8 @@ static int hex_run(const char *s, size_t n)
 	return 1;
 }
 
-int bearer_split(const char *token, const char **id, size_t *idlen, const char **secret)
+/* Splits "mk_xxx_<hex>.<hex>" into its id and secret (pointers into token); -1 otherwise. */
+static int bearer_split(const char *token, const char **id, size_t *idlen, const char **secret)
 {
 	for (int i = 0; prefixes[i]; i++) {
 		size_t p = strlen(prefixes[i]);

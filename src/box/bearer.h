@@ -62,7 +62,4 @@ enum bearer_outcome {
 enum bearer_outcome bearer_check(struct ledger *l, const char *header, int scope,
 				 struct ledger_key *key, struct ledger_user *user);
 
-/* Splits "mk_xxx_<hex>.<hex>" into its id and secret (pointers into token); -1 otherwise. */
-int bearer_split(const char *token, const char **id, size_t *idlen, const char **secret);
-
 #endif

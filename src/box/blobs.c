@@ -29,7 +29,8 @@ static int name_ok(const char *s)
 	return 1;
 }
 
-char *blobs_path(const char *data, const char *user, const char *id)
+/* <data>/attachments/<user>/<id>; NULL when user or id could not be a file name. */
+static char *blobs_path(const char *data, const char *user, const char *id)
 {
 	if (!name_ok(user) || !name_ok(id))
 		return NULL;

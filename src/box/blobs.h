@@ -22,8 +22,6 @@
 struct err;
 struct ledger;
 
-/* <data>/attachments/<user>/<id>; NULL when user or id could not be a file name. */
-char *blobs_path(const char *data, const char *user, const char *id);
 /* Moves the file of every attachment row whose bytes the ledger lacks into the ledger,
  * then removes it; *moved counts them. A missing or unreadable file is left (its row's
  * download answers 500 "unavailable", as before); -1 only when the ledger fails. */

@@ -296,7 +296,8 @@ void boxconf_free(struct boxconf *c)
 	c->nowners = 0;
 }
 
-const struct boxconf_owner *boxconf_owner(const struct boxconf *c, const char *handle)
+/* The owner entry of handle, or NULL; always NULL-safe when there are no owners. */
+static const struct boxconf_owner *boxconf_owner(const struct boxconf *c, const char *handle)
 {
 	for (size_t i = 0; i < c->nowners; i++)
 		if (strcmp(c->owners[i].handle, handle) == 0)

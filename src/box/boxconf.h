@@ -74,8 +74,6 @@ void boxconf_free(struct boxconf *c);
 
 /* host and port of c->listen ("[::1]:80" gives "::1"); -1 when malformed. */
 int boxconf_listen(const char *listen, char *host, size_t size, int *port);
-/* The owner entry of handle, or NULL; always NULL-safe when there are no owners. */
-const struct boxconf_owner *boxconf_owner(const struct boxconf *c, const char *handle);
 /* 1 when the config serves type for handle (no [owners]: every type). */
 int boxconf_serves(const struct boxconf *c, const char *handle, const char *type);
 

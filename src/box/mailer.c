@@ -67,9 +67,10 @@ static void event(const char *name, const char *key, const char *value)
 	json_decref(o);
 }
 
-int mailer_compose(const char *from, const char *to, const char *title, const char *link,
-		   const char *move, time_t date, const char *message_id, struct buf *out,
-		   struct err *e)
+/* The whole message (CRLF), From from to `to`, as the worker sends it. */
+static int mailer_compose(const char *from, const char *to, const char *title, const char *link,
+			  const char *move, time_t date, const char *message_id, struct buf *out,
+			  struct err *e)
 {
 	struct addr sender, rcpt;
 	char *subject, *body;

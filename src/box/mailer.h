@@ -37,9 +37,4 @@ int mailer_verification_move(struct mailer *m, const char *to, const char *title
 /* Sends what is queued, then stops the worker and frees m. */
 void mailer_stop(struct mailer *m);
 
-/* The whole message (CRLF), From from to `to`, as the worker sends it. */
-int mailer_compose(const char *from, const char *to, const char *title, const char *link,
-		   const char *move, time_t date, const char *message_id, struct buf *out,
-		   struct err *e);
-
 #endif

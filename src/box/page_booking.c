@@ -28,35 +28,15 @@ static const char *const month_names[] = { "Jan", "Feb", "Mar", "Apr", "May", "J
 
 /* ---- wall-clock time -------------------------------------------------------------------- */
 
-static long long floor_div(long long a, long long b)
-{
-	return a / b - (a % b != 0 && (a < 0) != (b < 0));
-}
-
-/* The inverse of page_days_from_civil (Hinnant's civil_from_days). */
-static void civil_of(long long z, int *y, int *m, int *d)
-{
-	long long era, doe, yoe, doy, mp;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*y = (int)(yoe + era * 400 + (*m <= 2));
-}
-
 /* By arithmetic, not gmtime_r: glibc takes its zone lock there, once per slot on every thread. */
-void page_local_time(const struct page_zone *z, time_t t, struct page_local *out)
+static void page_local_time(const struct page_zone *z, time_t t, struct page_local *out)
 {
-	long long local = (long long)t + page_zone_offset(z, t), secs;
+	long long local = (long long)t + page_zone_offset(z, t), secs, year;
 
-	out->day = floor_div(local, 86400);
+	out->day = rfc3339_floor_div(local, 86400);
 	secs = local - out->day * 86400;
-	civil_of(out->day, &out->year, &out->month, &out->mday);
+	rfc3339_civil_from_days(out->day, &year, &out->month, &out->mday);
+	out->year = (int)year;
 	out->wday = (int)(((out->day + 4) % 7 + 7) % 7); /* 1970-01-01 was a Thursday */
 	out->hour = (int)(secs / 3600);
 	out->minute = (int)(secs / 60 % 60);
@@ -186,7 +166,7 @@ static long long date_param(const char *s, int *ok)
 	    d < 1 || d > mdays[mo - 1])
 		return 0;
 	*ok = 1;
-	return page_days_from_civil(y, mo, d);
+	return rfc3339_days_from_civil(y, mo, d);
 }
 
 /* The kept `_slot` ("<start>|<minutes>") when it is one of the offered slots. */

@@ -275,7 +275,8 @@ static const struct manifest_step *step_of(const struct manifest *m, const char 
 	return NULL;
 }
 
-int page_field_conditional(const struct manifest *m, const struct manifest_field *f)
+/* 1 when f may not apply: it has a show_when or sits on a step with one. */
+static int page_field_conditional(const struct manifest *m, const struct manifest_field *f)
 {
 	const struct manifest_step *s = step_of(m, f->name);
 

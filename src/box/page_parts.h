@@ -33,8 +33,6 @@ char *page_simple(const struct page_ctx *ctx, const char *title, const char *hea
 
 /* ---- fields (page_form.c) -------------------------------------------------------------- */
 
-/* 1 when f may not apply: it has a show_when or sits on a step with one. */
-int page_field_conditional(const struct manifest *m, const struct manifest_field *f);
 /*
  * The error summary for errors (nothing when there are none), in the page's
  * order, each line linking to its field's control when body (the markup the
@@ -68,15 +66,12 @@ struct page_zone *page_zone_parse(const unsigned char *data, size_t len);
 /* Seconds east of UTC on the zone's clocks at t (NULL: UTC, 0). */
 long page_zone_offset(const struct page_zone *z, time_t t);
 void page_zone_free(struct page_zone *z);
-/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar. */
-long long page_days_from_civil(long long y, int m, int d);
 
 /* A UTC instant on a zone's wall clock. */
 struct page_local {
 	long long day; /* days since 1970-01-01 of the local date */
 	int year, month, mday, wday, hour, minute; /* month 1-12, wday 0 = Sunday */
 };
-void page_local_time(const struct page_zone *z, time_t t, struct page_local *out);
 /* "Tuesday, Aug 25 · 2:00 pm – 2:30 pm (America/New_York)" into b; nothing for a bad time. */
 void page_when(struct buf *b, const struct manifest *m, const char *start, const char *end);
 /* The same time as plain text (a mail's), appended to b; -1 when a time does not read. */

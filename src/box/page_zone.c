@@ -11,6 +11,7 @@
 #include "box/page_parts.h"
 
 #include "base/buf.h"
+#include "base/rfc3339.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -141,18 +142,6 @@ static int leap(long long y)
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), Hinnant's days_from_civil. */
-long long page_days_from_civil(long long y, int m, int d)
-{
-	long long era, yoe, doy;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-}
-
 /* The day (days since the epoch) a rule end names in year y. */
 static long long when_day(const struct zone_when *w, long long y)
 {
@@ -161,10 +150,10 @@ static long long when_day(const struct zone_when *w, long long y)
 	int wday, day, len;
 
 	if (w->kind == 'J') /* 1..365, February 29 never counted */
-		return page_days_from_civil(y, 1, 1) + w->a - 1 + (leap(y) && w->a >= 60);
+		return rfc3339_days_from_civil(y, 1, 1) + w->a - 1 + (leap(y) && w->a >= 60);
 	if (w->kind == 'D')
-		return page_days_from_civil(y, 1, 1) + w->a;
-	first = page_days_from_civil(y, w->a, 1);
+		return rfc3339_days_from_civil(y, 1, 1) + w->a;
+	first = rfc3339_days_from_civil(y, w->a, 1);
 	wday = (int)(((first + 4) % 7 + 7) % 7); /* 1970-01-01 was a Thursday */
 	day = 1 + (w->c - wday + 7) % 7 + (w->b - 1) * 7;
 	len = mdays[w->a - 1] + (w->a == 2 && leap(y));
@@ -179,9 +168,9 @@ static long rule_offset(const struct zone_rule *r, int64_t t)
 
 	if (!r->has_dst)
 		return r->std;
-	while (page_days_from_civil(y, 1, 1) * 86400 > t)
+	while (rfc3339_days_from_civil(y, 1, 1) * 86400 > t)
 		y--;
-	while (page_days_from_civil(y + 1, 1, 1) * 86400 <= t)
+	while (rfc3339_days_from_civil(y + 1, 1, 1) * 86400 <= t)
 		y++;
 	start = when_day(&r->start, y) * 86400 + r->start.time - r->std;
 	end = when_day(&r->end, y) * 86400 + r->end.time - r->dst;

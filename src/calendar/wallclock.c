@@ -7,6 +7,7 @@
 
 #include "base/dl.h"
 #include "base/err.h"
+#include "base/rfc3339.h"
 #include "calendar/zone.h"
 
 #include <libical/ical.h>
@@ -33,30 +34,18 @@ const struct wallclock *wallclock_zone(const char *name, struct err *e)
 	return (const struct wallclock *)(void *)z;
 }
 
-/* Howard Hinnant's days_from_civil: exact for every Gregorian date. */
+/* The calendar's arithmetic is base's (rfc3339.h), in this module's types. */
 long wallclock_days(int year, int month, int day)
 {
-	long y = (long)year - (month <= 2);
-	long era = (y >= 0 ? y : y - 399) / 400;
-	long yoe = y - era * 400;
-	long doy = (153L * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-	long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-	return era * 146097 + doe - 719468;
+	return (long)rfc3339_days_from_civil(year, month, day);
 }
 
 void wallclock_date(long days, int *year, int *month, int *day)
 {
-	long z = days + 719468;
-	long era = (z >= 0 ? z : z - 146096) / 146097;
-	long doe = z - era * 146097;
-	long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	long mp = (5 * doy + 2) / 153;
+	long long y;
 
-	*day = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*month = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*year = (int)(yoe + era * 400 + (*month <= 2));
+	rfc3339_civil_from_days(days, &y, month, day);
+	*year = (int)y;
 }
 
 int wallclock_weekday(long days)

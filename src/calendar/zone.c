@@ -100,7 +100,8 @@ static icaltimezone *builtin(const char *name)
 	return zone_name_shaped(name) ? icaltimezone_get_builtin_timezone(name) : NULL;
 }
 
-const char *zone_windows_to_iana(const char *windows)
+/* The IANA name a Windows zone name maps to; NULL when the table lacks it. */
+static const char *zone_windows_to_iana(const char *windows)
 {
 	for (size_t i = 0; i < sizeof windows_zones / sizeof windows_zones[0]; i++)
 		if (strcmp(windows, windows_zones[i].windows) == 0)

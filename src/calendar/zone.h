@@ -53,7 +53,4 @@ void zone_cache_next_file(struct zone_cache *cache);
 /* As zone_for_tzid; a VTIMEZONE of the file comes back as the cache's zone of the same text. */
 icaltimezone *zone_for_tzid_cached(icalcomponent *c, const char *tzid, struct zone_cache *cache);
 
-/* The IANA name a Windows zone name maps to; NULL when the table lacks it. */
-const char *zone_windows_to_iana(const char *windows);
-
 #endif

@@ -23,11 +23,6 @@ int cli_outbox(int argc, char **argv);
 int cli_review(int argc, char **argv);
 /* `mecha review`: runs mecha-review from beside this binary. */
 int cli_review_exec(int argc, char **argv);
-/*
- * Replaces this process with prog from the running binary's directory, with
- * argv[1..] as its arguments. Returns only on failure (after printing why).
- */
-int cli_exec_sibling(const char *prog, int argc, char **argv);
 int cli_mcp(int argc, char **argv);
 int cli_mission(int argc, char **argv);
 int cli_blocks(int argc, char **argv);

@@ -28,8 +28,8 @@
 #include "frontdoor/next.h"
 #include "frontdoor/reply.h"
 #include "frontdoor/stale.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "frontdoor/sweep.h"
 
 #include <stdlib.h>

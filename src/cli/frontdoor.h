@@ -69,10 +69,6 @@ int frontdoor_reply_verb(int argc, char **argv);
 extern const char frontdoor_reply_help[];
 /* "staged ID to ADDR: request N is STATE; …" on stdout. */
 void frontdoor_print_staged(const char *id, const struct reply *rp, const char *state);
-/* "WHAT: nothing was staged" (declined, exit 3). */
-int frontdoor_say_empty(const char *what);
-/* The template in the person's editor, then staged: REPLY_STAGED, REPLY_EMPTY or -1 with e. */
-int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e);
 
 /* mecha frontdoor decline (frontdoor_reply.c). */
 int frontdoor_decline_verb(int argc, char **argv);

@@ -14,7 +14,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <stdio.h>
 #include <string.h>

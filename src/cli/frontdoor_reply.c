@@ -16,7 +16,7 @@
 #include "drain/tell.h"
 #include "frontdoor/decline.h"
 #include "frontdoor/reply.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,8 @@ void frontdoor_print_staged(const char *id, const struct reply *rp, const char *
 	puts("` sends it");
 }
 
-int frontdoor_say_empty(const char *what)
+/* "WHAT: nothing was staged" (declined, exit 3). */
+static int frontdoor_say_empty(const char *what)
 {
 	struct err e;
 
@@ -56,7 +57,7 @@ int frontdoor_say_empty(const char *what)
 }
 
 /* The template in the person's editor; -1 with e, else REPLY_STAGED or REPLY_EMPTY. */
-int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e)
+static int frontdoor_reply_in_editor(struct reply *rp, char *id, struct err *e)
 {
 	if (reply_template(rp, e) != 0)
 		return -1;

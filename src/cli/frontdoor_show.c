@@ -22,8 +22,8 @@
 #include "base/text.h"
 #include "frontdoor/brief.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/store.h"
 #include "types/catalog.h"
 #include "types/manifest.h"
 

@@ -32,10 +32,6 @@ void cli_outbox_print_item(FILE *f, const struct outbox_item *it, int color);
 /* Reads one line from stdin (without its newline) into a malloc'd string; NULL at EOF. */
 char *cli_outbox_read_line(void);
 
-/* `mecha outbox edit` and the [e]dit of review: outbox/edit.h's calling sequence around
- * the person's editor, and what they are told. 0 saved or unchanged, -1 with e. */
-int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e);
-
 /* The verbs outbox_review.c holds, and their --help texts. */
 int cli_outbox_edit(int argc, char **argv);
 int cli_outbox_review(int argc, char **argv);

@@ -21,7 +21,9 @@
 
 /* ---- edit ------------------------------------------------------------------------- */
 
-int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e)
+/* `mecha outbox edit` and the [e]dit of review: outbox/edit.h's calling sequence around
+ * the person's editor, and what they are told. 0 saved or unchanged, -1 with e. */
+static int cli_outbox_edit_item(struct cli_outbox *c, const char *id, struct err *e)
 {
 	struct outbox_edit ed;
 	int rc;

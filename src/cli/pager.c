@@ -37,7 +37,11 @@ void pager_screen(int fd, int *rows, int *cols)
 	*cols = env_int("COLUMNS", 80);
 }
 
-size_t pager_rows(const char *text, size_t len, int cols)
+/*
+ * The rows text[0..len) takes on a screen cols wide (long lines wrap; colour
+ * sequences take no room).
+ */
+static size_t pager_rows(const char *text, size_t len, int cols)
 {
 	size_t rows = 0, width = 0;
 

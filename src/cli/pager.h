@@ -19,12 +19,6 @@
 void pager_screen(int fd, int *rows, int *cols);
 
 /*
- * The rows text[0..len) takes on a screen cols wide (long lines wrap; colour
- * sequences take no room).
- */
-size_t pager_rows(const char *text, size_t len, int cols);
-
-/*
  * Writes text[0..len) to standard output: through the pager when standard
  * output is a terminal and the text is taller than the screen, else as it is.
  */

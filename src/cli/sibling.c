@@ -29,7 +29,11 @@ static char *own_dir(void)
 	return fs_dirname(exe);
 }
 
-int cli_exec_sibling(const char *prog, int argc, char **argv)
+/*
+ * Replaces this process with prog from the running binary's directory, with
+ * argv[1..] as its arguments. Returns only on failure (after printing why).
+ */
+static int cli_exec_sibling(const char *prog, int argc, char **argv)
 {
 	char *dir = own_dir(), *path, **args;
 	struct err e;

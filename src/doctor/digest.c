@@ -29,7 +29,8 @@ static size_t worth_saying(const struct doctor_report *r, size_t *fails)
 	return n;
 }
 
-char *doctor_digest_subject(const struct doctor_report *r)
+/* The heading alone (a mail's subject); NULL when nothing needs saying. New string. */
+static char *doctor_digest_subject(const struct doctor_report *r)
 {
 	size_t fails, n = worth_saying(r, &fails);
 

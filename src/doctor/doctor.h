@@ -75,8 +75,6 @@ const char *doctor_status_name(enum doctor_status s);
  * from files made visible. NULL when nothing in r needs saying. New string.
  */
 char *doctor_digest_text(const struct doctor_report *r);
-/* The heading alone (a mail's subject); NULL when nothing needs saying. New string. */
-char *doctor_digest_subject(const struct doctor_report *r);
 
 /*
  * Mails the digest of r to [notify] digest_to from [mail] from, through the

@@ -17,10 +17,10 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "base/verdict.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "frontdoor/stale.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/state.h"
+#include "requests/store.h"
 #include "frontdoor/sweep.h"
 #include "outbox/store.h"
 

@@ -10,8 +10,8 @@
 #include "base/rfc3339.h"
 #include "config/config.h"
 #include "frontdoor/draft.h"
-#include "frontdoor/record.h"
-#include "frontdoor/store.h"
+#include "requests/record.h"
+#include "requests/store.h"
 #include "frontdoor/sweep.h"
 #include "outbox/store.h"
 

@@ -42,7 +42,8 @@ static const char prompt_head[] =
 	"}\n\n"
 	"Invent nothing: a field the text does not support is an empty string or an empty list.\n\n";
 
-char *extract_prompt(const struct record *r)
+/* The prompt of docs/providers.md, "What is sent" over the record's prose (malloc'd). */
+static char *extract_prompt(const struct record *r)
 {
 	struct buf b = BUF_INIT;
 	struct prose_field *prose;
@@ -62,7 +63,8 @@ char *extract_prompt(const struct record *r)
 
 static const char *const string_keys[] = { "reading", "topic", "urgency_claimed", NULL };
 
-json_t *extract_empty(void)
+/* The extraction of a record with no prose: every field empty, no model call. */
+static json_t *extract_empty(void)
 {
 	return json_pack("{s:s,s:s,s:s,s:[],s:s,s:b}", "reading", "", "topic", "", "urgency_claimed",
 			 "", "dates_mentioned", "institution", "", "reads_like_instructions", 0);
@@ -146,7 +148,8 @@ int extract_parse(const char *text, size_t len, json_t **out, struct err *e)
 	return rc;
 }
 
-enum extract_next extract_job_start(struct extract_job *j, const struct record *r)
+/* Prepares a job for r; returns EXTRACT_CALL, or EXTRACT_DONE when r has no prose. */
+static enum extract_next extract_job_start(struct extract_job *j, const struct record *r)
 {
 	struct prose_field *prose;
 	size_t n = record_prose(r, &prose);
@@ -217,7 +220,7 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 	return next;
 }
 
-void extract_job_free(struct extract_job *j)
+static void extract_job_free(struct extract_job *j)
 {
 	free(j->base_prompt);
 	free(j->prompt);
@@ -226,7 +229,11 @@ void extract_job_free(struct extract_job *j)
 	memset(j, 0, sizeof *j);
 }
 
-void extract_job_rules(struct extract_job *j, const struct record *r)
+/*
+ * The rules extractor's answer to a job, read in-process from r's prose (no
+ * model, no network): job->result is set and the job is done.
+ */
+static void extract_job_rules(struct extract_job *j, const struct record *r)
 {
 	struct prose_field *prose;
 	size_t n = record_prose(r, &prose);

@@ -41,18 +41,12 @@ struct store;
 
 #define EXTRACT_MAX_TOKENS 4096
 
-/* The prompt of docs/providers.md, "What is sent" over the record's prose (malloc'd). */
-char *extract_prompt(const struct record *r);
-
 /*
  * Parses a model's answer into the canonical extraction object (six keys in
  * order; missing keys read as empty). Fails (code "parse") when there is no
  * object or a key has the wrong type. *out is a NEW reference.
  */
 int extract_parse(const char *text, size_t len, json_t **out, struct err *e);
-
-/* The extraction of a record with no prose: every field empty, no model call. */
-json_t *extract_empty(void);
 
 enum extract_next {
 	EXTRACT_CALL,   /* send job->prompt (again) */
@@ -72,21 +66,12 @@ struct extract_job {
 	char *error;
 };
 
-/* Prepares a job for r; returns EXTRACT_CALL, or EXTRACT_DONE when r has no prose. */
-enum extract_next extract_job_start(struct extract_job *j, const struct record *r);
 /*
  * Feeds one outcome: resp (NULL when the call failed, with e saying why).
  * Returns what to do next.
  */
 enum extract_next extract_job_answer(struct extract_job *j, const struct provider_response *resp,
 				     const struct err *transport);
-void extract_job_free(struct extract_job *j);
-
-/*
- * The rules extractor's answer to a job, read in-process from r's prose (no
- * model, no network): job->result is set and the job is done.
- */
-void extract_job_rules(struct extract_job *j, const struct record *r);
 
 /* ---- which records (docs/providers.md, "What is sent") ----------------------------------- */
 

@@ -116,8 +116,12 @@ static int apply_one(struct record *r, void *arg, struct err *e)
 	return VERDICT_WRITE;
 }
 
-int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,
-		     struct reconcile_move *m, struct err *e)
+/*
+ * Re-reads seq under the store lock and applies reconcile_decide. Returns 1
+ * when it moved (m filled), 0 when it did not, -1 on failure.
+ */
+static int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,
+			    struct reconcile_move *m, struct err *e)
 {
 	struct apply a = { l, m, 0 };
 
@@ -199,8 +203,17 @@ static void pass_report(struct pass *p, const struct reconcile_report *r)
 		r->on_skip(p->skips[i].seq, &p->skips[i].why, r->ctx);
 }
 
-int reconcile_all(struct store *s, const struct reconcile_lookup *l,
-		  const struct reconcile_report *report, struct err *e)
+/*
+ * One pass over the store, on every core. After the pass, report->on_move is
+ * called for every request that moved and report->on_skip for every one that
+ * should have moved and could not be written (the pass goes on past it), each
+ * in seq order; report->on_read hears how many files were read, as they are.
+ * Records that do not mention awaiting_me are not even parsed. The lookup is
+ * called from several threads at once and must be safe for that. Returns 0
+ * when the pass ran (whatever it could not write), -1 when it could not.
+ */
+static int reconcile_all(struct store *s, const struct reconcile_lookup *l,
+			 const struct reconcile_report *report, struct err *e)
 {
 	struct pass p = { s, l, PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL, 0 };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -256,7 +269,8 @@ void reconcile_outbox_close(struct reconcile_outbox *o)
 	o->open = 0;
 }
 
-struct reconcile_lookup reconcile_outbox_lookup(struct reconcile_outbox *o)
+/* The lookup reconcile_decide and reconcile_record use, over o (which must be open). */
+static struct reconcile_lookup reconcile_outbox_lookup(struct reconcile_outbox *o)
 {
 	struct reconcile_lookup l = { draft_lookup, &o->ob };
 

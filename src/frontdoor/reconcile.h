@@ -51,26 +51,7 @@ struct reconcile_move {
 int reconcile_decide(const struct record *r, const struct reconcile_lookup *l, const char **to,
 		     char **note, struct err *e);
 
-/*
- * Re-reads seq under the store lock and applies reconcile_decide. Returns 1
- * when it moved (m filled), 0 when it did not, -1 on failure.
- */
-int reconcile_record(struct store *s, long long seq, const struct reconcile_lookup *l,
-		     struct reconcile_move *m, struct err *e);
-
 struct reconcile_report;
-
-/*
- * One pass over the store, on every core. After the pass, report->on_move is
- * called for every request that moved and report->on_skip for every one that
- * should have moved and could not be written (the pass goes on past it), each
- * in seq order; report->on_read hears how many files were read, as they are.
- * Records that do not mention awaiting_me are not even parsed. The lookup is
- * called from several threads at once and must be safe for that. Returns 0
- * when the pass ran (whatever it could not write), -1 when it could not.
- */
-int reconcile_all(struct store *s, const struct reconcile_lookup *l,
-		  const struct reconcile_report *report, struct err *e);
 
 /* ---- reconcile against the configured outbox ------------------------------- */
 
@@ -88,8 +69,6 @@ struct reconcile_outbox {
 };
 void reconcile_outbox_open(struct reconcile_outbox *o);
 void reconcile_outbox_close(struct reconcile_outbox *o);
-/* The lookup reconcile_decide and reconcile_record use, over o (which must be open). */
-struct reconcile_lookup reconcile_outbox_lookup(struct reconcile_outbox *o);
 /* "pending", "sent", "rejected" …, "gone from the outbox" or "(outbox unknown)". */
 const char *reconcile_draft_status(struct reconcile_outbox *o, const char *id, char buf[16]);
 

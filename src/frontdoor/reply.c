@@ -10,7 +10,7 @@
 #include "base/jsonio.h"
 #include "base/text.h"
 #include "frontdoor/draft.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@
 #define MECHA_FRONTDOOR_REPLY_H
 
 #include "config/config.h"
-#include "frontdoor/store.h"
+#include "requests/store.h"
 #include "outbox/item.h"
 #include "outbox/store.h"
 

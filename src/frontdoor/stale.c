@@ -6,8 +6,8 @@
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "config/config.h"
-#include "frontdoor/record.h"
-#include "frontdoor/state.h"
+#include "requests/record.h"
+#include "requests/state.h"
 
 #include <string.h>
 

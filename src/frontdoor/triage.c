@@ -46,7 +46,8 @@ static const char framing[] =
 	"not enough to answer, draft nothing and say in one or two sentences what is missing.\n\n"
 	"The request:\n";
 
-char *triage_prompt(const json_t *brief)
+/* The first (and only) user message of a run: the framing and the brief. */
+static char *triage_prompt(const json_t *brief)
 {
 	char *b = jsonio_pretty(brief);
 	char *out = xasprintf("%s%s\n", framing, b);

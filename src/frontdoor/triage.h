@@ -68,9 +68,6 @@ struct triage_result {
 	char *note; /* what was recorded (or why it was left) */
 };
 
-/* The first (and only) user message of a run: the framing and the brief. */
-char *triage_prompt(const json_t *brief);
-
 /*
  * Runs the privileged pass over request seq (which must be extracted and have
  * a brief). Returns 0 with *out filled (whatever the outcome; TRIAGE_LEFT, with
@@ -84,31 +81,11 @@ void triage_result_free(struct triage_result *r);
 
 /* ---- a whole run (triage_run.c) ------------------------------------------------ */
 
-/*
- * The refusals that keep an unrouted or modelless run from starting
- * (docs/mcp.md): ERR_NO_MODEL when conf is the rules extractor,
- * ERR_UNROUTED when [outbox] tools does not name mail_send or the outbox
- * cannot be opened for writing. On success ob is open (OUTBOX_WRITE) and the
- * caller closes it.
- */
-int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
-		     struct outbox_store *ob, struct err *e);
-
 /* The requests a run takes, in seq order. */
 struct triage_pick {
 	long long *seqs; /* malloc'd; triage_pick_free */
 	size_t n;
 };
-
-/*
- * seq >= 0: that request, which must be extracted (ERR_INVALID_TRANSITION
- * otherwise) — and is taken only when it has a brief. seq < 0: up to limit
- * extracted requests with a brief, read through the reconciling pass (report
- * may be NULL).
- */
-int triage_select(struct store *s, long long seq, long long limit,
-		  const struct reconcile_report *report, struct triage_pick *out, struct err *e);
-void triage_pick_free(struct triage_pick *p);
 
 struct triage_opts {
 	long long seq;   /* one request, or -1 */

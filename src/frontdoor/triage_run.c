@@ -27,8 +27,15 @@
 #include <string.h>
 #include <unistd.h>
 
-int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
-		     struct outbox_store *ob, struct err *e)
+/*
+ * The refusals that keep an unrouted or modelless run from starting
+ * (docs/mcp.md): ERR_NO_MODEL when conf is the rules extractor,
+ * ERR_UNROUTED when [outbox] tools does not name mail_send or the outbox
+ * cannot be opened for writing. On success ob is open (OUTBOX_WRITE) and the
+ * caller closes it.
+ */
+static int triage_preflight(const struct config *cfg, const struct provider_conf *conf,
+			    struct outbox_store *ob, struct err *e)
 {
 	if (provider_is_rules(conf))
 		return err_set(e, ERR_NO_MODEL,
@@ -101,8 +108,15 @@ static int select_seq(struct store *s, long long seq, struct picking *k, struct 
 	return rc;
 }
 
-int triage_select(struct store *s, long long seq, long long limit,
-		  const struct reconcile_report *report, struct triage_pick *out, struct err *e)
+/*
+ * seq >= 0: that request, which must be extracted (ERR_INVALID_TRANSITION
+ * otherwise) — and is taken only when it has a brief. seq < 0: up to limit
+ * extracted requests with a brief, read through the reconciling pass (report
+ * may be NULL).
+ */
+static int triage_select(struct store *s, long long seq, long long limit,
+			 const struct reconcile_report *report, struct triage_pick *out,
+			 struct err *e)
 {
 	struct picking k = { out, seq >= 0 ? 1 : limit };
 
@@ -113,7 +127,7 @@ int triage_select(struct store *s, long long seq, long long limit,
 	return limit > 0 ? reconcile_each(s, pick_one, &k, report, e) : 0;
 }
 
-void triage_pick_free(struct triage_pick *p)
+static void triage_pick_free(struct triage_pick *p)
 {
 	free(p->seqs);
 	p->seqs = NULL;

@@ -37,12 +37,12 @@ const char *letter_phase_name(enum letter_phase p)
 	return (size_t)p < COUNT(phase_names) ? phase_names[p] : "?";
 }
 
-const char *letter_seat_name(enum letter_seat s)
+static const char *letter_seat_name(enum letter_seat s)
 {
 	return (size_t)s < COUNT(seat_names) ? seat_names[s] : "?";
 }
 
-const char *letter_capability_name(enum letter_capability c)
+static const char *letter_capability_name(enum letter_capability c)
 {
 	return (size_t)c < COUNT(capability_names) ? capability_names[c] : "?";
 }

@@ -230,8 +230,6 @@ int letter_str_eq(const struct letter_str *a, const char *b, size_t n);
 
 /* Wire spellings ("merge_wait", "build-runner", …). */
 const char *letter_phase_name(enum letter_phase p);
-const char *letter_seat_name(enum letter_seat s);
-const char *letter_capability_name(enum letter_capability c);
 const char *letter_receipt_type_name(enum letter_receipt_type t);
 /* Parses a wire spelling; -1 when it is not one. */
 int letter_seat_parse(const char *s, enum letter_seat *out);

@@ -45,7 +45,8 @@ static void skip_ws(struct wire *w)
 		w->p++;
 }
 
-int wire_peek(struct wire *w)
+/* Skips JSON whitespace; returns the next byte, or 0 at the end. */
+static int wire_peek(struct wire *w)
 {
 	skip_ws(w);
 	return w->p < w->end ? (unsigned char)*w->p : 0;

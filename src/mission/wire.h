@@ -43,8 +43,6 @@ void wire_init(struct wire *w, const char *data, size_t len);
 /* Records the first error (later ones are ignored); always returns -1. */
 int wire_fail(struct wire *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Skips JSON whitespace; returns the next byte, or 0 at the end. */
-int wire_peek(struct wire *w);
 /* 1 when only whitespace remains. */
 int wire_at_end(struct wire *w);
 /* Consumes `null` when it comes next: 1 when it did, 0 when another value comes. */

@@ -162,9 +162,16 @@ static void warn_unreadable(FILE *warn, const struct err *e)
 	fputc('\n', warn);
 }
 
-int outbox_store_each(struct outbox_store *s,
-		      int (*fn)(const struct outbox_item *it, void *ctx, struct err *e), void *ctx,
-		      FILE *warn, struct err *e)
+/*
+ * One pass over the directory in no particular order: fn is called for each
+ * readable item (VERDICT_NEXT to go on, VERDICT_STOP to stop early, -1 to
+ * fail with e filled). Each unreadable
+ * one is reported on warn (when not NULL) as
+ * "mecha: skipping unreadable outbox item <file>: <why>".
+ */
+static int outbox_store_each(struct outbox_store *s,
+			     int (*fn)(const struct outbox_item *it, void *ctx, struct err *e),
+			     void *ctx, FILE *warn, struct err *e)
 {
 	DIR *d;
 	struct dirent *de;

@@ -77,16 +77,6 @@ int outbox_store_read(struct outbox_store *s, const char *id, struct outbox_item
 int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, struct err *e);
 
 /*
- * One pass over the directory in no particular order: fn is called for each
- * readable item (VERDICT_NEXT to go on, VERDICT_STOP to stop early, -1 to
- * fail with e filled). Each unreadable
- * one is reported on warn (when not NULL) as
- * "mecha: skipping unreadable outbox item <file>: <why>".
- */
-int outbox_store_each(struct outbox_store *s,
-		      int (*fn)(const struct outbox_item *it, void *ctx, struct err *e), void *ctx,
-		      FILE *warn, struct err *e);
-/*
  * outbox_store_list's order without its memory: the ids are read from the
  * file names and sorted (staging order), then each item is read, handed to fn
  * (borrowed, VERDICT_* as above) and freed, so memory does not grow with the

@@ -158,7 +158,8 @@ void provider_response_free(struct provider_response *r)
 	memset(r, 0, sizeof *r);
 }
 
-void provider_response_move(struct provider_response *dst, struct provider_response *src)
+/* Moves src into dst (dst's old content is not freed) and leaves src empty. */
+static void provider_response_move(struct provider_response *dst, struct provider_response *src)
 {
 	*dst = *src;
 	memset(src, 0, sizeof *src);

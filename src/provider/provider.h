@@ -154,6 +154,7 @@ struct provider_response {
 
 void provider_request_init(struct provider_request *r, long max_tokens);
 /* Each of these copies its arguments. */
+/* API: the model of a request, when it is not the config's (scripts/exports.allow). */
 void provider_request_model(struct provider_request *r, const char *model);
 void provider_request_system(struct provider_request *r, const char *text);
 void provider_request_user(struct provider_request *r, const char *text);
@@ -169,8 +170,6 @@ void provider_request_free(struct provider_request *r);
 /* --- responses -------------------------------------------------------- */
 
 void provider_response_free(struct provider_response *r);
-/* Moves src into dst (dst's old content is not freed) and leaves src empty. */
-void provider_response_move(struct provider_response *dst, struct provider_response *src);
 /* "end", "max_tokens", "refusal", "tool_use". */
 const char *provider_stop_name(enum provider_stop stop);
 

@@ -262,7 +262,8 @@ void grammar_apply(struct record *r, const struct manifest *m, const char *no_ma
 		sort_values(r, m);
 }
 
-void grammar_follow(struct record *r)
+/* grammar_apply with the home's manifest of r's type (types/catalog.h). */
+static void grammar_follow(struct record *r)
 {
 	struct manifest *m = NULL;
 	struct err e;

@@ -57,8 +57,6 @@ int grammar_address_ok(const char *s);
  * the typed fields that passed.
  */
 void grammar_apply(struct record *r, const struct manifest *m, const char *no_manifest);
-/* grammar_apply with the home's manifest of r's type (types/catalog.h). */
-void grammar_follow(struct record *r);
 /*
  * grammar_follow, and a refusal written into r's document: valid false, the
  * reason in invalid_reason (a record already invalid keeps its reason). For a

@@ -30,7 +30,7 @@ static const char *const extraction_keys[] = {
 _Static_assert(RECORD_TYPE_ID_MAX == TYPECACHE_ID_MAX, "a type id is one shape everywhere");
 
 /* The shape the type cache holds its lines to, as the file names carry it. */
-int record_type_id_ok(const char *s)
+static int record_type_id_ok(const char *s)
 {
 	return typecache_id_ok(s);
 }

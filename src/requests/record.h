@@ -61,8 +61,6 @@ int record_parse(const char *data, size_t len, const char *what, struct record *
 		 struct err *e);
 /* Checks a JSON object against the record's known keys; takes no reference. */
 int record_check(const json_t *doc, struct err *e);
-/* 1 when s is a type_id that can be part of a file name: [A-Za-z0-9_-]{1,64}. */
-int record_type_id_ok(const char *s);
 void record_free(struct record *r);
 
 /* "0000000012-meeting.json" into out (at least RECORD_FILE_NAME_MAX bytes). */

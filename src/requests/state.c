@@ -98,7 +98,8 @@ const struct state_row *state_row(const char *s)
 	return NULL;
 }
 
-unsigned state_bit(const char *s)
+/* The bit of state s in a state_way's mask (0 when unknown). */
+static unsigned state_bit(const char *s)
 {
 	const struct state_row *row = state_row(s);
 

@@ -99,8 +99,6 @@ extern const size_t state_nrows;
 const struct state_row *state_row(const char *s);
 /* 1 when s is a known state with every flag in flags (0 for an unknown state). */
 int state_has(const char *s, unsigned flags);
-/* The bit of state s in a state_way's mask (0 when unknown). */
-unsigned state_bit(const char *s);
 
 /* 1 when s is one of the nine states above. */
 int state_known(const char *s);

@@ -21,7 +21,7 @@
 
 #include "config/config.h"
 #include "frontdoor/reconcile.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "outbox/store.h"
 #include "tui/lines.h"
 
@@ -122,7 +122,6 @@ void lists_free(struct app *a);
 
 /* ---- detail.c ----------------------------------------------------------------------- */
 
-void detail_request(struct app *a, const struct record *r, struct lines *l);
 /* With prose: the prose of the request it answers, marked as a third party's. */
 void detail_draft(struct app *a, const struct outbox_item *it, struct lines *l, int prose);
 /* What the detail pane shows for the selection (the help when there is nothing). */
@@ -134,8 +133,6 @@ void detail_help(struct lines *l);
 void screen_init_colors(struct app *a);
 /* Draws everything; refresh() is the caller's. */
 void screen_draw(struct app *a);
-/* The attributes of a style, colour only when a->color. */
-int screen_attr(const struct app *a, enum lines_style st);
 /* Draws rows [top, top+h) of w at screen row y; returns how many rows the text has. */
 size_t screen_rows(const struct app *a, const struct lines *l, const struct lines_wrap *w,
 		   size_t top, int y, int h);

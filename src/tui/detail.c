@@ -16,7 +16,7 @@
 #include "base/linediff.h"
 #include "base/text.h"
 #include "frontdoor/brief.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 #include "outbox/view.h"
 
 #include <stdlib.h>
@@ -164,7 +164,7 @@ static void request_drafts(struct app *a, const struct record *r, struct lines *
 	}
 }
 
-void detail_request(struct app *a, const struct record *r, struct lines *l)
+static void detail_request(struct app *a, const struct record *r, struct lines *l)
 {
 	request_header(r, l);
 	request_fields(r, l);

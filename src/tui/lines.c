@@ -130,7 +130,8 @@ int lines_width(const char *s, size_t len)
 	return total;
 }
 
-size_t lines_fit(const char *s, size_t len, int cols)
+/* Bytes of the longest prefix of s[0..len) that fits in cols columns. */
+static size_t lines_fit(const char *s, size_t len, int cols)
 {
 	size_t i = 0;
 	int used = 0, w;

@@ -90,8 +90,6 @@ void lines_wrap_free(struct lines_wrap *w);
 
 /* Terminal columns of safe text s[0..len). */
 int lines_width(const char *s, size_t len);
-/* Bytes of the longest prefix of s[0..len) that fits in cols columns. */
-size_t lines_fit(const char *s, size_t len, int cols);
 /*
  * Draws safe text at the cursor, at most cols columns, with the current
  * attributes; returns the columns used.

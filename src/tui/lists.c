@@ -16,8 +16,8 @@
 #include "base/jsonio.h"
 #include "base/verdict.h"
 #include "frontdoor/stale.h"
-#include "frontdoor/state.h"
-#include "frontdoor/store.h"
+#include "requests/state.h"
+#include "requests/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

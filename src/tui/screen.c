@@ -15,7 +15,7 @@
 
 #include "base/jsonio.h"
 #include "base/text.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <curses.h>
 #include <stdio.h>
@@ -39,7 +39,8 @@ void screen_init_colors(struct app *a)
 	init_pair(PAIR_GREEN, COLOR_GREEN, -1);
 }
 
-int screen_attr(const struct app *a, enum lines_style st)
+/* The attributes of a style, colour only when a->color. */
+static int screen_attr(const struct app *a, enum lines_style st)
 {
 	int c = a->color;
 

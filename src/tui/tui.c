@@ -15,7 +15,7 @@
 #include "base/err.h"
 #include "base/text.h"
 #include "config/home.h"
-#include "frontdoor/state.h"
+#include "requests/state.h"
 
 #include <curses.h>
 #include <stdarg.h>

@@ -35,7 +35,8 @@ int decode_clean(const struct decode *d)
 	return d->issues->n == d->before;
 }
 
-char *decode_expected(const char *const *names)
+/* "`a`", "`a` or `b`", "one of `a`, `b`, `c`" (serde's list), malloc'd. */
+static char *decode_expected(const char *const *names)
 {
 	struct buf b = BUF_INIT;
 	size_t n = 0;
@@ -60,7 +61,8 @@ static char *safe(const char *s, size_t len)
 	return buf_steal(&b);
 }
 
-char *decode_unexpected(const struct toml_value *v)
+/* What serde calls a value it did not expect: "string \"x\"", "integer `5`", "map" … */
+static char *decode_unexpected(const struct toml_value *v)
 {
 	char when[48], *s, *out;
 

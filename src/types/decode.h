@@ -31,10 +31,6 @@ int decode_clean(const struct decode *d);
 
 /* An issue for every key of table t not in allowed (a NULL-terminated list). */
 void decode_deny_unknown(struct decode *d, const struct toml_value *t, const char *const *allowed);
-/* "`a`", "`a` or `b`", "one of `a`, `b`, `c`" (serde's list), malloc'd. */
-char *decode_expected(const char *const *names);
-/* What serde calls a value it did not expect: "string \"x\"", "integer `5`", "map" … */
-char *decode_unexpected(const struct toml_value *v);
 
 /* "invalid type: <what v is>, expected <expected>" at v's line. */
 void decode_wrong_type(struct decode *d, const struct toml_value *v, const char *expected);

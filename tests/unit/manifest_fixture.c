@@ -3,6 +3,7 @@
  * stops loading fails every test the same way, with its reason.
  */
 #include "manifest_fixture.h"
+#include "source_fixture.h"
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -26,7 +27,7 @@ struct manifest *manifest_fixture_text(const char *text)
 
 struct manifest *manifest_fixture_file(const char *name)
 {
-	char *path = xasprintf(MANIFEST_FIXTURES "%s.toml", name), *text;
+	char *path = xasprintf("%s%s.toml", source_path(MANIFEST_FIXTURES), name), *text;
 	struct manifest *m;
 	struct err e;
 	size_t len;

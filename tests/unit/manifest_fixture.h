@@ -1,7 +1,7 @@
 /*
  * manifest_fixture — request-type manifests for the unit tests that need one
  * loaded (types, box pages): from text, or from tests/fixtures/types/NAME.toml
- * (the tests run from the repository's top). A manifest that does not load
+ * (under the checkout: source_fixture.h). A manifest that does not load
  * fails the test there and then, naming its first issue and line.
  *
  * Ownership: each returns a new manifest (manifest_free); text is borrowed.

@@ -12,13 +12,14 @@
  *	json_t *reqs = model_server_requests(&ms);   (a NEW reference: an array)
  *	model_server_stop(&ms);
  *
- * Run from the repository root (make does); MECHA_MODEL_SERVER and PYTHON
- * override the script and the interpreter.
+ * The script is found under the checkout (source_fixture.h); MECHA_MODEL_SERVER
+ * and PYTHON override the script and the interpreter.
  */
 #ifndef MECHA_TESTS_MODEL_SERVER_H
 #define MECHA_TESTS_MODEL_SERVER_H
 
 #include "scratch.h"
+#include "source_fixture.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -80,7 +81,7 @@ static inline void model_server_start(struct model_server *ms, const char *scrip
 {
 	const char *py = getenv("PYTHON") ? getenv("PYTHON") : "/usr/bin/python3";
 	const char *prog = getenv("MECHA_MODEL_SERVER") ? getenv("MECHA_MODEL_SERVER")
-							: "tests/support/model_server.py";
+							: source_path("tests/support/model_server.py");
 	char *portfile, *scriptfile;
 	posix_spawn_file_actions_t fa;
 	char *argv[12];
@@ -88,7 +89,7 @@ static inline void model_server_start(struct model_server *ms, const char *scrip
 
 	memset(ms, 0, sizeof *ms);
 	cr_assert_not_null(scratch_mkdtemp(ms->dir, sizeof ms->dir, "ms"));
-	cr_assert_eq(access(prog, R_OK), 0, "cannot find %s (run from the repository root)", prog);
+	cr_assert_eq(access(prog, R_OK), 0, "cannot find %s", prog);
 	portfile = fs_join(ms->dir, "port");
 	scriptfile = fs_join(ms->dir, "script.json");
 	ms->log = fs_join(ms->dir, "requests.jsonl");

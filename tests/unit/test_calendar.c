@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "scratch.h"
+#include "source_fixture.h"
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/fs.h"
@@ -211,7 +212,7 @@ Test(calendar, the_path_api_takes_the_zone_from_config_toml)
 
 	cr_assert_eq(fs_replace(cfg, text, strlen(text), &e), 0);
 	setenv("MECHA_HOME", home, 1);
-	cr_assert_eq(calendar_busy(FIXTURES "/allday.ics", at("2026-10-30T00:00:00Z"),
+	cr_assert_eq(calendar_busy(source_path(FIXTURES "/allday.ics"), at("2026-10-30T00:00:00Z"),
 				   at("2026-10-31T00:00:00Z"), &v, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 1);
 	cr_assert_eq(v[0].start, at("2026-10-30T16:00:00Z"), "floating lunch not read in New York");
@@ -224,7 +225,7 @@ Test(calendar, the_path_api_takes_the_zone_from_config_toml)
 
 Test(calendar, a_weekly_rule_skips_its_exdate_and_an_override_counts_only_at_its_new_time)
 {
-	struct config c = conf(FIXTURES "/weekly.ics", "Europe/Berlin");
+	struct config c = conf(source_path(FIXTURES "/weekly.ics"), "Europe/Berlin");
 
 	/* Oct 12 is an EXDATE; Oct 19 moved to Oct 20 14:00; Nov 2 cancelled; CET from Oct 25. */
 	expect_busy(&c, "2026-10-05T07:30:00Z/2026-10-05T08:00:00Z "
@@ -237,7 +238,7 @@ Test(calendar, a_weekly_rule_skips_its_exdate_and_an_override_counts_only_at_its
 
 Test(calendar, a_moved_or_cancelled_occurrence_leaves_its_old_time_free)
 {
-	struct config c = conf(FIXTURES "/weekly.ics", "Europe/Berlin");
+	struct config c = conf(source_path(FIXTURES "/weekly.ics"), "Europe/Berlin");
 	struct err e;
 
 	cr_assert_eq(calendar_is_free_conf(&c, at("2026-10-19T07:30:00Z"), at("2026-10-19T08:00:00Z"), &e),
@@ -250,7 +251,7 @@ Test(calendar, a_moved_or_cancelled_occurrence_leaves_its_old_time_free)
 
 Test(calendar, all_day_events_end_where_dtend_says_and_a_lone_date_lasts_one_day)
 {
-	struct config c = conf(FIXTURES "/allday.ics", "Europe/Berlin");
+	struct config c = conf(source_path(FIXTURES "/allday.ics"), "Europe/Berlin");
 
 	/*
 	 * Conference Oct 24–25 (DTEND Oct 26 exclusive, CET from Oct 25), offsite
@@ -265,7 +266,7 @@ Test(calendar, all_day_events_end_where_dtend_says_and_a_lone_date_lasts_one_day
 
 Test(calendar, floating_times_and_dates_follow_the_configured_zone)
 {
-	struct config c = conf(FIXTURES "/allday.ics", "America/New_York");
+	struct config c = conf(source_path(FIXTURES "/allday.ics"), "America/New_York");
 
 	expect_busy(&c, "2026-10-24T04:00:00Z/2026-10-26T04:00:00Z "
 			"2026-10-28T04:00:00Z/2026-10-29T04:00:00Z "
@@ -275,7 +276,7 @@ Test(calendar, floating_times_and_dates_follow_the_configured_zone)
 
 Test(calendar, without_a_configured_zone_the_system_zone_from_tz_is_used)
 {
-	struct config c = conf(FIXTURES "/allday.ics", NULL);
+	struct config c = conf(source_path(FIXTURES "/allday.ics"), NULL);
 	char *got;
 
 	setenv("TZ", "Asia/Tokyo", 1);
@@ -291,7 +292,7 @@ Test(calendar, without_a_configured_zone_the_system_zone_from_tz_is_used)
 
 Test(calendar, a_zone_nobody_knows_is_a_configuration_error)
 {
-	struct config c = conf(FIXTURES "/allday.ics", "Mars/Olympus_Mons");
+	struct config c = conf(source_path(FIXTURES "/allday.ics"), "Mars/Olympus_Mons");
 	struct err e = refused(&c);
 
 	cr_assert_eq(e.code, ERR_CONFIG);
@@ -300,7 +301,7 @@ Test(calendar, a_zone_nobody_knows_is_a_configuration_error)
 
 Test(calendar, a_tzid_without_vtimezone_uses_the_builtin_zone_or_the_outlook_name)
 {
-	struct config c = conf(FIXTURES "/zones.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/zones.ics"), "UTC");
 
 	/* New York is on EST from Nov 1; "W. Europe Standard Time" is Berlin, CET. */
 	expect_busy(&c, "2026-11-03T14:00:00Z/2026-11-03T15:00:00Z "
@@ -325,14 +326,14 @@ Test(calendar, common_windows_zone_names_map_to_zones_libical_knows)
 
 Test(calendar, both_vcalendars_of_one_file_are_read_and_touching_intervals_merge)
 {
-	struct config c = conf(FIXTURES "/two-calendars.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/two-calendars.ics"), "UTC");
 
 	expect_busy(&c, "2026-11-05T10:00:00Z/2026-11-05T11:30:00Z");
 }
 
 Test(calendar, rdates_add_occurrences_and_an_rdate_period_keeps_its_own_length)
 {
-	struct config c = conf(FIXTURES "/rdate.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/rdate.ics"), "UTC");
 
 	expect_busy(&c, "2026-11-06T13:00:00Z/2026-11-06T14:00:00Z "
 			"2026-11-13T13:00:00Z/2026-11-13T14:00:00Z "
@@ -341,7 +342,7 @@ Test(calendar, rdates_add_occurrences_and_an_rdate_period_keeps_its_own_length)
 
 Test(calendar, a_vdirsyncer_root_reads_every_collection_below_it)
 {
-	struct config c = conf(FIXTURES "/root", "UTC");
+	struct config c = conf(source_path(FIXTURES "/root"), "UTC");
 
 	expect_busy(&c, "2026-11-10T09:00:00Z/2026-11-10T11:00:00Z");
 }
@@ -349,7 +350,7 @@ Test(calendar, a_vdirsyncer_root_reads_every_collection_below_it)
 Test(calendar, collections_pick_the_collections_of_a_root)
 {
 	char *work[] = { (char *)"work" }, *missing[] = { (char *)"holidays" };
-	struct config c = conf(FIXTURES "/root", "UTC");
+	struct config c = conf(source_path(FIXTURES "/root"), "UTC");
 	struct err e;
 
 	c.calendar_collections = work;
@@ -363,7 +364,7 @@ Test(calendar, collections_pick_the_collections_of_a_root)
 
 Test(calendar, an_unreadable_dtstart_is_refused_naming_the_file_the_line_and_the_uid)
 {
-	struct config c = conf(FIXTURES "/bad-dtstart.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/bad-dtstart.ics"), "UTC");
 	struct err e = refused(&c);
 
 	cr_assert_eq(e.code, ERR_PARSE);
@@ -373,7 +374,7 @@ Test(calendar, an_unreadable_dtstart_is_refused_naming_the_file_the_line_and_the
 
 Test(calendar, a_tzid_nothing_places_is_refused_not_read_as_utc)
 {
-	struct config c = conf(FIXTURES "/unknown-tzid.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/unknown-tzid.ics"), "UTC");
 	struct err e = refused(&c);
 
 	cr_assert_eq(e.code, ERR_PARSE);
@@ -446,7 +447,7 @@ Test(calendar, a_thisandfuture_override_moves_every_later_occurrence)
 
 Test(calendar, a_window_shows_only_what_overlaps_it_clipped)
 {
-	struct config c = conf(FIXTURES "/allday.ics", "Europe/Berlin");
+	struct config c = conf(source_path(FIXTURES "/allday.ics"), "Europe/Berlin");
 	char *got = busy(&c, "2026-10-25T12:00:00Z", "2026-10-28T00:00:00Z");
 
 	cr_assert_str_eq(got, "2026-10-25T12:00:00Z/2026-10-25T23:00:00Z "
@@ -553,7 +554,7 @@ Test(calendar, an_event_written_into_a_single_file_leaves_every_other_byte_alone
 	struct stat st;
 	struct err e;
 
-	cr_assert_eq(fs_read(FIXTURES "/weekly.ics", &before, &blen, &e), 0);
+	cr_assert_eq(fs_read(source_path(FIXTURES "/weekly.ics"), &before, &blen, &e), 0);
 	path = write_calendar("personal.ics", before);
 	c = conf(path, "Europe/Berlin");
 	cr_assert_eq(calendar_event_write(&c, &ev, uid, &e), 0, "%s", e.msg);
@@ -622,7 +623,7 @@ Test(calendar, a_calendar_mecha_cannot_read_is_never_rewritten)
 	size_t len;
 	struct err e;
 
-	cr_assert_eq(fs_read(FIXTURES "/bad-dtstart.ics", &before, &len, &e), 0);
+	cr_assert_eq(fs_read(source_path(FIXTURES "/bad-dtstart.ics"), &before, &len, &e), 0);
 	path = write_calendar("personal.ics", before);
 	c = conf(path, "UTC");
 	cr_assert_eq(calendar_event_write(&c, &ev, uid, &e), -1);
@@ -734,8 +735,8 @@ Test(calendar, an_itip_request_and_its_cancel_carry_the_same_uid_and_times)
 
 Test(calendar, a_system_zone_nobody_knows_fails_only_the_events_that_need_one)
 {
-	struct config utc_only = conf(FIXTURES "/two-calendars.ics", NULL);
-	struct config floating = conf(FIXTURES "/allday.ics", NULL);
+	struct config utc_only = conf(source_path(FIXTURES "/two-calendars.ics"), NULL);
+	struct config floating = conf(source_path(FIXTURES "/allday.ics"), NULL);
 	struct err e;
 
 	setenv("TZ", "CET-1CEST,M3.5.0,M10.5.0/3", 1);
@@ -774,7 +775,7 @@ Test(calendar, a_vtimezone_without_observances_is_not_read_as_utc)
 Test(calendar, the_configured_calendar_file_may_be_a_symbolic_link)
 {
 	char *dir = temp_dir(), *link = fs_join(dir, "calendar.ics");
-	char *target = realpath(FIXTURES "/two-calendars.ics", NULL);
+	char *target = realpath(source_path(FIXTURES "/two-calendars.ics"), NULL);
 	struct config c = conf(link, "UTC");
 
 	cr_assert_eq(symlink(target, link), 0);
@@ -802,7 +803,7 @@ Test(calendar, removing_one_event_of_a_shared_vdir_file_keeps_the_others)
 
 Test(calendar, a_google_export_reads_despite_a_flagged_line_that_has_no_bearing_on_time)
 {
-	struct config c = conf(FIXTURES "/google-export.ics", "UTC");
+	struct config c = conf(source_path(FIXTURES "/google-export.ics"), "UTC");
 
 	expect_busy(&c, "2026-11-05T09:00:00Z/2026-11-05T10:00:00Z "
 			"2026-11-12T09:00:00Z/2026-11-12T10:00:00Z "
@@ -842,7 +843,7 @@ Test(calendar, a_text_in_memory_is_read_as_the_same_file_would_be)
 	char *text;
 	size_t len, n;
 
-	cr_assert_eq(fs_read(FIXTURES "/weekly.ics", &text, &len, &e), 0);
+	cr_assert_eq(fs_read(source_path(FIXTURES "/weekly.ics"), &text, &len, &e), 0);
 	cr_assert_eq(calendar_busy_ics("weekly.ics", text, len, "Europe/Berlin", at("2026-10-19T00:00:00Z"),
 				       at("2026-10-26T00:00:00Z"), &v, &n, &e), 0, "%s", e.msg);
 	cr_assert_eq(n, 1); /* the Monday moved to Tuesday afternoon */

@@ -655,8 +655,10 @@ static int spec_allows(const char *from, const char *to, enum state_mover by)
 						     IS(to, STATE_TRIAGED) || IS(to, STATE_EXTRACTED));
 	case MOVER_DRAFT:
 		return IS(from, STATE_EXTRACTED) && IS(to, STATE_AWAITING_ME);
-	case MOVER_RECONCILE:
-		return IS(from, STATE_AWAITING_ME) && (IS(to, STATE_ANSWERED) || IS(to, STATE_EXTRACTED));
+	case MOVER_RECONCILE: /* issue 23: a rejected reply returns the request where it was */
+		return IS(from, STATE_AWAITING_ME) &&
+		       (IS(to, STATE_ANSWERED) || IS(to, STATE_EXTRACTED) || IS(to, STATE_DRAINED) ||
+			IS(to, STATE_EXTRACTION_FAILED) || IS(to, STATE_NEEDS_INFO));
 	case MOVER_NEEDS_INFO:
 		return !IS(from, STATE_CLOSED) && IS(to, STATE_NEEDS_INFO);
 	case MOVER_CLOSE: /* §3 says "any"; issue 12: a closed request keeps its first reason */

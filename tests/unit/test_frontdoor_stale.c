@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 
 #include "base/err.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "frontdoor/remind.h"
 #include "frontdoor/stale.h"
 

@@ -11,7 +11,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/jsonio.h"
-#include "frontdoor/record.h"
+#include "requests/record.h"
 #include "frontdoor/sweep.h"
 #include "frontdoor/sweep_ledger.h"
 

@@ -220,7 +220,7 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 	return next;
 }
 
-static void extract_job_free(struct extract_job *j)
+void extract_job_free(struct extract_job *j)
 {
 	free(j->base_prompt);
 	free(j->prompt);

@@ -113,6 +113,8 @@ int extract_select_one(struct store *s, long long seq, int force, struct extract
  */
 int extract_job_open(struct store *s, const struct extract_pick *p,
 		     const struct provider_conf *conf, struct extract_job *j, struct err *e);
+/* Releases what a job holds (not the job itself). */
+void extract_job_free(struct extract_job *j);
 void extract_batch_free(struct extract_batch *b);
 
 /* ---- landing ------------------------------------------------------------------ */

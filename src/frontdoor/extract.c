@@ -220,7 +220,7 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 	return next;
 }
 
-static void extract_job_free(struct extract_job *j)
+void extract_job_free(struct extract_job *j)
 {
 	free(j->base_prompt);
 	free(j->prompt);
@@ -254,23 +254,18 @@ static void extract_job_rules(struct extract_job *j, const struct record *r)
 
 struct selecting {
 	struct extract_batch *b;
-	const struct provider_conf *conf;
 	int retry_failed;
 };
 
-static void add_job(struct selecting *sel, const struct record *r, enum state_mover by)
+static void add_pick(struct extract_batch *b, long long seq, enum state_mover by)
 {
-	struct extract_batch *b = sel->b;
-	struct extract_job *j;
-
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 16;
-		b->jobs = xrealloc(b->jobs, b->cap * sizeof *b->jobs);
+		b->picks = xrealloc(b->picks, b->cap * sizeof *b->picks);
 	}
-	j = &b->jobs[b->n++];
-	if (extract_job_start(j, r) == EXTRACT_CALL && provider_is_rules(sel->conf))
-		extract_job_rules(j, r);
-	j->by = by;
+	b->picks[b->n].seq = seq;
+	b->picks[b->n].by = by;
+	b->n++;
 }
 
 /* Only a valid record that is not the sweep's is ever extracted. */
@@ -288,16 +283,15 @@ static int select_each(struct record *r, void *arg, struct err *e)
 	if (!extractable(r))
 		return VERDICT_NEXT;
 	if (state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT))
-		add_job(sel, r, MOVER_EXTRACT);
+		add_pick(sel->b, r->seq, MOVER_EXTRACT);
 	else if (sel->retry_failed && state_allows(st, STATE_EXTRACTED, MOVER_EXTRACT_RETRY))
-		add_job(sel, r, MOVER_EXTRACT_RETRY);
+		add_pick(sel->b, r->seq, MOVER_EXTRACT_RETRY);
 	return VERDICT_NEXT;
 }
 
-int extract_select_all(struct store *s, int retry_failed, const struct provider_conf *conf,
-		       struct extract_batch *b, struct err *e)
+int extract_select_all(struct store *s, int retry_failed, struct extract_batch *b, struct err *e)
 {
-	struct selecting sel = { b, conf, retry_failed };
+	struct selecting sel = { b, retry_failed };
 
 	return store_each(s, select_each, &sel, e);
 }
@@ -326,10 +320,9 @@ static int mover_for_one(const struct record *r, int force, struct err *e)
 		       "out of %s (nothing changed)", r->seq, st, st);
 }
 
-int extract_select_one(struct store *s, long long seq, int force, const struct provider_conf *conf,
-		       struct extract_batch *b, struct err *e)
+int extract_select_one(struct store *s, long long seq, int force, struct extract_batch *b,
+		       struct err *e)
 {
-	struct selecting sel = { b, conf, 0 };
 	struct record r;
 	int by;
 
@@ -337,16 +330,39 @@ int extract_select_one(struct store *s, long long seq, int force, const struct p
 		return -1;
 	by = mover_for_one(&r, force, e);
 	if (by >= 0)
-		add_job(&sel, &r, (enum state_mover)by);
+		add_pick(b, r.seq, (enum state_mover)by);
 	record_free(&r);
 	return by < 0 ? -1 : 0;
 }
 
+int extract_job_open(struct store *s, const struct extract_pick *p,
+		     const struct provider_conf *conf, struct extract_job *j, struct err *e)
+{
+	struct record r;
+	int next;
+
+	memset(j, 0, sizeof *j);
+	j->seq = p->seq;
+	j->by = p->by;
+	if (store_get(s, p->seq, &r, e) != 0)
+		return e->code == ERR_NOT_FOUND ? EXTRACT_GONE : -1;
+	if (!extractable(&r) || !state_allows(record_state(&r), STATE_EXTRACTED, p->by)) {
+		record_free(&r); /* a person moved it since the selection; their change stands */
+		return EXTRACT_GONE;
+	}
+	next = (int)extract_job_start(j, &r);
+	j->by = p->by;
+	if (next == EXTRACT_CALL && provider_is_rules(conf)) {
+		extract_job_rules(j, &r);
+		next = EXTRACT_DONE;
+	}
+	record_free(&r);
+	return next;
+}
+
 void extract_batch_free(struct extract_batch *b)
 {
-	for (size_t i = 0; i < b->n; i++)
-		extract_job_free(&b->jobs[i]);
-	free(b->jobs);
+	free(b->picks);
 	memset(b, 0, sizeof *b);
 }
 

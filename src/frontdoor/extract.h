@@ -16,13 +16,14 @@
  * prompt, extract_job_answer consumes each response and says what happens next.
  *
  * Which records a run takes is decided here too, by asking the state table
- * (extract_select_all, extract_select_one), and a result lands through
+ * (extract_select_all, extract_select_one, and again for each record as
+ * its job is built by extract_job_open), and a result lands through
  * state_move with the mover the selection chose — so `extract` never reopens
  * a record a person closed, parked or answered.
  *
  * Ownership: extract_prompt returns a malloc'd string; a job owns its prompt,
  * its result (a NEW jansson reference) and its error text; extract_job_free
- * releases whatever is left, and extract_batch_free every job of a batch.
+ * releases whatever is left. A batch owns its picks (extract_batch_free).
  */
 #ifndef MECHA_FRONTDOOR_EXTRACT_H
 #define MECHA_FRONTDOOR_EXTRACT_H
@@ -51,6 +52,7 @@ enum extract_next {
 	EXTRACT_CALL,   /* send job->prompt (again) */
 	EXTRACT_DONE,   /* job->result holds the extraction */
 	EXTRACT_FAILED, /* job->error says why */
+	EXTRACT_GONE,   /* extract_job_open: the record went or moved since it was selected */
 };
 
 struct extract_job {
@@ -74,11 +76,17 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 /* ---- which records (docs/providers.md, "What is sent") ----------------------------------- */
 
 /*
- * The jobs a run takes, in seq order. With the rules extractor (conf says so)
- * each job is answered while it is selected, since the prose is at hand.
+ * What a run takes, in seq order: a seq and its mover per record, nothing of
+ * the record itself (so a run over many records holds little); each job is
+ * built from a fresh read by extract_job_open when its turn comes.
  */
+struct extract_pick {
+	long long seq;
+	enum state_mover by;
+};
+
 struct extract_batch {
-	struct extract_job *jobs;
+	struct extract_pick *picks;
 	size_t n, cap;
 };
 
@@ -87,16 +95,26 @@ struct extract_batch {
  * retry_failed the extraction_failed ones too; bookings and cancellations
  * belong to the sweep and are passed over.
  */
-int extract_select_all(struct store *s, int retry_failed, const struct provider_conf *conf,
-		       struct extract_batch *b, struct err *e);
+int extract_select_all(struct store *s, int retry_failed, struct extract_batch *b, struct err *e);
 /*
  * Request seq alone: drained or extraction_failed, or with force an extracted
  * or triaged one. Refusals (nothing is selected): ERR_INVALID_REQUEST (it did
  * not validate), ERR_BOOKING (the sweep's), ERR_INVALID_TRANSITION (any other
  * state, or extracted/triaged without force); ERR_NOT_FOUND when there is none.
  */
-int extract_select_one(struct store *s, long long seq, int force, const struct provider_conf *conf,
-		       struct extract_batch *b, struct err *e);
+int extract_select_one(struct store *s, long long seq, int force, struct extract_batch *b,
+		       struct err *e);
+/*
+ * Re-reads p's record and builds its job in *j (with the rules extractor,
+ * conf says so, answered at once). Returns EXTRACT_CALL or EXTRACT_DONE as
+ * extract_job_start does, EXTRACT_GONE when the record went or its state no
+ * longer lets p's mover extract it (j holds only the seq), or -1 when it could
+ * not be read. The job is the caller's to free either way.
+ */
+int extract_job_open(struct store *s, const struct extract_pick *p,
+		     const struct provider_conf *conf, struct extract_job *j, struct err *e);
+/* Releases what a job holds (not the job itself). */
+void extract_job_free(struct extract_job *j);
 void extract_batch_free(struct extract_batch *b);
 
 /* ---- landing ------------------------------------------------------------------ */

@@ -20,17 +20,27 @@ struct run {
 	struct store store;
 	struct provider_conf conf;
 	struct extract_batch batch;
+	size_t next;                 /* the first pick not yet opened */
 	struct provider_batch *calls;
 	const struct extract_report *report;
+	struct err failed;           /* why the run stopped early (failed.code set) */
 };
 
+static void tell(struct run *run, const struct extract_job *j, int landed, const struct err *why)
+{
+	if (run->report && run->report->on_landed)
+		run->report->on_landed(j, landed, why, run->report->ctx);
+}
+
+/* Lands j, says so, and frees it (j itself is malloc'd). */
 static void land(struct run *run, struct extract_job *j)
 {
 	struct err e;
 	int rc = extract_land(&run->store, j, &e);
 
-	if (run->report && run->report->on_landed)
-		run->report->on_landed(j, rc, &e, run->report->ctx);
+	tell(run, j, rc, &e);
+	extract_job_free(j);
+	free(j);
 }
 
 static int send_job(struct run *run, struct extract_job *j, struct err *e)
@@ -45,51 +55,83 @@ static int send_job(struct run *run, struct extract_job *j, struct err *e)
 	return rc;
 }
 
+/*
+ * Opens picks until one needs a call and sends it (returns 1), or none is
+ * left (0), or a send failed (-1, run->failed says why). Jobs answered at
+ * once (no prose, the rules extractor) and records moved since the selection
+ * are reported on the way, as they would be after a call.
+ */
+static int start_next(struct run *run)
+{
+	while (run->next < run->batch.n) {
+		struct extract_job *j = xmalloc(sizeof *j);
+		struct err e;
+		int next = extract_job_open(&run->store, &run->batch.picks[run->next++], &run->conf,
+					    j, &e);
+
+		if (next == EXTRACT_CALL && run->calls) {
+			if (send_job(run, j, &run->failed) == 0)
+				return 1;
+			extract_job_free(j);
+			free(j);
+			return -1;
+		}
+		if (next == EXTRACT_GONE || next < 0) {
+			tell(run, j, next < 0 ? -1 : EXTRACT_DROPPED, &e);
+			extract_job_free(j);
+			free(j);
+		} else {
+			land(run, j);
+		}
+	}
+	return 0;
+}
+
 static void on_answer(void *ctx, void *tag, struct provider_response *resp, const struct err *e)
 {
 	struct run *run = ctx;
 	struct extract_job *j = tag;
 	struct err add;
 
-	if (extract_job_answer(j, resp, e) != EXTRACT_CALL) {
-		land(run, j);
-		return;
+	if (extract_job_answer(j, resp, e) == EXTRACT_CALL) {
+		if (send_job(run, j, &add) == 0)
+			return;
+		free(j->error);
+		j->error = xstrdup(add.msg);
 	}
-	if (send_job(run, j, &add) == 0)
-		return;
-	free(j->error);
-	j->error = xstrdup(add.msg);
 	land(run, j);
+	if (!run->failed.code)
+		(void)start_next(run);
 }
 
-/* Jobs answered while they were selected (no prose, or the rules extractor) land at once. */
+/* Keeps up to jobs calls in flight, opening the next pick as each one lands. */
 static int run_calls(struct run *run, unsigned jobs, struct err *e)
 {
-	int rc = 0;
-
-	for (size_t i = 0; i < run->batch.n; i++)
-		if (run->batch.jobs[i].result)
-			land(run, &run->batch.jobs[i]);
-	if (provider_is_rules(&run->conf))
-		return 0;
-	run->calls = provider_batch_new(&run->conf, jobs, on_answer, run, e);
-	if (!run->calls)
-		return -1;
-	for (size_t i = 0; i < run->batch.n && rc == 0; i++)
-		if (!run->batch.jobs[i].result)
-			rc = send_job(run, &run->batch.jobs[i], e);
-	if (rc == 0)
+	if (!provider_is_rules(&run->conf)) {
+		run->calls = provider_batch_new(&run->conf, jobs, on_answer, run, e);
+		if (!run->calls)
+			return -1;
+	}
+	for (unsigned i = 0; i < jobs && !run->failed.code; i++)
+		if (start_next(run) <= 0)
+			break;
+	if (run->calls) {
 		provider_batch_run(run->calls);
-	provider_batch_free(run->calls);
-	run->calls = NULL;
-	return rc;
+		provider_batch_free(run->calls);
+		run->calls = NULL;
+	}
+	if (run->failed.code) {
+		*e = run->failed;
+		return -1;
+	}
+	return 0;
 }
 
 static int select_jobs(struct run *run, const struct extract_opts *o, struct err *e)
 {
 	if (o->seq >= 0)
-		return extract_select_one(&run->store, o->seq, o->force, &run->conf, &run->batch, e);
-	return extract_select_all(&run->store, o->retry_failed, &run->conf, &run->batch, e);
+		return extract_select_one(&run->store, o->seq, o->force, &run->batch, e);
+	return extract_select_all(&run->store, o->retry_failed, &run->batch, e);
 }
 
 int extract_run(const struct extract_opts *o, const struct extract_report *r, struct err *e)

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,21 +112,46 @@ static int name_seq(const char *name, long long *seq)
  * (record_file_name) is kept as its seq and the index of its type in a table
  * of the few types the store holds; only a name the rule would not make
  * (0012-meeting.json: it is listed, to be reported unreadable) is kept whole.
+ *
+ * An entry is one 64-bit word, eight bytes a record: the seq, offset by
+ * SEQ_BIAS, in the high 40 bits and the name in the low 24 (NAME_ODD and an
+ * index into names.odd, or an index into names.types). Sorting the words as
+ * numbers sorts by seq. A seq beyond +-2^39 is kept as an odd name whole, its
+ * word holding the nearest bound, so the order stays right and the exact seq
+ * is read back from the name. The words are sorted in place (heapsort): no
+ * copy of the listing is made to sort it.
  */
-#define NAME_ODD 0x80000000u /* entry.name indexes names.odd, not names.types */
-
-struct entry {
-	long long seq;
-	unsigned name;
-};
+#define NAME_BITS 24
+#define NAME_MASK ((1u << NAME_BITS) - 1)
+#define NAME_ODD (1u << (NAME_BITS - 1)) /* the rest indexes names.odd, not names.types */
+#define NAME_MAX_INDEX (NAME_ODD - 1)
+#define SEQ_BIAS (1LL << 39)
 
 struct names {
-	struct entry *v;
+	uint64_t *v;
 	size_t n, cap;
 	char **types, **odd;
 	size_t ntypes, nodd;
 	unsigned last; /* the type the previous name had: names come in runs */
+	int full;      /* more types or odd names than an entry can index */
 };
+
+static uint64_t entry_make(long long seq, unsigned name)
+{
+	long long k = seq < -SEQ_BIAS ? -SEQ_BIAS : seq >= SEQ_BIAS ? SEQ_BIAS - 1 : seq;
+
+	return ((uint64_t)(k + SEQ_BIAS) << NAME_BITS) | name;
+}
+
+static unsigned entry_name_bits(uint64_t x)
+{
+	return (unsigned)(x & NAME_MASK);
+}
+
+static int seq_fits(long long seq)
+{
+	return seq >= -SEQ_BIAS && seq < SEQ_BIAS;
+}
 
 static unsigned names_type(struct names *w, const char *type)
 {
@@ -151,45 +177,98 @@ static void names_add(struct names *w, long long seq, const char *name)
 	memcpy(type, p, len);
 	type[len] = '\0';
 	record_file_name(seq, type, canon);
+	if (w->ntypes > NAME_MAX_INDEX || w->nodd > NAME_MAX_INDEX) {
+		w->full = 1;
+		return;
+	}
 	if (w->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 256;
 		w->v = xrealloc(w->v, w->cap * sizeof *w->v);
 	}
-	w->v[w->n].seq = seq;
-	if (strcmp(canon, name) == 0) {
-		w->v[w->n++].name = names_type(w, type);
+	if (seq_fits(seq) && strcmp(canon, name) == 0) {
+		w->v[w->n++] = entry_make(seq, names_type(w, type) & NAME_MAX_INDEX);
 		return;
 	}
 	w->odd = xrealloc(w->odd, (w->nodd + 1) * sizeof *w->odd);
 	w->odd[w->nodd] = xstrdup(name);
-	w->v[w->n++].name = NAME_ODD | (unsigned)w->nodd++;
+	w->v[w->n++] = entry_make(seq, NAME_ODD | (unsigned)w->nodd++);
+}
+
+/* An entry's seq; an odd name's is read back from the name (it may not fit the word). */
+static long long entry_seq(const struct names *w, uint64_t x)
+{
+	long long seq;
+
+	if ((entry_name_bits(x) & NAME_ODD) &&
+	    name_seq(w->odd[entry_name_bits(x) & ~NAME_ODD], &seq) == 0)
+		return seq;
+	return (long long)(x >> NAME_BITS) - SEQ_BIAS;
 }
 
 /* An entry's file name: in buf, or the odd name kept whole. */
-static const char *entry_name(const struct names *w, const struct entry *x,
-			      char buf[RECORD_FILE_NAME_MAX])
+static const char *entry_name(const struct names *w, uint64_t x, char buf[RECORD_FILE_NAME_MAX])
 {
-	if (x->name & NAME_ODD)
-		return w->odd[x->name & ~NAME_ODD];
-	record_file_name(x->seq, w->types[x->name], buf);
+	unsigned name = entry_name_bits(x);
+
+	if ((name & NAME_ODD) && (name & ~NAME_ODD) < w->nodd)
+		return w->odd[name & ~NAME_ODD];
+	/* Every word names one or the other; an empty name would only fail to open. */
+	if (!(name & NAME_ODD) && name < w->ntypes)
+		record_file_name(entry_seq(w, x), w->types[name], buf);
+	else
+		buf[0] = '\0';
 	return buf;
 }
 
 static const char *names_at(const struct names *w, size_t i, char buf[RECORD_FILE_NAME_MAX])
 {
-	return entry_name(w, &w->v[i], buf);
+	return entry_name(w, w->v[i], buf);
 }
 
-static int by_seq(const void *a, const void *b, void *arg)
+static int by_seq(const struct names *w, uint64_t x, uint64_t y)
 {
-	const struct entry *x = a, *y = b;
-	const struct names *w = arg;
 	char bx[RECORD_FILE_NAME_MAX], by[RECORD_FILE_NAME_MAX];
+	long long sx, sy;
 
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
+	if (x >> NAME_BITS != y >> NAME_BITS)
+		return x < y ? -1 : 1;
+	if (x == y)
+		return 0;
+	sx = entry_seq(w, x);
+	sy = entry_seq(w, y);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
 	/* One seq, two files: byte order of the names, as a listing shows them. */
 	return strcmp(entry_name(w, x, bx), entry_name(w, y, by));
+}
+
+static void sift_down(struct names *w, size_t root, size_t n)
+{
+	uint64_t *v = w->v;
+
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		uint64_t t;
+		if (child + 1 < n && by_seq(w, v[child], v[child + 1]) < 0)
+			child++;
+		if (by_seq(w, v[root], v[child]) >= 0)
+			return;
+		t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+	}
+}
+
+/* Heapsort in place: the listing may be large and is never copied to be sorted. */
+static void names_sort(struct names *w)
+{
+	for (size_t i = w->n / 2; i > 0; i--)
+		sift_down(w, i - 1, w->n);
+	for (size_t end = w->n; end > 1; end--) {
+		uint64_t t = w->v[0];
+		w->v[0] = w->v[end - 1];
+		w->v[end - 1] = t;
+		sift_down(w, 0, end - 1);
+	}
 }
 
 /* What store.h's walk says of a listing. */
@@ -201,9 +280,9 @@ static void names_shape(struct store *s, const struct names *w)
 	for (size_t i = 0; i < w->n; i++) {
 		char seq[24];
 		int n;
-		if (w->v[i].name & NAME_ODD)
+		if (entry_name_bits(w->v[i]) & NAME_ODD)
 			continue; /* never handed on: its content cannot agree with its name */
-		n = snprintf(seq, sizeof seq, "%lld", w->v[i].seq);
+		n = snprintf(seq, sizeof seq, "%lld", entry_seq(w, w->v[i]));
 		if (n > s->walk.seq_width)
 			s->walk.seq_width = n;
 	}
@@ -355,8 +434,12 @@ static int list_names(struct store *s, struct names *out, struct strays *strays,
 		names_add(out, seq, d->d_name);
 	}
 	closedir(dir);
-	if (out->n > 1)
-		qsort_r(out->v, out->n, sizeof *out->v, by_seq, out);
+	if (out->full) {
+		names_free(out);
+		return err_set(e, ERR_IO, "%s holds more than %u record types or misnamed record files; "
+			       "it cannot be listed", s->dir, NAME_MAX_INDEX);
+	}
+	names_sort(out);
 	return 0;
 }
 
@@ -371,8 +454,8 @@ int store_seqs(struct store *s, long long **seqs, size_t *n, struct err *e)
 	if (w.n)
 		*seqs = xmalloc(w.n * sizeof **seqs);
 	for (size_t i = 0; i < w.n; i++) /* sorted: a seq named twice is next to itself */
-		if (*n == 0 || (*seqs)[*n - 1] != w.v[i].seq)
-			(*seqs)[(*n)++] = w.v[i].seq;
+		if (*n == 0 || (*seqs)[*n - 1] != entry_seq(&w, w.v[i]))
+			(*seqs)[(*n)++] = entry_seq(&w, w.v[i]);
 	names_free(&w);
 	return 0;
 }
@@ -633,7 +716,7 @@ static size_t index_lower(const struct names *w, long long seq)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (w->v[mid].seq < seq)
+		if (entry_seq(w, w->v[mid]) < seq)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -651,10 +734,10 @@ static int find_by_index(struct store *s, long long seq, char name[RECORD_FILE_N
 		return -1;
 	w = &s->index->names;
 	i = index_lower(w, seq);
-	if (i == w->n || w->v[i].seq != seq)
+	if (i == w->n || entry_seq(w, w->v[i]) != seq)
 		return 0;
-	if (w->v[i].name & NAME_ODD)
-		snprintf(name, RECORD_FILE_NAME_MAX, "%s", w->odd[w->v[i].name & ~NAME_ODD]);
+	if (entry_name_bits(w->v[i]) & NAME_ODD)
+		snprintf(name, RECORD_FILE_NAME_MAX, "%s", w->odd[entry_name_bits(w->v[i]) & ~NAME_ODD]);
 	else
 		names_at(w, i, name);
 	return 1;
@@ -677,8 +760,12 @@ static void index_created(struct store *s, long long seq, const char *name)
 	}
 	i = index_lower(&x->names, seq); /* no name has seq: the lookup said so */
 	names_add(&x->names, seq, name); /* at the end */
+	if (x->names.full) {
+		index_drop(s);
+		return;
+	}
 	if (i < x->names.n - 1) {        /* a seq below the last: into its place */
-		struct entry e = x->names.v[x->names.n - 1];
+		uint64_t e = x->names.v[x->names.n - 1];
 		memmove(&x->names.v[i + 1], &x->names.v[i], (x->names.n - 1 - i) * sizeof e);
 		x->names.v[i] = e;
 	}

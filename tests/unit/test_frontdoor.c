@@ -838,7 +838,7 @@ Test(moves, a_close_needs_a_reason_that_says_something_and_then_keeps_it)
 
 static long long first_seq(const struct extract_batch *b, size_t i)
 {
-	return i < b->n ? b->jobs[i].seq : -1;
+	return i < b->n ? b->picks[i].seq : -1;
 }
 
 Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
@@ -846,6 +846,7 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	char *dir = tmp_store();
 	struct provider_conf rules = { .name = "rules", .kind = "rules" };
 	struct extract_batch b = { 0 };
+	struct extract_job j;
 	struct store s;
 	struct err e;
 
@@ -857,16 +858,18 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	put_record(&s, 4, STATE_EXTRACTED, 1, "{}");
 	put_record(&s, 5, STATE_CLOSED, 1, "{}");
 	put_record(&s, 6, STATE_EXTRACTION_FAILED, 1, "{}");
-	cr_assert_eq(extract_select_all(&s, 0, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(extract_select_all(&s, 0, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b.n, 1);
 	cr_assert_eq(first_seq(&b, 0), 1);
-	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT);
-	cr_assert_not_null(b.jobs[0].result, "a record with no prose needs no call");
+	cr_assert_eq(b.picks[0].by, MOVER_EXTRACT);
+	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
+	cr_assert_not_null(j.result, "a record with no prose needs no call");
+	extract_job_free(&j);
 	extract_batch_free(&b);
-	cr_assert_eq(extract_select_all(&s, 1, &rules, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(extract_select_all(&s, 1, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b.n, 2);
 	cr_assert_eq(first_seq(&b, 1), 6);
-	cr_assert_eq(b.jobs[1].by, MOVER_EXTRACT_RETRY);
+	cr_assert_eq(b.picks[1].by, MOVER_EXTRACT_RETRY);
 	extract_batch_free(&b);
 
 	struct { long long seq; int force; enum err_code code; } refused[] = {
@@ -874,13 +877,27 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 		{ 5, 1, ERR_INVALID_TRANSITION }, { 9, 0, ERR_NOT_FOUND },
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-		cr_assert_eq(extract_select_one(&s, refused[i].seq, refused[i].force, &rules, &b, &e), -1);
+		cr_assert_eq(extract_select_one(&s, refused[i].seq, refused[i].force, &b, &e), -1);
 		cr_assert_eq(e.code, refused[i].code, "request %lld: %s", refused[i].seq, e.msg);
 		cr_assert_eq(b.n, 0, "a refusal selected something");
 	}
-	cr_assert_eq(extract_select_one(&s, 4, 1, &rules, &b, &e), 0, "%s", e.msg);
-	cr_assert_eq(b.jobs[0].by, MOVER_EXTRACT_FORCE);
-	cr_assert_eq(extract_land(&s, &b.jobs[0], &e), EXTRACT_LANDED, "%s", e.msg);
+	cr_assert_eq(extract_select_one(&s, 4, 1, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.picks[0].by, MOVER_EXTRACT_FORCE);
+	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
+	cr_assert_eq(extract_land(&s, &j, &e), EXTRACT_LANDED, "%s", e.msg);
+	extract_job_free(&j);
+	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE,
+		     "extracted may still be forced: %s", e.msg);
+	extract_job_free(&j);
+	extract_batch_free(&b);
+
+	/* Picked while drained, moved by a person before its turn: it is passed over. */
+	cr_assert_eq(extract_select_all(&s, 0, &b, &e), 0, "%s", e.msg);
+	cr_assert_eq(b.n, 1);
+	put_record(&s, 1, STATE_CLOSED, 1, "{}");
+	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_GONE);
+	cr_assert_eq(j.seq, 1);
+	extract_job_free(&j);
 	extract_batch_free(&b);
 	store_close(&s);
 	free(dir);

@@ -14,6 +14,7 @@ NOT_CODES = {
     "not_in",  # a show_when operator (docs/types.md)
     # why the sweep left a booking (a line's reason, not an error: docs/bookings.md)
     "not_offered", "not_a_booking_type", "bad_manage_url",
+    "unknown_booking",  # a move of a booking home's ledger does not know (docs/bookings.md)
     "stale_hours",  # a config key ([frontdoor] and [outbox]), not a code
 }
 CODE_SHAPED = re.compile(

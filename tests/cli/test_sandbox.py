@@ -104,7 +104,7 @@ RUNS_YOUR_PROGRAMS = {("outbox", "edit"), ("outbox", "review"), ("review",),
                       ("frontdoor", "reply")}
 # They call a model or deliver: TCP stays open.
 NETWORK = {("frontdoor", "extract"), ("frontdoor", "triage"), ("frontdoor", "sweep"),
-           ("frontdoor", "decline"),
+           ("frontdoor", "decline"), ("frontdoor", "close"),  # close --notify tells the box
            ("outbox", "approve"), ("outbox", "review"), ("review",),
            ("doctor",), ("drain",), ("slots", "push"), ("types", "push"), ("pair",),
            ("types", "install")}

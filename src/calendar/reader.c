@@ -928,12 +928,10 @@ static int cut_text(struct cut *c)
 	return at >= c->len && depth == 0 && c->ncal ? 0 : -1;
 }
 
-static const struct unit *sort_units; /* for the comparator: qsort has no context */
-
-/* Grouped by UID (the UID-less each alone), then in document order. */
-static int by_group(const void *a, const void *b)
+/* Grouped by UID (the UID-less each alone), then in document order; units is the cut's. */
+static int by_group(const void *a, const void *b, void *units)
 {
-	const struct unit *x = &sort_units[*(const size_t *)a], *y = &sort_units[*(const size_t *)b];
+	const struct unit *u = units, *x = &u[*(const size_t *)a], *y = &u[*(const size_t *)b];
 	int c = 0;
 
 	if (x->uid && y->uid)
@@ -986,9 +984,7 @@ static int place_cut(const char *path, const struct cut *c, struct reader *r, si
 
 	for (size_t k = 0; k < c->nu; k++)
 		order[k] = k;
-	sort_units = c->u;
-	qsort(order, c->nu, sizeof *order, by_group);
-	sort_units = NULL;
+	qsort_r(order, c->nu, sizeof *order, by_group, c->u);
 	while (rc == 0 && i < c->nu) {
 		const struct unit *first = &c->u[order[i]];
 		do {

@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 find "$build/src" -name '*.o' | sort >"$tmp/objs"
 [ -s "$tmp/objs" ] || { echo "exports: no objects under $build/src (build first)" >&2; exit 2; }
 while read -r o; do
-	nm -g --defined-only "$o" | awk -v o="$o" 'NF == 3 && $2 ~ /^[TDBRVW]$/ { print $3, o }'
+	# (ASan's own symbols, __odr_asan.* and the like, are the sanitizer's, not ours)
+	nm -g --defined-only "$o" | awk -v o="$o" 'NF == 3 && $2 ~ /^[TDBRVW]$/ && $3 !~ /^__(odr_)?asan/ { print $3, o }'
 done <"$tmp/objs" >"$tmp/defs"
 while read -r o; do
 	nm -u "$o" | awk -v o="$o" '{ print $NF, o }'

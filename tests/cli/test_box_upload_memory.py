@@ -58,7 +58,18 @@ def rise(pid, before):
     return status_kib(pid, "VmHWM") * 1024 - before
 
 
+def sanitized():
+    """Whether mecha is built with AddressSanitizer (make asan): its allocator keeps freed
+    memory in quarantine and maps shadow memory, so a peak measured under it is not ours."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    binary = os.environ.get("MECHA_BIN", os.path.join(here, "..", "..", "build", "test", "mecha"))
+    with open(binary, "rb") as f:
+        return b"__asan_init" in f.read()
+
+
 def test_a_16_mib_upload_and_its_download_raise_the_peak_by_far_less_than_the_file(tmp_path):
+    if sanitized():
+        pytest.skip("a sanitizer build's peak memory is its allocator's, not the box's")
     box = Box(tmp_path, upload_bytes_per_ip_day=4 * FILE).start()
     try:
         put_type(box, BIG)

@@ -91,4 +91,10 @@ int cli_wants_help(int argc, char **argv);
  */
 int cli_parse_count(const char *verb, const char *opt, const char *s, long long *out);
 
+struct push_due_line;
+/* A slots push that failed (drain/push.h), on stderr, ending "(then)". */
+void cli_push_failed(const struct push_due_line *l, const char *then);
+/* A slots push that went: "pushed N slots of TYPE to GATE (why)"; why NULL: no reason shown. */
+void cli_push_said(const struct push_due_line *l, const char *why);
+
 #endif

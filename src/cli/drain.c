@@ -155,14 +155,7 @@ static void each_push(const struct push_due_line *l, void *ctx)
 	char *text;
 
 	if (l->failed) {
-		fputs("mecha: ", stderr);
-		if (l->type) {
-			fputs("slots of ", stderr);
-			text_print(stderr, l->type, 0);
-			fputs(" not pushed: ", stderr);
-		}
-		text_print(stderr, l->failed->msg, 0);
-		fputs(" (trying again at the next look)\n", stderr);
+		cli_push_failed(l, "trying again at the next look");
 	} else if (o->json) {
 		doc = json_pack("{s:{s:s,s:s,s:I,s:s}}", "slots_pushed", "type", l->type, "gate",
 				l->pushed->gate, "slots", (json_int_t)l->pushed->n, "why", l->why);
@@ -172,11 +165,7 @@ static void each_push(const struct push_due_line *l, void *ctx)
 		free(text);
 		json_decref(doc);
 	} else {
-		printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
-		text_print(stdout, l->type, 0);
-		fputs(" to ", stdout);
-		text_print(stdout, l->pushed->gate, 0);
-		printf(" (%s)\n", l->why);
+		cli_push_said(l, l->why);
 	}
 	fflush(stdout);
 }

@@ -247,27 +247,15 @@ static void on_push(const struct push_due_line *l, void *ctx)
 {
 	struct tally *t = ctx;
 
-	if (l->failed) {
-		fputs("mecha: ", stderr);
-		if (l->type) {
-			fputs("slots of ", stderr);
-			text_print(stderr, l->type, 0);
-			fputs(" not pushed: ", stderr);
-		}
-		text_print(stderr, l->failed->msg, 0);
-		fputs(" (what was booked stands; mecha slots push TYPE, or the drain service's "
-		      "next look, pushes them)\n", stderr);
-	} else if (t->summary) {
+	if (l->failed)
+		cli_push_failed(l, "what was booked stands; mecha slots push TYPE, or the drain "
+				"service's next look, pushes them");
+	else if (t->summary)
 		json_array_append_new(json_object_get(t->summary, "slots_pushed"),
 				      json_pack("{s:s,s:s,s:I}", "type", l->type, "gate",
 						l->pushed->gate, "slots", (json_int_t)l->pushed->n));
-	} else {
-		printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
-		text_print(stdout, l->type, 0);
-		fputs(" to ", stdout);
-		text_print(stdout, l->pushed->gate, 0);
-		fputc('\n', stdout);
-	}
+	else
+		cli_push_said(l, NULL);
 }
 
 /* The box stops offering what was just booked, and offers again what was withdrawn. */

@@ -9,6 +9,7 @@
 #include "base/jsonio.h"
 #include "base/opts.h"
 #include "base/text.h"
+#include "drain/push.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -124,4 +125,27 @@ int cli_parse_count(const char *verb, const char *opt, const char *s, long long 
 		return 0;
 	cli_usage_error(verb, "%s takes a whole number, not '%s'", opt, s ? s : "");
 	return -1;
+}
+
+void cli_push_failed(const struct push_due_line *l, const char *then)
+{
+	fputs("mecha: ", stderr);
+	if (l->type) {
+		fputs("slots of ", stderr);
+		text_print(stderr, l->type, 0);
+		fputs(" not pushed: ", stderr);
+	}
+	text_print(stderr, l->failed->msg, 0);
+	fprintf(stderr, " (%s)\n", then);
+}
+
+void cli_push_said(const struct push_due_line *l, const char *why)
+{
+	printf("pushed %zu slot%s of ", l->pushed->n, l->pushed->n == 1 ? "" : "s");
+	text_print(stdout, l->type, 0);
+	fputs(" to ", stdout);
+	text_print(stdout, l->pushed->gate, 0);
+	if (why)
+		printf(" (%s)", why);
+	fputc('\n', stdout);
 }

@@ -57,7 +57,7 @@ def body(n):
 
 class Serving:
     def __init__(self, b):
-        self.dir = os.path.join(b.work, "box")
+        self.dir = os.path.join(b.work, "box-cost")
         os.makedirs(os.path.join(self.dir, "data"), mode=0o700)
         self.port = free_port()
         self.config = os.path.join(self.dir, "box.toml")

@@ -37,6 +37,10 @@ struct reader {
 	struct zone_cache *zones; /* the VTIMEZONEs met so far (zone.h); NULL: none kept */
 	size_t batch; /* a larger file is parsed this many bytes of events at a time; 0: the default */
 	size_t batches; /* counted: the batches placed (a file read whole adds none) */
+	size_t lean; /* counted: the files (and batches) placed without their known VTIMEZONEs
+			and inert lines (reader.c says which), parsed as written otherwise */
+	int count;     /* only read and check the events (as reader_parse), placing nothing … */
+	size_t events; /* … and count them here */
 };
 
 /* The default batch: libical's tree of 256 KiB of events is a few MiB. */

@@ -765,10 +765,12 @@ static int named(const char *name, size_t n, const char *want)
  * it (no line libical flagged, no VEVENT inside). When every VTIMEZONE of
  * every calendar is a zone so known, under TZIDs none of its calendar's others
  * share, the file is parsed without them and each TZID finds its zone where
- * it stood. The scan reads only BEGIN and END lines, and any one it does not
- * read as libical would (a parameter, a fold, an odd name), or a file of
- * another shape, leaves the text as it is. Whatever fails so is read again as
- * written, so an error is always the file's own.
+ * it stood. The lines nothing here reads and libical cannot flag so as to
+ * fail the file (inert_line) are left out too. The scan reads only BEGIN and
+ * END lines and those, and any BEGIN or END it does not read as libical would
+ * (a parameter, a fold, an odd name), or a file of another shape, leaves the
+ * text as it is. Whatever fails so is read again as written, so an error is
+ * always the file's own.
  */
 
 struct shed {
@@ -814,6 +816,8 @@ static int shed_marker(const struct cut *c, size_t at, size_t next, int *begin, 
 		end--;
 	if (end > at && p[end - at - 1] == '\r')
 		end--;
+	if (!strchr("BEbe", *p) || !*p)
+		return 0;
 	if (end - at >= 6 && strncasecmp(p, "BEGIN", 5) == 0 && (p[5] == ':' || p[5] == ';'))
 		w = 5;
 	else if (end - at >= 4 && strncasecmp(p, "END", 3) == 0 && (p[3] == ':' || p[3] == ';'))
@@ -864,6 +868,8 @@ static int inert_line(const struct cut *c, size_t at, size_t next, int in_event)
 	const char *p = c->text + at;
 	size_t w;
 
+	if (!strchr(in_event ? "SDLCsdlc" : "VPvp", *p))
+		return 0; /* most lines, without a comparison */
 	for (size_t i = 0; in_event && i < sizeof event / sizeof event[0]; i++)
 		if (starts(p, event[i]))
 			return 1;

@@ -14,6 +14,10 @@
  * the whole file with code "parse" naming the file, the line and the UID.
  * Nothing unreadable is ever taken as free time.
  *
+ * With a zone cache, a file is parsed without the VTIMEZONEs the reading has
+ * met and without the lines nothing here reads (reader.c says which and when);
+ * what it places, or the error it names, is what the file as written gives.
+ *
  * Ownership: struct reader owns v (the caller frees it once done); the zone is
  * libical's; zones is the caller's (zone_cache_new/zone_cache_free around the reading).
  */

@@ -127,9 +127,8 @@ struct zone_entry {
 	unsigned long file;  /* … in this file */
 };
 
-/* A VTIMEZONE's bytes and the zone they make (NULL: none). */
+/* A VTIMEZONE's bytes and the zone they make (NULL: none); a reading meets a few. */
 struct zone_text {
-	unsigned long long hash;
 	char *text;
 	size_t len;
 	icaltimezone *zone; /* ours, made from the bytes parsed alone */
@@ -185,23 +184,11 @@ void zone_cache_next_file(struct zone_cache *cache)
 	cache->np = 0;
 }
 
-/* FNV-1a: the bytes' key among the few VTIMEZONE texts a reading meets. */
-static unsigned long long text_hash(const char *text, size_t len)
-{
-	unsigned long long h = 14695981039346656037ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
-	return h;
-}
-
 icaltimezone *zone_cache_text(struct zone_cache *cache, const char *text, size_t len, int *known)
 {
-	unsigned long long h = text_hash(text, len);
-
 	for (size_t i = 0; i < cache->nt; i++) {
 		const struct zone_text *t = &cache->t[i];
-		if (t->hash == h && t->len == len && memcmp(t->text, text, len) == 0) {
+		if (t->len == len && memcmp(t->text, text, len) == 0) {
 			*known = 1;
 			return t->zone;
 		}
@@ -231,7 +218,6 @@ icaltimezone *zone_cache_put_text(struct zone_cache *cache, const char *text, si
 		cache->t = xrealloc(cache->t, cache->tcap * sizeof *cache->t);
 	}
 	t = &cache->t[cache->nt++];
-	t->hash = text_hash(text, len);
 	t->text = xmalloc(len ? len : 1);
 	memcpy(t->text, text, len);
 	t->len = len;

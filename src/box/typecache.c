@@ -18,6 +18,11 @@ struct typecache_ref {
 	char *form, *form_base, *form_assets, *form_lang; /* the fresh form, and for where */
 	unsigned long refs;                   /* the table's one, and one per visit holding it */
 	unsigned long long used;
+	/* typecache_remember's: found by handle, its owner's row, read at stamp */
+	int known;
+	char handle[sizeof ((struct ledger_user *)0)->handle];
+	struct ledger_user owner;
+	struct ledger_stamp stamp;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -104,6 +109,41 @@ void typecache_put(struct typecache_ref *ref)
 		return;
 	pthread_mutex_lock(&lock);
 	drop(ref);
+	pthread_mutex_unlock(&lock);
+}
+
+struct typecache_ref *typecache_known(const char *handle, const char *type,
+				      const struct ledger_stamp *stamp, struct ledger_user *user,
+				      const struct manifest **m)
+{
+	struct typecache_ref *r = NULL;
+
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < TYPECACHE_ENTRIES && !r; i++)
+		if (table[i] && table[i]->known && table[i]->stamp.a == stamp->a &&
+		    table[i]->stamp.b == stamp->b && strcmp(table[i]->handle, handle) == 0 &&
+		    strcmp(table[i]->type, type) == 0)
+			r = table[i];
+	if (r) {
+		r->refs++;
+		r->used = ++tick;
+		*user = r->owner;
+		*m = r->m;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+void typecache_remember(struct typecache_ref *ref, const char *handle,
+			const struct ledger_stamp *stamp, const struct ledger_user *user)
+{
+	if (strlen(handle) >= sizeof ref->handle)
+		return;
+	pthread_mutex_lock(&lock);
+	memcpy(ref->handle, handle, strlen(handle) + 1);
+	ref->owner = *user;
+	ref->stamp = *stamp;
+	ref->known = 1;
 	pthread_mutex_unlock(&lock);
 }
 

@@ -81,6 +81,7 @@ struct req {
 	struct timespec t0;
 	unsigned status;
 	long long bytes;
+	struct api_doc *doc; /* the shared document being sent (its ref), or NULL */
 };
 
 /* ---- responses ----------------------------------------------------------------------- */
@@ -121,24 +122,10 @@ static struct MHD_Response *streamed(struct api_reply *out)
 	return resp;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
+/* The headers of every answer: the gate's, its type, Allow, Location, no caching. */
+static void add_headers(struct MHD_Response *resp, const struct req *r,
+			const struct api_reply *out)
 {
-	struct MHD_Response *resp;
-	enum MHD_Result ok;
-
-	if (out->stream)
-		resp = streamed(out);
-	else if (out->fd >= 0)
-		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
-	else
-		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		if (out->fd >= 0)
-			close(out->fd);
-		free(out->body);
-		free(out->location);
-		return MHD_NO;
-	}
 	for (size_t i = 0; i < sizeof gate_headers / sizeof gate_headers[0]; i++)
 		MHD_add_response_header(resp, gate_headers[i][0], gate_headers[i][1]);
 	if (out->type)
@@ -147,14 +134,71 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 		MHD_add_response_header(resp, "Allow", route_methods(r->route.kind));
 	if (out->location)
 		MHD_add_response_header(resp, "Location", out->location);
-	free(out->location);
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
+}
+
+static void response_free(void *resp)
+{
+	MHD_destroy_response(resp);
+}
+
+/*
+ * A shared document's response, made once with its headers (a doc is only ever
+ * answered with one type, and without Allow or Location) and queued on every
+ * connection that asks for it: libmicrohttpd counts the connections sending it,
+ * and the request holds its ref on the doc (whose bytes the response points at)
+ * until libmicrohttpd says it was sent (done).
+ */
+static struct MHD_Response *doc_response(const struct req *r, const struct api_reply *out)
+{
+	struct api_doc *doc = out->doc;
+	struct MHD_Response *resp = atomic_load_explicit(&doc->sent, memory_order_acquire);
+
+	if (resp)
+		return resp;
+	pthread_mutex_lock(&doc->lock);
+	if (!(resp = atomic_load_explicit(&doc->sent, memory_order_relaxed)) &&
+	    (resp = MHD_create_response_from_buffer(doc->len, doc->text, MHD_RESPMEM_PERSISTENT))) {
+		add_headers(resp, r, out);
+		doc->sent_free = response_free;
+		atomic_store_explicit(&doc->sent, resp, memory_order_release);
+	}
+	pthread_mutex_unlock(&doc->lock);
+	return resp;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ok;
+
+	if (out->doc) {
+		r->doc = out->doc; /* given back in done, once the bytes are sent */
+		resp = doc_response(r, out);
+	} else if (out->stream) {
+		resp = streamed(out);
+	} else if (out->fd >= 0) {
+		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
+	} else {
+		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
+	}
+	if (!resp) {
+		if (out->fd >= 0)
+			close(out->fd);
+		free(out->body);
+		free(out->location);
+		return MHD_NO;
+	}
+	if (!out->doc)
+		add_headers(resp, r, out);
+	free(out->location);
 	r->status = out->status;
 	r->bytes = out->fd >= 0 || out->stream ? out->fdlen : (long long)out->len;
 	if (r->sock) /* the answer is the box's to send: only the idle timeout applies now */
 		deadline_set(r->d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	ok = MHD_queue_response(c, out->status, resp);
-	MHD_destroy_response(resp);
+	if (!out->doc) /* the doc's response stays the doc's */
+		MHD_destroy_response(resp);
 	return ok;
 }
 
@@ -384,10 +428,12 @@ static char *put_json(char *out, const char *s)
 			*out++ = '\\';
 			*out++ = (char)c;
 		} else if (c < 0x20 || c >= 0x7f) {
-			memcpy(out, "\\u00", 4);
-			out[4] = hex[c >> 4];
-			out[5] = hex[c & 15];
-			out += 6;
+			*out++ = '\\';
+			*out++ = 'u';
+			*out++ = '0';
+			*out++ = '0';
+			*out++ = hex[c >> 4];
+			*out++ = hex[c & 15];
 		} else {
 			*out++ = (char)c;
 		}
@@ -395,12 +441,10 @@ static char *put_json(char *out, const char *s)
 	return out;
 }
 
+/* s at out, and its NUL (which what follows writes over): past s. */
 static char *put(char *out, const char *s)
 {
-	size_t n = strlen(s);
-
-	memcpy(out, s, n);
-	return out + n;
+	return stpcpy(out, s);
 }
 
 static char *put_int(char *out, long long v)
@@ -491,6 +535,7 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	if (r->up) /* the connection went before the body was in */
 		upload_abandon(r->up);
+	api_doc_put(r->doc);
 	buf_free(&r->body);
 	free(r->uri);
 	free(r);

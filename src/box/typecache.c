@@ -4,6 +4,7 @@
 #include "box/typecache.h"
 
 #include "base/buf.h"
+#include "box/api.h"
 #include "types/manifest.h"
 
 #include <pthread.h>
@@ -15,7 +16,8 @@ struct typecache_ref {
 	char *text; /* the stored manifest, exactly as read */
 	size_t len;
 	struct manifest *m;
-	char *form, *form_base, *form_assets, *form_lang; /* the fresh form, and for where */
+	struct api_doc *form;                 /* the fresh form, */
+	char *form_base, *form_assets, *form_lang; /* and for where */
 	unsigned long refs;                   /* the table's one, and one per visit holding it */
 	unsigned long long used;
 	/* typecache_remember's: found by handle, its owner's row, read at stamp */
@@ -35,7 +37,7 @@ static void ref_free(struct typecache_ref *r)
 	free(r->user);
 	free(r->type);
 	free(r->text);
-	free(r->form);
+	api_doc_put(r->form);
 	free(r->form_base);
 	free(r->form_assets);
 	free(r->form_lang);
@@ -152,27 +154,31 @@ static int same(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-char *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx)
+struct api_doc *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx)
 {
-	char *doc = NULL;
+	struct api_doc *doc = NULL, *old;
+	char *text;
 
 	pthread_mutex_lock(&lock);
 	if (ref->form && same(ref->form_base, ctx->base) && same(ref->form_assets, ctx->assets) &&
 	    same(ref->form_lang, ctx->lang))
-		doc = xstrdup(ref->form);
+		doc = api_doc_ref(ref->form);
 	pthread_mutex_unlock(&lock);
 	if (doc)
 		return doc;
-	doc = page_form(ctx, ref->m, NULL, NULL);
+	text = page_form(ctx, ref->m, NULL, NULL);
+	doc = api_doc_new(text);
+	free(text);
 	pthread_mutex_lock(&lock);
-	free(ref->form);
+	old = ref->form;
 	free(ref->form_base);
 	free(ref->form_assets);
 	free(ref->form_lang);
-	ref->form = xstrdup(doc);
+	ref->form = api_doc_ref(doc);
 	ref->form_base = ctx->base ? xstrdup(ctx->base) : NULL;
 	ref->form_assets = ctx->assets ? xstrdup(ctx->assets) : NULL;
 	ref->form_lang = ctx->lang ? xstrdup(ctx->lang) : NULL;
 	pthread_mutex_unlock(&lock);
+	api_doc_put(old);
 	return doc;
 }

@@ -27,7 +27,8 @@
  *
  * Ownership: typecache_get returns a ref the caller gives back with
  * typecache_put (it keeps the manifest alive; NULL when the text does not
- * parse); typecache_form returns a new malloc'd document. Arguments borrowed.
+ * parse); typecache_form returns a ref on the shared document (api_doc_put
+ * gives it back). Arguments borrowed.
  */
 #ifndef MECHA_BOX_TYPECACHE_H
 #define MECHA_BOX_TYPECACHE_H
@@ -39,6 +40,7 @@
 
 #define TYPECACHE_ENTRIES 64
 
+struct api_doc;
 struct manifest;
 struct typecache_ref;
 
@@ -57,6 +59,6 @@ void typecache_remember(struct typecache_ref *ref, const char *handle,
 			const struct ledger_stamp *stamp, const struct ledger_user *user);
 
 /* page_form(ctx, m, NULL, NULL) of ref's manifest, rendered once per ctx->base and ->assets. */
-char *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
+struct api_doc *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
 
 #endif

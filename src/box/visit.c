@@ -61,16 +61,15 @@ static int resolve(struct visit *v, struct err *e)
 /* "/{door}/{handle}/{type}{tail}", by hand (every page visit makes two). */
 static char *page_path(char door, const char *handle, const char *type, const char *tail)
 {
-	size_t h = strlen(handle), t = strlen(type), n = strlen(tail);
-	char *p = xmalloc(h + t + n + 5);
+	char *p = xmalloc(strlen(handle) + strlen(type) + strlen(tail) + 5), *q = p;
 
-	p[0] = '/';
-	p[1] = door;
-	p[2] = '/';
-	memcpy(p + 3, handle, h);
-	p[3 + h] = '/';
-	memcpy(p + 4 + h, type, t);
-	memcpy(p + 4 + h + t, tail, n + 1);
+	*q++ = '/';
+	*q++ = door;
+	*q++ = '/';
+	q = stpcpy(q, handle);
+	*q++ = '/';
+	q = stpcpy(q, type);
+	stpcpy(q, tail);
 	return p;
 }
 
@@ -114,6 +113,14 @@ void visit_html(struct api_reply *out, unsigned status, char *doc)
 	out->type = "text/html; charset=utf-8";
 	out->body = doc;
 	out->len = strlen(doc);
+}
+
+void visit_doc(struct api_reply *out, unsigned status, struct api_doc *doc)
+{
+	out->status = status;
+	out->type = "text/html; charset=utf-8";
+	out->doc = doc;
+	out->len = doc->len;
 }
 
 void visit_not_found(struct api_reply *out, enum visit_door door)

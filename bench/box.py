@@ -329,12 +329,15 @@ def figures(b):
         script = os.path.join(b.work, "posts.lua")
         with open(script, "w") as f:
             f.write(POSTS)
-        for n in (100, SENDS):
-            box.sends(n)
-            rate[f"post{n}"] = wrk(form, 16, script, (f"day{n}",))
+        for r in range(2):  # interleaved, the best of two each: a noisy neighbour hits both
+            for n in (100, SENDS):
+                box.sends(n)
+                got = wrk(form, 16, script, (f"round{r}-day{n}",))
+                rate[f"post{n}"] = max(rate.get(f"post{n}", 0), got)
         b.row(f"box form POST rate at {SENDS:,} sends of the day / at 100", rate[f"post{SENDS}"],
               "/s", rate["post100"], 0.9, higher_is_better=True,
-              note="wrk c=16, valid answers, an address each; each run adds its own sends")
+              note="wrk c=16, valid answers, an address each, best of 2 interleaved; "
+                   "each run adds its own sends")
 
         lat = []
         for r in range(3):

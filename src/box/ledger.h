@@ -48,6 +48,11 @@ struct ledger_user {
 	long long send_budget;
 };
 
+/* What ledger_ops.stamp tells: equal stamps, no change committed in between. */
+struct ledger_stamp {
+	long long a, b;
+};
+
 struct ledger_key {
 	char id[17]; /* the lookup half of a token: 8 random bytes in hex */
 	char user_id[LEDGER_ID_LEN + 1];
@@ -195,6 +200,13 @@ struct ledger_ops {
 	/* Opens and migrates; where is a path or a URL. */
 	int (*open)(struct ledger *l, const char *where, struct err *e);
 	void (*close)(struct ledger *l);
+	/* Whether anything may have changed: 1 with *out, a stamp equal to an earlier one
+	 * only when no change was committed to the ledger in between, by this process or
+	 * any other on it (so what was read at that stamp still holds); 0 when the backend
+	 * cannot tell without reading the rows themselves (PostgreSQL), -1 with e. One
+	 * cheap statement (SQLite: PRAGMA data_version), for the caches of what every
+	 * request reads (box/typecache.h). */
+	int (*stamp)(struct ledger *l, struct ledger_stamp *out, struct err *e);
 
 	/* users: a handle is issued once (ERR_HANDLE_TAKEN when it exists). */
 	int (*user_add)(struct ledger *l, const struct ledger_user *u, const char *now,

@@ -266,6 +266,22 @@ static void sql_close(struct ledger *l)
 	l->impl = NULL;
 }
 
+static int sql_stamp(struct ledger *l, struct ledger_stamp *out, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	long long v[2];
+	int rc;
+
+	if (!s->drv->stamp)
+		return 0;
+	db_lock(s);
+	rc = s->drv->stamp(s, v, e);
+	db_unlock(s);
+	if (rc == 1)
+		*out = (struct ledger_stamp){ v[0], v[1] };
+	return rc;
+}
+
 /* ---- users and keys ---------------------------------------------------------------- */
 
 static int sql_user_add(struct ledger *l, const struct ledger_user *u, const char *now,
@@ -1662,6 +1678,7 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 	{ \
 		.name = (backend), .open = (opener), \
 		.close = sql_close, \
+		.stamp = sql_stamp, \
 		.user_add = sql_user_add, \
 		.user_get = sql_user_get, \
 		.key_add = sql_key_add, \

@@ -2,7 +2,8 @@
  * ledger_sqlite — the ledger's SQLite driver (ledger_db.h), the embedded
  * default: one file in WAL mode, the schema migrated by PRAGMA
  * user_version, one connection per process (serialised by ledger_sql.c's
- * lock), writers taking turns by BEGIN IMMEDIATE.
+ * lock), writers taking turns by BEGIN IMMEDIATE, and a stamp (ledger.h)
+ * that says in one statement whether anything changed.
  *
  * WAL lets the drain's reads go on while a row lands, and lets another
  * process (a sweep, the test seed tool) write the same file; busy_timeout
@@ -309,8 +310,35 @@ static int lite_connect(struct ledger_db *db, const char *where, struct err *e)
 	return migrate(db, e);
 }
 
+/*
+ * The stamp: PRAGMA data_version, which another connection's commit (another
+ * process's: a box, a sweep, a CLI) bumps, as the read it starts sees it, beside
+ * sqlite3_total_changes64, the rows this connection changed, which data_version
+ * leaves out. The statement is prepared once and reset at once, so that no read
+ * stays open (a checkpoint would wait on it).
+ */
+static int lite_stamp(struct ledger_db *db, long long out[2], struct err *e)
+{
+	sqlite3_stmt *st = db->stamp_stmt;
+	int rc;
+
+	if (!st && sqlite3_prepare_v2(conn(db), "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	db->stamp_stmt = st;
+	rc = sqlite3_step(st);
+	out[0] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return fail(db, e, "reading");
+	out[1] = sqlite3_total_changes64(conn(db));
+	return 1;
+}
+
 static void lite_disconnect(struct ledger_db *db)
 {
+	if (db->stamp_stmt)
+		sqlite3_finalize(db->stamp_stmt);
+	db->stamp_stmt = NULL;
 	if (db->conn)
 		sqlite3_close_v2(conn(db));
 	db->conn = NULL;
@@ -325,5 +353,6 @@ const struct ledger_driver ledger_sqlite_driver = {
 	.get_bytes = lite_get_bytes,
 	.exec = lite_exec,
 	.revive = NULL,
+	.stamp = lite_stamp,
 	.begin = "BEGIN IMMEDIATE",
 };

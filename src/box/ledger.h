@@ -287,10 +287,16 @@ struct ledger_ops {
 			 size_t len, const char *now, struct err *e);
 	int (*spool_drop)(struct ledger *l, const char *id, struct err *e);
 
-	/* bookings: what blocks an instrument's slots now, [{"start","end"}]: confirmed
-	 * bookings and holds not yet expired. */
+	/* bookings: what blocks an instrument's slots now, [{"start","end","expires"}]:
+	 * confirmed bookings (expires null) and holds not yet expired (expires: when the
+	 * hold lapses, after which it blocks nothing). */
 	int (*booking_blocking)(struct ledger *l, const char *user, const char *instrument,
 				const char *now, json_t **rows, struct err *e);
+	/* The change counter of an instrument's bookings and pushed slots (0 before any): it
+	 * moves in the transaction of every change to either, made by anyone, so two equal
+	 * readings mean nothing of them changed in between (box/weekcache.h). */
+	int (*slots_stamp)(struct ledger *l, const char *user, const char *instrument,
+			   long long *stamp, struct err *e);
 	/* The hold: budgets, the holds cap, then ONE conditional INSERT that lands only when
 	 * no live row overlaps the slot, then the submitted row — one transaction.
 	 * enum ledger_hold_result (with *seq when HELD), or -1. */

@@ -18,11 +18,12 @@ struct typecache_ref {
 	char *form, *form_base, *form_assets, *form_lang; /* the fresh form, and for where */
 	unsigned long refs;                   /* the table's one, and one per visit holding it */
 	unsigned long long used;
+	unsigned long long id; /* this parse's own number: never reused (typecache_id) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct typecache_ref *table[TYPECACHE_ENTRIES];
-static unsigned long long tick;
+static unsigned long long tick, parses;
 
 static void ref_free(struct typecache_ref *r)
 {
@@ -92,6 +93,7 @@ struct typecache_ref *typecache_get(const char *user, const char *type, const ch
 	slot = slot_of(user, type);
 	drop(*slot);
 	r->used = ++tick;
+	r->id = ++parses;
 	*slot = r;
 	pthread_mutex_unlock(&lock);
 	*m = r->m;
@@ -105,6 +107,11 @@ void typecache_put(struct typecache_ref *ref)
 	pthread_mutex_lock(&lock);
 	drop(ref);
 	pthread_mutex_unlock(&lock);
+}
+
+unsigned long long typecache_id(const struct typecache_ref *ref)
+{
+	return ref->id; /* set before the ref left the lock, never changed: no lock to read it */
 }
 
 static int same(const char *a, const char *b)

@@ -36,6 +36,10 @@ struct typecache_ref *typecache_get(const char *user, const char *type, const ch
 				    const struct manifest **m);
 void typecache_put(struct typecache_ref *ref);
 
+/* The number of ref's parse: two refs share one only when they share the manifest, and a
+ * number is never given twice in a process (what a cache of pages keys on: weekcache.h). */
+unsigned long long typecache_id(const struct typecache_ref *ref);
+
 /* page_form(ctx, m, NULL, NULL) of ref's manifest, rendered once per ctx->base and ->assets. */
 char *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
 

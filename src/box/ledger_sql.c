@@ -981,8 +981,9 @@ static int sql_slots_stamp(struct ledger *l, const char *user, const char *instr
 	int rc;
 
 	db_lock(s);
-	rc = scalar(s, "SELECT COALESCE((SELECT n FROM slot_changes WHERE user_id = ?1 AND "
-		       "instrument_id = ?2), 0)", 2, v, stamp, e);
+	/* one statement, one snapshot: the sum of the shards as of one moment */
+	rc = scalar(s, "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM slot_changes WHERE "
+		       "user_id = ?1 AND instrument_id = ?2", 2, v, stamp, e);
 	db_unlock(s);
 	return rc;
 }

@@ -170,20 +170,22 @@ static const char schema_v8[] =
 
 /* v9, as ledger_sqlite.c's: the change counter of an instrument's bookings and slots,
  * bumped by one trigger function in the changing transaction. Its value is the sum of
- * 16 shards, each connection bumping its own (by backend pid): a row lock held to the
- * commit, one shard for all would make every two holds on an instrument take turns;
- * two commits still never leave the sum where it was. */
+ * shards, one per connection that ever changed them (its backend pid): one row for all,
+ * its lock held to the commit, would make two holds on one instrument take turns
+ * ("nobody waits for a stranger they have nothing to do with", docs/box.md), and two
+ * commits still never leave the sum where it was. A shard is a few bytes per
+ * connection, and connections are the box threads' long-lived ones. */
 static const char schema_v9[] =
 	"CREATE TABLE IF NOT EXISTS slot_changes ("
 	" user_id TEXT NOT NULL, instrument_id TEXT NOT NULL, shard INTEGER NOT NULL,"
 	" n BIGINT NOT NULL, PRIMARY KEY (user_id, instrument_id, shard));"
 	"CREATE OR REPLACE FUNCTION slot_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
 	" IF TG_OP <> 'INSERT' THEN INSERT INTO slot_changes (user_id, instrument_id, shard, n)"
-	" VALUES (OLD.user_id, OLD.instrument_id, pg_backend_pid() % 16, 1)"
+	" VALUES (OLD.user_id, OLD.instrument_id, pg_backend_pid(), 1)"
 	" ON CONFLICT (user_id, instrument_id, shard) DO UPDATE SET n = slot_changes.n + 1;"
 	" END IF;"
 	" IF TG_OP <> 'DELETE' THEN INSERT INTO slot_changes (user_id, instrument_id, shard, n)"
-	" VALUES (NEW.user_id, NEW.instrument_id, pg_backend_pid() % 16, 1)"
+	" VALUES (NEW.user_id, NEW.instrument_id, pg_backend_pid(), 1)"
 	" ON CONFLICT (user_id, instrument_id, shard) DO UPDATE SET n = slot_changes.n + 1;"
 	" END IF;"
 	" RETURN NULL; END $$;"

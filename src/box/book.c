@@ -62,22 +62,23 @@ static const char *query_word(const json_t *q, const char *key)
 	return json_string_value(json_object_get(q, key)); /* a repeated key is no answer */
 }
 
-/* The first second a hold of blocked lapses (ledger.h: "expires"); now when one does not read. */
-static time_t holds_until(const json_t *blocked, time_t now, time_t until)
+/* The first second a live hold lapses, if before until (ledger.h's booking_lapse); now when
+ * the ledger cannot say or the time does not read: the page is then not kept. */
+static time_t lapse_until(const struct visit *v, time_t until)
 {
-	const json_t *b, *x;
+	struct ledger *l = v->ctx->ledger;
+	char *first;
+	struct err e;
 	time_t t;
-	size_t i;
 
-	json_array_foreach(blocked, i, b) {
-		if (json_is_null(x = json_object_get(b, "expires")))
-			continue; /* a confirmed booking: it lapses never */
-		if (!json_is_string(x) || rfc3339_parse(json_string_value(x), &t) != 0)
-			return now; /* nothing to trust: the page is not kept */
-		if (t > now && t < until)
-			until = t;
-	}
-	return until;
+	if (l->ops->booking_lapse(l, v->user.id, v->m->id, v->now_s, &first, &e) != 0)
+		return v->now;
+	if (first && rfc3339_parse(first, &t) != 0)
+		t = v->now;
+	else if (!first || t > until)
+		t = until;
+	free(first);
+	return t;
 }
 
 static void week(struct visit *v, const json_t *values, const json_t *errors,
@@ -114,8 +115,7 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 				k.week, k.mins, notice, values, errors, NULL, NULL };
 	doc = page_booking_week(&v->page, v->m, &w);
 	if (plain)
-		weekcache_put(&k, v->now,
-			      holds_until(c.blocked, v->now, page_booking_week_until(v->m, &w)), doc);
+		weekcache_put(&k, v->now, lapse_until(v, page_booking_week_until(v->m, &w)), doc);
 	visit_html(out, 200, doc);
 	json_decref(q);
 	cache_free(&c);

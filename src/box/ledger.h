@@ -287,11 +287,14 @@ struct ledger_ops {
 			 size_t len, const char *now, struct err *e);
 	int (*spool_drop)(struct ledger *l, const char *id, struct err *e);
 
-	/* bookings: what blocks an instrument's slots now, [{"start","end","expires"}]:
-	 * confirmed bookings (expires null) and holds not yet expired (expires: when the
-	 * hold lapses, after which it blocks nothing). */
+	/* bookings: what blocks an instrument's slots now, [{"start","end"}]: confirmed
+	 * bookings and holds not yet expired. */
 	int (*booking_blocking)(struct ledger *l, const char *user, const char *instrument,
 				const char *now, json_t **rows, struct err *e);
+	/* The first expiry after now of the instrument's live holds (when what blocks it
+	 * next changes by time alone): *first a new string, or NULL when no hold is live. */
+	int (*booking_lapse)(struct ledger *l, const char *user, const char *instrument,
+			     const char *now, char **first, struct err *e);
 	/* The change counter of an instrument's bookings and pushed slots (0 before any): it
 	 * moves in the transaction of every change to either, made by anyone, so two equal
 	 * readings mean nothing of them changed in between (box/weekcache.h). */

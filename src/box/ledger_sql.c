@@ -959,18 +959,40 @@ static int sql_spool_drop(struct ledger *l, const char *id, struct err *e)
 static int sql_booking_blocking(struct ledger *l, const char *user, const char *instrument,
 				 const char *now, json_t **out, struct err *e)
 {
-	static const char *const names[] = { "start", "end", "expires", NULL };
+	static const char *const names[] = { "start", "end", NULL };
 	struct ledger_db *s = session(l);
 	const char *v[] = { user, instrument, now };
 	int rc;
 
 	db_lock(s);
 	/* one that ended by now blocks no slot still offered: years of bookings are not read */
-	rc = rows(s, "SELECT slot_start, slot_end, CASE WHEN state = 'held' THEN hold_expires END "
-		     "FROM bookings WHERE user_id = ?1 AND "
+	rc = rows(s, "SELECT slot_start, slot_end FROM bookings WHERE user_id = ?1 AND "
 		     "instrument_id = ?2 AND slot_end > ?3 AND " LIVE(""), 3, v, names, out, e);
 	db_unlock(s);
 	return rc;
+}
+
+static int sql_booking_lapse(struct ledger *l, const char *user, const char *instrument,
+			     const char *now, char **first, struct err *e)
+{
+	static const char *const names[] = { "t", NULL };
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, instrument, now };
+	json_t *row = NULL;
+	const char *t;
+	int found;
+
+	db_lock(s);
+	found = one(s, "SELECT MIN(hold_expires) FROM bookings WHERE user_id = ?1 AND "
+		       "instrument_id = ?2 AND state = 'held' AND hold_expires > ?3", 3, v, names,
+		    &row, e);
+	db_unlock(s);
+	if (found < 0)
+		return -1;
+	t = found ? json_string_value(json_object_get(row, "t")) : NULL;
+	*first = t ? xstrdup(t) : NULL;
+	json_decref(row);
+	return 0;
 }
 
 static int sql_slots_stamp(struct ledger *l, const char *user, const char *instrument,
@@ -1707,6 +1729,7 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 		.spool_drop = sql_spool_drop, \
 		.booking_blocking = sql_booking_blocking, \
 		.slots_stamp = sql_slots_stamp, \
+		.booking_lapse = sql_booking_lapse, \
 		.booking_hold = sql_booking_hold, \
 		.booking_confirm = sql_booking_confirm, \
 		.booking_get = sql_booking_get, \

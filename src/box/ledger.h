@@ -303,6 +303,15 @@ struct ledger_ops {
 	 * bookings and holds not yet expired. */
 	int (*booking_blocking)(struct ledger *l, const char *user, const char *instrument,
 				const char *now, json_t **rows, struct err *e);
+	/* The first expiry after now of the instrument's live holds (when what blocks it
+	 * next changes by time alone): *first a new string, or NULL when no hold is live. */
+	int (*booking_lapse)(struct ledger *l, const char *user, const char *instrument,
+			     const char *now, char **first, struct err *e);
+	/* The change counter of an instrument's bookings and pushed slots (0 before any): it
+	 * moves in the transaction of every change to either, made by anyone, so two equal
+	 * readings mean nothing of them changed in between (box/weekcache.h). */
+	int (*slots_stamp)(struct ledger *l, const char *user, const char *instrument,
+			   long long *stamp, struct err *e);
 	/* The hold: budgets, the holds cap, then ONE conditional INSERT that lands only when
 	 * no live row overlaps the slot, then the submitted row — one transaction.
 	 * enum ledger_hold_result (with *seq when HELD), or -1. */

@@ -30,7 +30,7 @@ struct err;
 struct ledger_db;
 
 /* Bumped with every migration, in both drivers at once; a ledger above it is refused. */
-#define LEDGER_SCHEMA_VERSION 8
+#define LEDGER_SCHEMA_VERSION 9
 
 struct ledger_driver {
 	const char *name; /* "sqlite", "postgresql" */

@@ -145,6 +145,53 @@ static const char schema_v8[] =
 	" PRIMARY KEY (id, n));"
 	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
+/* v9: a change counter per (owner, instrument), bumped by triggers in the very
+ * transaction of any change to its bookings or its pushed slots — whoever makes it
+ * (any box on the database, the sweep, a hand in the ledger): the week page's cache
+ * (box/weekcache.h) is good while the counter it was rendered at is the one read.
+ * The counter is the sum of its shards' n; here, writers taking turns anyway, one
+ * shard (ledger_pg.c spreads them, so that holds do not wait on each other). */
+static const char schema_v9[] =
+	"CREATE TABLE IF NOT EXISTS slot_changes ("
+	" user_id TEXT NOT NULL, instrument_id TEXT NOT NULL, shard INTEGER NOT NULL,"
+	" n INTEGER NOT NULL, PRIMARY KEY (user_id, instrument_id, shard));"
+	"CREATE TRIGGER IF NOT EXISTS bookings_added AFTER INSERT ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS bookings_changed AFTER UPDATE ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS bookings_removed AFTER DELETE ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_added AFTER INSERT ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_changed AFTER UPDATE ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_removed AFTER DELETE ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -281,6 +328,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 6 && lite_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
 	    (version < 8 && lite_exec(db, schema_v8, e) != 0) ||
+	    (version < 9 && lite_exec(db, schema_v9, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);

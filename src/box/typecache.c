@@ -25,11 +25,12 @@ struct typecache_ref {
 	char handle[sizeof ((struct ledger_user *)0)->handle];
 	struct ledger_user owner;
 	struct ledger_stamp stamp;
+	unsigned long long id; /* this parse's own number: never reused (typecache_id) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct typecache_ref *table[TYPECACHE_ENTRIES];
-static unsigned long long tick;
+static unsigned long long tick, parses;
 
 static void ref_free(struct typecache_ref *r)
 {
@@ -99,6 +100,7 @@ struct typecache_ref *typecache_get(const char *user, const char *type, const ch
 	slot = slot_of(user, type);
 	drop(*slot);
 	r->used = ++tick;
+	r->id = ++parses;
 	*slot = r;
 	pthread_mutex_unlock(&lock);
 	*m = r->m;
@@ -147,6 +149,11 @@ void typecache_remember(struct typecache_ref *ref, const char *handle,
 	ref->stamp = *stamp;
 	ref->known = 1;
 	pthread_mutex_unlock(&lock);
+}
+
+unsigned long long typecache_id(const struct typecache_ref *ref)
+{
+	return ref->id; /* set before the ref left the lock, never changed: no lock to read it */
 }
 
 static int same(const char *a, const char *b)

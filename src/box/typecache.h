@@ -58,6 +58,10 @@ struct typecache_ref *typecache_known(const char *handle, const char *type,
 void typecache_remember(struct typecache_ref *ref, const char *handle,
 			const struct ledger_stamp *stamp, const struct ledger_user *user);
 
+/* The number of ref's parse: two refs share one only when they share the manifest, and a
+ * number is never given twice in a process (what a cache of pages keys on: weekcache.h). */
+unsigned long long typecache_id(const struct typecache_ref *ref);
+
 /* page_form(ctx, m, NULL, NULL) of ref's manifest, rendered once per ctx->base and ->assets. */
 struct api_doc *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
 

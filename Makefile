@@ -62,6 +62,8 @@ DEB_PKGS += haproxy
 DEB_PKGS += cppcheck clang-tidy
 # make bench: the one load generator the box's rows are driven by (bench/box.py).
 DEB_PKGS += wrk
+# make bench: the drain row's queue read is one curl process (bench/drain.py).
+DEB_PKGS += curl
 # make deb: Debian's own packaging tools; the install test checks the units
 # with systemd-analyze (from systemd).
 DEB_PKGS += dpkg-dev debhelper systemd

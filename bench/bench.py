@@ -5,9 +5,10 @@ a changed row).
 usage: bench.py MECHA HELPER OUT.json
 Sizes: BENCH_RECORDS (100000), BENCH_LETTERS (20000), BENCH_CALENDAR_FILES (5000),
 BENCH_CALENDAR_MB (10), BENCH_EXTRACT_RECORDS
-(256), BENCH_MCP_POSTS (200 per session), BENCH_ROUNDS (21).
-Parts: BENCH=mission (or store, extract, injection, box, box_cost, calendars, or several,
-comma-separated) runs only
+(256), BENCH_DRAIN_ROWS (10000), BENCH_DRAIN_ROUNDS (3), BENCH_MCP_POSTS (200 per session),
+BENCH_ROUNDS (21).
+Parts: BENCH=mission (or store, extract, drain, injection, box, box_cost, calendars, or
+several, comma-separated) runs only
 those figures (`make bench BENCH=mission`); the default is all of them."""
 import json
 import os
@@ -22,13 +23,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import box  # noqa: E402
 import box_cost  # noqa: E402
 import calendars  # noqa: E402
+import drain  # noqa: E402
 import extract  # noqa: E402
 import injection  # noqa: E402
 import mission  # noqa: E402
 import store  # noqa: E402
 from common import Bench, table  # noqa: E402
 
-PARTS = (store, mission, extract, injection, box, box_cost, calendars)
+PARTS = (store, mission, extract, drain, injection, box, box_cost, calendars)
 
 
 def chosen():

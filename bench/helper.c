@@ -12,6 +12,14 @@
  *	newline to FILE (O_APPEND), then fdatasync. With COUNT > 1 it prints the
  *	loop's wall ns (its start is not part of the loop rate).
  *
+ *   helper durable DIR COUNT BYTES
+ *	the baseline of a drain (and of extract): COUNT records of BYTES bytes
+ *	each created durably in DIR with the very syscalls the request store's
+ *	create makes (src/base/fs.c fs_create): a temp file beside the record
+ *	(mkostemp: open O_CREAT|O_EXCL), fchmod 0600, one write, fsync, close,
+ *	renameat2 RENAME_NOREPLACE to NNNNNNNNNN-meeting.json, then open, fsync
+ *	and close of DIR. Prints the loop's wall ns.
+ *
  *   helper readall DIR
  *	the baseline of a listing: opendir/readdir DIR and open, read to the
  *	end and close every regular file whose name does not begin with '.',
@@ -21,12 +29,14 @@
  * baseline process should.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +103,44 @@ static int append(const char *path, const char *line, long count)
 	return close(fd) != 0;
 }
 
+static int durable(const char *dir, long count, long bytes)
+{
+	char *buf = malloc(bytes > 0 ? (size_t)bytes : 1);
+	size_t dlen = strlen(dir);
+	char *tmp = malloc(dlen + 64), *path = malloc(dlen + 64);
+	long long t0;
+
+	if (!buf || !tmp || !path || bytes < 0) {
+		perror("durable");
+		return 1;
+	}
+	memset(buf, 'x', (size_t)bytes);
+	t0 = now_ns();
+	for (long i = 1; i <= count; i++) {
+		int fd, dfd;
+
+		snprintf(path, dlen + 64, "%s/%010ld-meeting.json", dir, i);
+		snprintf(tmp, dlen + 64, "%s/.%010ld-meeting.json.XXXXXX", dir, i);
+		fd = mkostemp(tmp, O_CLOEXEC);
+		if (fd < 0 || fchmod(fd, 0600) != 0 ||
+		    write(fd, buf, (size_t)bytes) != (ssize_t)bytes || fsync(fd) != 0 ||
+		    close(fd) != 0 || renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) != 0) {
+			perror(tmp);
+			return 1;
+		}
+		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0 || (fsync(dfd) != 0 && errno != EINVAL) || close(dfd) != 0) {
+			perror(dir);
+			return 1;
+		}
+	}
+	printf("%lld\n", now_ns() - t0);
+	free(buf);
+	free(tmp);
+	free(path);
+	return 0;
+}
+
 static int readall(const char *path)
 {
 	static char buf[65536];
@@ -125,6 +173,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "readall") == 0)
 		return readall(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "durable") == 0)
+		return durable(argv[2], strtol(argv[3], NULL, 10), strtol(argv[4], NULL, 10));
 	if (argc >= 4 && strcmp(argv[1], "append") == 0)
 		return append(argv[2], argv[3], argc > 4 ? strtol(argv[4], NULL, 10) : 1);
 	if (argc >= 4 && strcmp(argv[1], "time") == 0 && strcmp(argv[2], "--") == 0)
@@ -133,6 +183,7 @@ int main(int argc, char **argv)
 	    strcmp(argv[4], "--") == 0)
 		return run_timed(argv[3], argv + 5);
 	fprintf(stderr, "usage: helper time [--in FILE] -- CMD ARG... | "
-		"helper append FILE LINE [COUNT] | helper readall DIR\n");
+		"helper append FILE LINE [COUNT] | helper durable DIR COUNT BYTES | "
+		"helper readall DIR\n");
 	return 2;
 }

@@ -21,6 +21,7 @@
 	R(CURL *, curl_easy_init, (void), ())                                                     \
 	R(CURLcode, curl_easy_perform, (CURL *h), (h))                                            \
 	V(curl_easy_cleanup, (CURL *h), (h))                                                      \
+	V(curl_easy_reset, (CURL *h), (h))                                                        \
 	R(const char *, curl_easy_strerror, (CURLcode c), (c))                                    \
 	R(struct curl_slist *, curl_slist_append, (struct curl_slist *l, const char *s), (l, s)) \
 	V(curl_slist_free_all, (struct curl_slist *l), (l))                                       \

@@ -39,6 +39,15 @@ struct run {
 	char drained_at[RFC3339_LEN];
 	json_t *acks; /* seqs on disk now: written or held */
 	struct store st; /* the request store (requests/store.h): the one way in */
+	struct known *types; /* the home's manifests, each read once a pass */
+	size_t ntypes;
+};
+
+/* A type's manifest as this pass read it, or why the home has none. */
+struct known {
+	char *type;
+	struct manifest *m; /* NULL: why says why */
+	char *why;
 };
 
 /* ---- telling --------------------------------------------------------------------- */
@@ -212,20 +221,49 @@ static json_t *attachments(struct run *run, const struct intake_row *in, struct 
 
 /* ---- the record ------------------------------------------------------------------------ */
 
-/* The owner's manifest of the row's type; NULL with *why (a reason for the record) or e. */
-static int manifest_of(const struct intake_row *in, struct manifest **m, char **why,
-		       struct err *e)
+/*
+ * The owner's manifest of the row's type (borrowed from the pass, which reads
+ * each type's once: a batch is judged by one version of it); NULL with *why
+ * (a reason for the record) or e.
+ */
+static int manifest_of(struct run *run, const struct intake_row *in,
+		       const struct manifest **m, const char **why, struct err *e)
 {
+	struct known k = { NULL, NULL, NULL };
+
 	*m = NULL;
 	*why = NULL;
 	if (intake_machinery_only(in))
 		return 0;
-	if (catalog_load(in->type, m, NULL, e) == 0)
-		return 0;
-	if (e->code != ERR_NOT_FOUND && e->code != ERR_INVALID_MANIFEST)
-		return -1; /* the home could not be read: try again, do not judge */
-	*why = xstrdup(e->msg);
+	for (size_t i = 0; i < run->ntypes; i++)
+		if (strcmp(run->types[i].type, in->type) == 0) {
+			*m = run->types[i].m;
+			*why = run->types[i].why;
+			return 0;
+		}
+	if (catalog_load(in->type, &k.m, NULL, e) != 0) {
+		if (e->code != ERR_NOT_FOUND && e->code != ERR_INVALID_MANIFEST)
+			return -1; /* the home could not be read: try again, do not judge */
+		k.why = xstrdup(e->msg);
+	}
+	k.type = xstrdup(in->type);
+	run->types = xrealloc(run->types, (run->ntypes + 1) * sizeof *run->types);
+	run->types[run->ntypes++] = k;
+	*m = k.m;
+	*why = k.why;
 	return 0;
+}
+
+static void known_free(struct run *run)
+{
+	for (size_t i = 0; i < run->ntypes; i++) {
+		free(run->types[i].type);
+		manifest_free(run->types[i].m);
+		free(run->types[i].why);
+	}
+	free(run->types);
+	run->types = NULL;
+	run->ntypes = 0;
 }
 
 /* Created by the request store under its lock, never over anything: 1 written, 0 held, -1. */
@@ -255,9 +293,12 @@ static void written(struct run *run, const struct intake_row *in,
 		killpoint("drain-record");
 }
 
-/* The record of a judged row, its files fetched: 1 written, 0 held, -1 with e. */
-static int record(struct run *run, const struct intake_row *in, struct intake_verdict *v,
-		  struct err *e)
+/*
+ * The record of a judged row (m: its type's manifest, when home has one), its
+ * files fetched: 1 written, 0 held, -1 with e.
+ */
+static int record(struct run *run, const struct intake_row *in, const struct manifest *m,
+		  struct intake_verdict *v, struct err *e)
 {
 	json_t *files = attachments(run, in, e);
 	struct record rec;
@@ -266,7 +307,11 @@ static int record(struct run *run, const struct intake_row *in, struct intake_ve
 	if (!files)
 		return -1;
 	intake_record_new(in, v, run->drained_at, files, &rec);
-	grammar_seal(&rec); /* the home's rule for what may reach a brief (requests/grammar.h) */
+	/* the home's rule for what may reach a brief (requests/grammar.h) */
+	if (m)
+		grammar_seal_by(&rec, m);
+	else
+		grammar_seal(&rec);
 	if (v->valid && !record_valid(&rec)) {
 		v->valid = 0;
 		v->invalid_reason = xstrdup(grammar_refused(&rec));
@@ -296,22 +341,20 @@ static void out_of_step(struct drain_report *r, const char *type, long long box,
 /* Judged, its files fetched, written. 0 settled (written, held or skipped); -1 the pass fails. */
 static int bring_home(struct run *run, const struct intake_row *in)
 {
-	struct manifest *m;
+	const struct manifest *m;
 	struct intake_verdict v;
-	char *why;
+	const char *why;
 	struct err e;
 	int rc;
 
-	if (manifest_of(in, &m, &why, &e) != 0) {
+	if (manifest_of(run, in, &m, &why, &e) != 0) {
 		skip(run, in, &e);
 		return -1;
 	}
 	intake_judge(in, m, why, &v);
 	if (m && v.box_version && v.box_version != m->version)
 		out_of_step(run->r, in->type, v.box_version, m->version);
-	manifest_free(m);
-	free(why);
-	rc = record(run, in, &v, &e);
+	rc = record(run, in, m, &v, &e);
 	if (rc == 1)
 		written(run, in, &v);
 	else if (rc == 0)
@@ -416,7 +459,7 @@ static int pass(struct run *run, struct err *e)
 
 int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
 {
-	struct run run = { o, r, { 0 }, NULL, "", json_array(), { 0 } };
+	struct run run = { o, r, { 0 }, NULL, "", json_array(), { 0 }, NULL, 0 };
 	char *store = home_default(HOME_REQUESTS, e);
 	int rc = -1;
 
@@ -435,6 +478,7 @@ int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
 		store_close(&run.st);
 	}
 	json_decref(run.acks);
+	known_free(&run);
 	free(store);
 	return rc;
 }

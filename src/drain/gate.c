@@ -329,6 +329,8 @@ int gate_at(const char *url, const char *key, struct gate *g, struct err *e)
 
 void gate_close(struct gate *g)
 {
+	if (g->easy)
+		curl_easy_cleanup(g->easy);
 	if (g->key)
 		explicit_bzero(g->key, strlen(g->key));
 	free(g->key);
@@ -466,15 +468,16 @@ int gate_call(struct gate *g, const struct gate_request *rq, struct gate_reply *
 	buf_reset(&out->body);
 	out->status = 0;
 	out->over = 0;
-	if (!(c = curl_easy_init()))
+	if (!g->easy && !(g->easy = curl_easy_init()))
 		abort();
+	c = g->easy;
 	h = headers(g, rq);
 	setup(c, g, rq, url, &x, errbuf);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &out->status);
 	result = outcome(rq, url, rc, errbuf, out, e);
-	curl_easy_cleanup(c);
+	curl_easy_reset(c); /* every option off (the headers, errbuf); the connection stays */
 	for (struct curl_slist *l = h; l; l = l->next) /* the key was in one of them */
 		explicit_bzero(l->data, strlen(l->data));
 	curl_slist_free_all(h);

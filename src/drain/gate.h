@@ -61,6 +61,9 @@ struct gate {
 	int https;      /* 0: http:// on loopback */
 	/* When set, a stoppable call ends soon after *stop becomes non-zero. */
 	volatile sig_atomic_t *stop;
+	/* libcurl's handle (CURL *), made by the first call and kept to the close, so
+	 * the calls of one pass (the batch, its files, the ack) share one connection. */
+	void *easy;
 };
 
 struct gate_request {

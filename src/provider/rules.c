@@ -208,6 +208,7 @@ static int sentence_break(const struct field *f, size_t k)
 static int alt_match(const char *alts, size_t n, const struct tok *t)
 {
 	const char *p = alts, *stop = alts + n;
+	size_t tlen = strlen(t->low);
 
 	while (p < stop) {
 		const char *bar = memchr(p, '|', (size_t)(stop - p));
@@ -215,7 +216,7 @@ static int alt_match(const char *alts, size_t n, const struct tok *t)
 
 		if (len == 1 && *p == '#' && t->num)
 			return 1;
-		if (t->low[0] && strlen(t->low) == len && memcmp(t->low, p, len) == 0)
+		if (tlen == len && *p == t->low[0] && memcmp(t->low, p, len) == 0)
 			return 1;
 		p += len + 1;
 	}

@@ -276,13 +276,25 @@ static void grammar_follow(struct record *r)
 	manifest_free(m);
 }
 
-void grammar_seal(struct record *r)
+/* A refusal written into r's document (a record already invalid keeps its reason). */
+static void seal(struct record *r)
 {
-	grammar_follow(r);
 	if (!r->refused || !record_valid(r))
 		return;
 	json_object_set_new(r->doc, "valid", json_false());
 	json_object_set_new(r->doc, "invalid_reason", json_string(r->refused));
+}
+
+void grammar_seal(struct record *r)
+{
+	grammar_follow(r);
+	seal(r);
+}
+
+void grammar_seal_by(struct record *r, const struct manifest *m)
+{
+	grammar_apply(r, m, NULL);
+	seal(r);
 }
 
 int grammar_checked(const struct record *r)

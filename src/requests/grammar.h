@@ -63,6 +63,12 @@ void grammar_apply(struct record *r, const struct manifest *m, const char *no_ma
  * record about to be created.
  */
 void grammar_seal(struct record *r);
+/*
+ * grammar_seal against m, the home's manifest of r's type that the caller has
+ * already loaded (borrowed; not NULL): the drain loads a type's once a batch,
+ * not once a record.
+ */
+void grammar_seal_by(struct record *r, const struct manifest *m);
 
 /* 1 once grammar_apply has run on r. */
 int grammar_checked(const struct record *r);

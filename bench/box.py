@@ -234,15 +234,18 @@ class Box:
         day, stamp = now.strftime("%Y-%m-%d"), utc(now)
         later = utc(now + datetime.timedelta(days=1))
         who = [f"{i:064x}" for i in range(n)]
+        time.sleep(0.5)  # the last run's POSTs still in flight land before the reset
         for table in ("queue", "send_counts", "sends"):
             self.sql(f"DELETE FROM {table}")
         self.sql("INSERT INTO queue (user_id, type_id, state, payload, created_at, "
                  "verify_hash, verify_expires, recipient_hash, submitted_on) "
                  "VALUES (?, 'meeting', 'submitted', '{}', ?, ?, ?, ?, ?)",
                  [(user, stamp, f"{i:064x}", later, h, day) for i, h in enumerate(who)])
-        self.sql("INSERT INTO send_counts (user_id, day, recipient_hash, n) VALUES (?, ?, ?, 1)",
+        self.sql("INSERT OR REPLACE INTO send_counts (user_id, day, recipient_hash, n) "
+                 "VALUES (?, ?, ?, 1)",
                  [(user, day, h) for h in who])
-        self.sql("INSERT INTO send_counts (user_id, day, recipient_hash, n) VALUES (?, ?, ?, ?)",
+        self.sql("INSERT OR REPLACE INTO send_counts (user_id, day, recipient_hash, n) "
+                 "VALUES (?, ?, ?, ?)",
                  [(user, day, "*", n)])
         self.sql("INSERT INTO sends (user_id, day, recipient_hash, ip_hash, sent_at) "
                  "VALUES (?, ?, ?, '', ?)", [(user, day, h, stamp) for h in who])

@@ -18,6 +18,8 @@ TEST_BUILD ?=
 CC       ?= cc
 PREFIX   ?= /usr/local
 PYTHON   ?= /usr/bin/python3
+CLI_JOBS ?= 2
+xdist     = $(if $(filter-out 0 1,$(CLI_JOBS)),$(shell $(PYTHON) -c 'import xdist' 2>/dev/null && printf -- '-n %s' $(CLI_JOBS)))
 
 # Linked: jansson (every verb). libcrypto (SHA-256) is loaded on first use like
 # the libraries below, so `mecha --version` maps nothing but libc and jansson.
@@ -39,6 +41,9 @@ DEB_PKGS := build-essential pkg-config libjansson-dev libcurl4-openssl-dev libss
             valgrind nodejs zsh tmux
 # The toml-test suite's files (valid/ and invalid/), which make check runs against base/toml.
 DEB_PKGS += golang-github-burntsushi-toml-dev
+# The CLI suite runs on every core (pytest-xdist: CLI_JOBS workers, default 2): each test
+# has its own home, ports and TMPDIR, so none waits on another's.
+DEB_PKGS += python3-pytest-xdist
 # The box: its HTTP server, its ledger (SQLite; PostgreSQL for several boxes),
 # its key hashes, and the argon2 CLI the tests make a reference-style hash with.
 DEB_PKGS += libmicrohttpd-dev libsqlite3-dev libpq-dev libargon2-dev argon2
@@ -109,6 +114,7 @@ help:
 	@echo "make deps       install the Debian packages mecha needs (apt-get)"
 	@echo "make check      build, check the layers, run the unit, CLI and MCP tests (these, and"
 	@echo "                valgrind, crash, race: against the test build in $(BUILD)/test)"
+	@echo "                (the CLI suite on CLI_JOBS=$(CLI_JOBS) workers; CLI_TESTS=FILE: only it)"
 	@echo "make layers     check that every #include follows the arrows of docs/architecture.md"
 	@echo "make dlsyms     check that libcurl, libical … are loaded on first use, never linked"
 	@echo "make mcp-test   the MCP server driven by the official client (node, tests/mcp)"
@@ -119,7 +125,7 @@ help:
 	@echo "make lint       cppcheck and clang-tidy over src, fuzz and the tests: any finding fails"
 	@echo "make demo       a walk-through in a sandbox home under a temporary directory"
 	@echo "make bench      benchmarks: one table of ratios against baselines from the same run"
-	@echo "                (BENCH=mission, store or extract: only those figures)"
+	@echo "                (BENCH=store,box,…: only those parts; docs/bench.md)"
 	@echo "make install    install the programs, the man page, bash and zsh completion and the"
 	@echo "                systemd units under PREFIX=$(PREFIX) (and DESTDIR)"
 	@echo "make deb        a Debian package of the same (dpkg-buildpackage), in $(BUILD)/deb/"
@@ -195,6 +201,10 @@ UNIT_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
 # What several unit tests share (tests/unit/*_fixture.c), linked into each of them.
 UNIT_SUPPORT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/unit/*_fixture.c))
 -include $(UNIT_SUPPORT_OBJ:.o=.d)
+# A test program is compiled and linked in one step; gcc's -MMD leaves its
+# dependencies in PROGRAM.d, so a changed header (tests/unit/*.h, src/) rebuilds it.
+-include $(UNIT_BIN:=.d) $(patsubst %,$(BUILD)/tests/%.d,toml_decode state_table box_seed \
+  box_pages_dump)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmecha.a $(UNIT_SUPPORT_OBJ)
 	$(call link,$< $(UNIT_SUPPORT_OBJ) $(BUILD)/libmecha.a $(CRITERION_LIBS),$(UNIT_LIBS))
@@ -262,7 +272,7 @@ cli: $(BUILD)/mecha $(BUILD)/mecha-box $(BUILD)/tests/toml_decode $(BUILD)/tests
 	@$(call tmp_fresh,cli)
 	$(release_env) TMPDIR=$(TEST_TMP)/cli TOML_DECODE=$(abspath $(BUILD)/tests/toml_decode) TOML_TEST_DIR=$(TOML_TEST_DIR) \
 	BOX_SEED=$(abspath $(BUILD)/tests/box_seed) \
-	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
+	MECHA_BIN=$(abspath $(BUILD)/mecha) $(PYTHON) -m pytest -q -p no:cacheprovider $(xdist) $(or $(CLI_TESTS),tests/cli) $(PYTEST_ARGS)
 	@$(call tmp_empty,cli)
 
 # The MCP server driven by the official client (tests/mcp, pinned by its lock

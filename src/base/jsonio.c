@@ -5,7 +5,9 @@
 #include "base/jsonio.h"
 
 #include "base/err.h"
+#include "base/buf.h"
 #include "base/fs.h"
+#include "base/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -176,4 +178,18 @@ const char *jsonio_str_or(const json_t *obj, const char *key, const char *def)
 	const char *s = jsonio_str(obj, key);
 
 	return s ? s : def;
+}
+
+json_t *jsonio_failure(int code, const char *msg)
+{
+	struct buf safe = BUF_INIT;
+	json_t *o;
+
+	if (!text_utf8_valid(msg, strlen(msg))) {
+		text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
+		msg = buf_str(&safe);
+	}
+	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(code), "message", msg);
+	buf_free(&safe);
+	return o;
 }

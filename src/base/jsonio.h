@@ -62,6 +62,15 @@ void jsonio_object_begin(struct jsonio_object *o, FILE *f);
 void jsonio_object_array(struct jsonio_object *o, const char *key, struct jsonio_array *a);
 void jsonio_object_end(struct jsonio_object *o);
 
+/*
+ * The one failure shape of every --json verb, in mecha and mecha-box alike:
+ * {"ok":false,"error":CODE,"message":MSG}, CODE the keyword of code
+ * (base/err.h). A message quoting bytes that are not UTF-8 (a file name, a
+ * model's words) is rendered safely first, so the document always prints.
+ * NULL only when memory ran out.
+ */
+json_t *jsonio_failure(int code, const char *msg);
+
 /* obj[key] when it is a string, else NULL. */
 const char *jsonio_str(const json_t *obj, const char *key);
 /* obj[key] when it is a string, else def. */

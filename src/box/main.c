@@ -44,20 +44,14 @@ static int json_wanted;
 
 static void fail_document(int code, const char *msg)
 {
-	struct buf safe = BUF_INIT;
 	json_t *o;
 
 	if (!json_wanted)
 		return;
-	if (!text_utf8_valid(msg, strlen(msg))) { /* it may quote bytes that are not text */
-		text_safe(&safe, msg, strlen(msg), 0);
-		msg = buf_str(&safe);
-	}
-	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(code), "message", msg);
+	o = jsonio_failure(code, msg); /* the shape mecha's verbs print (base/jsonio.h) */
 	if (o)
 		jsonio_print(stdout, o);
 	json_decref(o);
-	buf_free(&safe);
 	json_wanted = 0; /* once */
 }
 

@@ -48,23 +48,12 @@ int cli_fail(const struct err *e)
 	return err_exit_code(e);
 }
 
-/*
- * The one failure shape of every --json verb: {"ok":false,"error":CODE,
- * "message":MSG}. A message quoting bytes that are not UTF-8 is rendered
- * safely first, so the document is always printed.
- */
+/* The failure document (base/jsonio.h), pretty or on one line. */
 static void fail_document(const struct err *e, int one_line)
 {
-	struct buf safe = BUF_INIT;
-	const char *msg = e->msg;
-	json_t *o;
+	json_t *o = jsonio_failure(e->code, e->msg);
 	char *s;
 
-	if (!text_utf8_valid(msg, strlen(msg))) {
-		text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
-		msg = buf_str(&safe);
-	}
-	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(e->code), "message", msg);
 	if (o && !one_line) {
 		jsonio_print(stdout, o);
 	} else if (o) {
@@ -76,7 +65,6 @@ static void fail_document(const struct err *e, int one_line)
 		free(s);
 	}
 	json_decref(o);
-	buf_free(&safe);
 	json_said = 1;
 }
 

@@ -4,8 +4,11 @@
  * batches (one UID group each), and the two answers must agree: the same
  * failure with the same message, or, when both succeed, every busy second of
  * the whole reading busy in the batched one (the batched one may only add busy
- * time, where two UID lines differ in bytes but mean one UID). No crash, leak
- * or read past the text either way.
+ * time, where two UID lines differ in bytes but mean one UID). Both read the
+ * input twice with one zone cache, as two files of a vdir, so the second
+ * meets every VTIMEZONE known and parses the text without them; a third
+ * reading without the cache (everything parsed as written) must give the
+ * very same answer. No crash, leak or read past the text either way.
  */
 #include "base/dl.h"
 #include "base/err.h"
@@ -49,7 +52,9 @@ static size_t merged(struct calendar_interval *v, size_t n)
 	return k + 1;
 }
 
-static int read_with(const char *text, size_t len, size_t batch, struct reader *r, struct err *e)
+/* Reads text with the batch; with a zone cache (read twice, as two files of one calendar) or without. */
+static int read_with(const char *text, size_t len, size_t batch, int cached, struct reader *r,
+		     struct err *e)
 {
 	int rc;
 
@@ -58,8 +63,12 @@ static int read_with(const char *text, size_t len, size_t batch, struct reader *
 	r->to = TO;
 	r->local = icaltimezone_get_utc_timezone();
 	r->batch = batch;
-	r->zones = zone_cache_new();
+	r->zones = cached ? zone_cache_new() : NULL;
 	rc = reader_text("fuzz.ics", text, len, r, e);
+	if (rc == 0 && cached) {
+		r->n = 0; /* the second reading meets every VTIMEZONE known */
+		rc = reader_text("fuzz.ics", text, len, r, e);
+	}
 	zone_cache_free(r->zones);
 	r->n = rc == 0 ? merged(r->v, r->n) : 0;
 	return rc;
@@ -76,10 +85,10 @@ static int covered(const struct calendar_interval *v, size_t n, time_t s, time_t
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct reader whole, cut;
-	struct err e1, e2;
+	struct reader whole, cut, plain;
+	struct err e1, e2, e3;
 	char *text;
-	int a, b;
+	int a, b, c;
 
 	if (size > 256 * 1024 || dl_require(DL_ICAL, &e1) != 0)
 		return 0;
@@ -88,17 +97,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	a = read_with(text, size, SIZE_MAX, &whole, &e1);
-	b = read_with(text, size, 1, &cut, &e2);
-	if (a != b)
-		__builtin_trap(); /* one reading failed and the other did not */
-	if (a != 0 && strcmp(e1.msg, e2.msg) != 0)
-		__builtin_trap(); /* the batched reading named another error */
+	a = read_with(text, size, SIZE_MAX, 1, &whole, &e1);
+	b = read_with(text, size, 1, 1, &cut, &e2);
+	c = read_with(text, size, SIZE_MAX, 0, &plain, &e3);
+	if (a != b || a != c)
+		__builtin_trap(); /* one reading failed and another did not */
+	if (a != 0 && (strcmp(e1.msg, e2.msg) != 0 || strcmp(e1.msg, e3.msg) != 0))
+		__builtin_trap(); /* the batched or the uncached reading named another error */
 	for (size_t i = 0; a == 0 && i < whole.n; i++)
 		if (!covered(cut.v, cut.n, whole.v[i].start, whole.v[i].end))
 			__builtin_trap(); /* busy whole, free batched */
+	if (a == 0 && (whole.n != plain.n ||
+		       (whole.n && memcmp(whole.v, plain.v, whole.n * sizeof *whole.v) != 0)))
+		__builtin_trap(); /* the VTIMEZONEs left out of the parse changed the answer */
 	free(whole.v);
 	free(cut.v);
+	free(plain.v);
 	free(text);
 	return 0;
 }

@@ -104,6 +104,7 @@
 	  (location))                                                                          \
 	R(icalcomponent *, icaltimezone_get_component, (icaltimezone *z), (z))                \
 	R(icaltimezone *, icaltimezone_new, (void), ())                                        \
+	R(const char *, icaltimezone_get_tzid, (icaltimezone *z), (z))                        \
 	R(int, icaltimezone_set_component, (icaltimezone *z, icalcomponent *c), (z, c))       \
 	V(icaltimezone_free, (icaltimezone *z, int free_struct), (z, free_struct))            \
 	R(icalrecur_iterator *, icalrecur_iterator_new,                                        \

@@ -37,6 +37,7 @@
 	R(int, sqlite3_column_type, (sqlite3_stmt * st, int i), (st, i))                       \
 	R(const char *, sqlite3_errmsg, (sqlite3 * db), (db))                                  \
 	R(int, sqlite3_changes, (sqlite3 * db), (db))                                          \
+	R(sqlite3_int64, sqlite3_total_changes64, (sqlite3 * db), (db))                        \
 	R(sqlite3_int64, sqlite3_last_insert_rowid, (sqlite3 * db), (db))                      \
 	R(int, sqlite3_busy_timeout, (sqlite3 * db, int ms), (db, ms))                         \
 	V(sqlite3_free, (void *p), (p))

@@ -43,14 +43,33 @@ long long rfc3339_floor_div(long long a, long long b)
 	return a / b - (a % b != 0 && (a < 0) != (b < 0));
 }
 
+/* n (0..99) as two digits at p. */
+static void two(char *p, long long n)
+{
+	p[0] = (char)('0' + n / 10);
+	p[1] = (char)('0' + n % 10);
+}
+
 void rfc3339_format(time_t t, char out[RFC3339_LEN])
 {
 	long long day = rfc3339_floor_div((long long)t, 86400), sec = (long long)t - day * 86400, y;
 	int m, d;
 
 	rfc3339_civil_from_days(day, &y, &m, &d);
-	snprintf(out, RFC3339_LEN, "%04lld-%02d-%02dT%02lld:%02lld:%02lldZ", y, m, d, sec / 3600,
-		 sec / 60 % 60, sec % 60);
+	if (y < 0 || y > 9999) { /* far off: printf spells the sign and the wider year */
+		snprintf(out, RFC3339_LEN, "%04lld-%02d-%02dT%02lld:%02lld:%02lldZ", y, m, d,
+			 sec / 3600, sec / 60 % 60, sec % 60);
+		return;
+	}
+	/* by hand, every box request formats its time (the access log, the visit) */
+	memcpy(out, "0000-00-00T00:00:00Z", 21);
+	two(out, y / 100);
+	two(out + 2, y % 100);
+	two(out + 5, m);
+	two(out + 8, d);
+	two(out + 11, sec / 3600);
+	two(out + 14, sec / 60 % 60);
+	two(out + 17, sec % 60);
 }
 
 void rfc3339_now(char out[RFC3339_LEN])

@@ -33,6 +33,38 @@
 #define MECHA_VERSION "0.1.0"
 #endif
 
+struct api_doc *api_doc_new(const char *text)
+{
+	size_t len = strlen(text);
+	struct api_doc *doc = xmalloc(sizeof *doc + len + 1);
+
+	atomic_init(&doc->refs, 1);
+	doc->len = len;
+	atomic_init(&doc->sent, NULL);
+	doc->sent_free = NULL;
+	pthread_mutex_init(&doc->lock, NULL);
+	memcpy(doc->text, text, len + 1);
+	return doc;
+}
+
+struct api_doc *api_doc_ref(struct api_doc *doc)
+{
+	atomic_fetch_add_explicit(&doc->refs, 1, memory_order_relaxed);
+	return doc;
+}
+
+void api_doc_put(struct api_doc *doc)
+{
+	void *sent;
+
+	if (!doc || atomic_fetch_sub_explicit(&doc->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if ((sent = atomic_load_explicit(&doc->sent, memory_order_acquire)))
+		doc->sent_free(sent);
+	pthread_mutex_destroy(&doc->lock);
+	free(doc);
+}
+
 void api_error(struct api_reply *out, unsigned status, const char *msg)
 {
 	json_t *o = json_pack("{s:s}", "error", msg);

@@ -34,6 +34,8 @@
 
 #include "box/ledger.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -65,6 +67,27 @@ struct api_call {
 	time_t deadline;
 };
 
+/*
+ * A document many answers send as it is (a type's fresh form, box/typecache.h):
+ * its bytes never change, and it lives while a ref is held (api_doc_put gives one
+ * back). The transport may keep in `sent` what it makes of it to send it again
+ * (boxd: one response with its headers, queued on every connection that asks),
+ * set once under `lock` with sent_free, which api_doc_put calls with the doc.
+ */
+struct api_doc {
+	atomic_ulong refs;
+	size_t len;
+	_Atomic(void *) sent;
+	void (*sent_free)(void *sent);
+	pthread_mutex_t lock;
+	char text[];
+};
+
+/* A doc of text (copied), one ref held. */
+struct api_doc *api_doc_new(const char *text);
+struct api_doc *api_doc_ref(struct api_doc *doc);
+void api_doc_put(struct api_doc *doc);
+
 struct api_reply {
 	unsigned status;
 	const char *type; /* Content-Type */
@@ -80,6 +103,7 @@ struct api_reply {
 	void (*stream_free)(void *arg);
 	void *stream_arg;
 	char *location;   /* a 303's Location (malloc'd, boxd frees it), or NULL */
+	struct api_doc *doc; /* instead of body: a shared document, a ref boxd gives back */
 };
 
 void api_handle(struct api_ctx *ctx, struct api_call *call, struct api_reply *out);

@@ -13,8 +13,10 @@
 #include "box/route.h"
 #include "box/slotcache.h"
 #include "box/slotrule.h"
+#include "box/typecache.h"
 #include "box/urlform.h"
 #include "box/visit.h"
+#include "box/weekcache.h"
 #include "types/manifest.h"
 #include "types/validate.h"
 
@@ -60,22 +62,61 @@ static const char *query_word(const json_t *q, const char *key)
 	return json_string_value(json_object_get(q, key)); /* a repeated key is no answer */
 }
 
+/* The first second a live hold lapses, if before until (ledger.h's booking_lapse); now when
+ * the ledger cannot say or the time does not read: the page is then not kept. */
+static time_t lapse_until(const struct visit *v, time_t until)
+{
+	struct ledger *l = v->ctx->ledger;
+	char *first;
+	struct err e;
+	time_t t;
+
+	if (l->ops->booking_lapse(l, v->user.id, v->m->id, v->now_s, &first, &e) != 0)
+		return v->now;
+	if (first && rfc3339_parse(first, &t) != 0)
+		t = v->now;
+	else if (!first || t > until)
+		t = until;
+	free(first);
+	return t;
+}
+
 static void week(struct visit *v, const json_t *values, const json_t *errors,
 		 enum page_week_notice notice, struct api_reply *out)
 {
 	const struct route *r = v->call->route;
+	struct ledger *l = v->ctx->ledger;
 	const char *why;
 	json_t *q = urlform_decode(r->query ? r->query : "", r->query_len, &why);
+	int plain = notice == PAGE_WEEK_PLAIN && !values && !errors;
+	struct weekcache_key k = { v->user.id, v->m->id, typecache_id(v->mref), 0, v->page.base,
+				   v->page.assets, v->page.lang, query_word(q, "week"),
+				   query_word(q, "mins") };
 	struct cache c;
 	struct page_week w;
+	struct err e;
+	char *doc;
 
+	/* the counter before the page's inputs (weekcache.h): a change between leaves no stale page */
+	if (plain && l->ops->slots_stamp(l, v->user.id, v->m->id, &k.stamp, &e) != 0) {
+		json_decref(q);
+		return visit_unavailable(out, v, 500);
+	}
+	if (plain && (doc = weekcache_get(&k, v->now))) {
+		visit_html(out, 200, doc);
+		json_decref(q);
+		return;
+	}
 	if (cache_load(v, &c, 1) != 0) {
 		json_decref(q);
 		return visit_unavailable(out, v, 500);
 	}
 	w = (struct page_week){ c.view.slots, c.view.n, c.blocked, c.view.generated_at, v->now,
-				query_word(q, "week"), query_word(q, "mins"), notice, values, errors, NULL, NULL };
-	visit_html(out, 200, page_booking_week(&v->page, v->m, &w));
+				k.week, k.mins, notice, values, errors, NULL, NULL };
+	doc = page_booking_week(&v->page, v->m, &w);
+	if (plain)
+		weekcache_put(&k, v->now, lapse_until(v, page_booking_week_until(v->m, &w)), doc);
+	visit_html(out, 200, doc);
 	json_decref(q);
 	cache_free(&c);
 }

@@ -7,7 +7,6 @@
 #include "base/dl.h"
 #include "base/err.h"
 #include "base/fs.h"
-#include "base/jsonio.h"
 #include "base/rfc3339.h"
 #include "box/api.h"
 #include "box/boxconf.h"
@@ -54,8 +53,7 @@ struct boxd {
 	struct limit *limit;
 	struct waiters *waiters;
 	struct deadline *deadline;
-	FILE *log;
-	pthread_mutex_t log_lock;
+	FILE *log; /* written by log_line's write(2) on its descriptor alone */
 	char *host_public, *host_listen;
 	atomic_int stopping;
 };
@@ -83,6 +81,7 @@ struct req {
 	struct timespec t0;
 	unsigned status;
 	long long bytes;
+	struct api_doc *doc; /* the shared document being sent (its ref), or NULL */
 };
 
 /* ---- responses ----------------------------------------------------------------------- */
@@ -123,24 +122,10 @@ static struct MHD_Response *streamed(struct api_reply *out)
 	return resp;
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
+/* The headers of every answer: the gate's, its type, Allow, Location, no caching. */
+static void add_headers(struct MHD_Response *resp, const struct req *r,
+			const struct api_reply *out)
 {
-	struct MHD_Response *resp;
-	enum MHD_Result ok;
-
-	if (out->stream)
-		resp = streamed(out);
-	else if (out->fd >= 0)
-		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
-	else
-		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		if (out->fd >= 0)
-			close(out->fd);
-		free(out->body);
-		free(out->location);
-		return MHD_NO;
-	}
 	for (size_t i = 0; i < sizeof gate_headers / sizeof gate_headers[0]; i++)
 		MHD_add_response_header(resp, gate_headers[i][0], gate_headers[i][1]);
 	if (out->type)
@@ -149,14 +134,71 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struc
 		MHD_add_response_header(resp, "Allow", route_methods(r->route.kind));
 	if (out->location)
 		MHD_add_response_header(resp, "Location", out->location);
-	free(out->location);
 	MHD_add_response_header(resp, "Cache-Control", "no-store");
+}
+
+static void response_free(void *resp)
+{
+	MHD_destroy_response(resp);
+}
+
+/*
+ * A shared document's response, made once with its headers (a doc is only ever
+ * answered with one type, and without Allow or Location) and queued on every
+ * connection that asks for it: libmicrohttpd counts the connections sending it,
+ * and the request holds its ref on the doc (whose bytes the response points at)
+ * until libmicrohttpd says it was sent (done).
+ */
+static struct MHD_Response *doc_response(const struct req *r, const struct api_reply *out)
+{
+	struct api_doc *doc = out->doc;
+	struct MHD_Response *resp = atomic_load_explicit(&doc->sent, memory_order_acquire);
+
+	if (resp)
+		return resp;
+	pthread_mutex_lock(&doc->lock);
+	if (!(resp = atomic_load_explicit(&doc->sent, memory_order_relaxed)) &&
+	    (resp = MHD_create_response_from_buffer(doc->len, doc->text, MHD_RESPMEM_PERSISTENT))) {
+		add_headers(resp, r, out);
+		doc->sent_free = response_free;
+		atomic_store_explicit(&doc->sent, resp, memory_order_release);
+	}
+	pthread_mutex_unlock(&doc->lock);
+	return resp;
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *r, struct api_reply *out)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ok;
+
+	if (out->doc) {
+		r->doc = out->doc; /* given back in done, once the bytes are sent */
+		resp = doc_response(r, out);
+	} else if (out->stream) {
+		resp = streamed(out);
+	} else if (out->fd >= 0) {
+		resp = MHD_create_response_from_fd((size_t)out->fdlen, out->fd);
+	} else {
+		resp = MHD_create_response_from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
+	}
+	if (!resp) {
+		if (out->fd >= 0)
+			close(out->fd);
+		free(out->body);
+		free(out->location);
+		return MHD_NO;
+	}
+	if (!out->doc)
+		add_headers(resp, r, out);
+	free(out->location);
 	r->status = out->status;
 	r->bytes = out->fd >= 0 || out->stream ? out->fdlen : (long long)out->len;
 	if (r->sock) /* the answer is the box's to send: only the idle timeout applies now */
 		deadline_set(r->d->deadline, r->sock->due, DEADLINE_NONE, 0);
 	ok = MHD_queue_response(c, out->status, resp);
-	MHD_destroy_response(resp);
+	if (!out->doc) /* the doc's response stays the doc's */
+		MHD_destroy_response(resp);
 	return ok;
 }
 
@@ -269,7 +311,10 @@ static enum MHD_Result first(struct MHD_Connection *c, struct req *r, const char
 	r->started = 1;
 	snprintf(r->method, sizeof r->method, "%s", method);
 	body_due(c, r);
-	client_address(c, r->ip, sizeof r->ip);
+	if (r->sock) /* the connection's, found once when it was accepted */
+		memcpy(r->ip, r->sock->ip, sizeof r->ip);
+	else
+		client_address(c, r->ip, sizeof r->ip);
 	if (!host_known(d, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
 		return text(c, r, 404, "not found");
 	if (!limit_take(d->limit, r->ip, time(NULL)))
@@ -372,30 +417,89 @@ static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
-/* One line of the access log; cut names the phase a deadline cut it in, or is NULL. */
+/* s as a JSON string's contents at out (room for 6 bytes per byte of s): past them. */
+static char *put_json(char *out, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			*out++ = '\\';
+			*out++ = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			*out++ = '\\';
+			*out++ = 'u';
+			*out++ = '0';
+			*out++ = '0';
+			*out++ = hex[c >> 4];
+			*out++ = hex[c & 15];
+		} else {
+			*out++ = (char)c;
+		}
+	}
+	return out;
+}
+
+/* s at out, and its NUL (which what follows writes over): past s. */
+static char *put(char *out, const char *s)
+{
+	return stpcpy(out, s);
+}
+
+static char *put_int(char *out, long long v)
+{
+	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	char digits[24];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (v < 0)
+		*out++ = '-';
+	while (n)
+		*out++ = digits[--n];
+	return out;
+}
+
+/*
+ * One line of the access log; cut names the phase a deadline cut it in, or is
+ * NULL. The line is put together by hand (every request writes one) and
+ * written by one write(2) on the log's descriptor, which appends it whole: no
+ * lock, no buffer to flush (the log's FILE is never written through).
+ */
 static void log_line(struct boxd *d, const char *ip, const char *method, const char *path,
 		     unsigned status, long long bytes, const struct timespec *t0, const char *cut)
 {
 	struct timespec t1;
-	char now[RFC3339_LEN], *line;
-	json_t *o;
+	char now[RFC3339_LEN], line[6 * (64 + 16 + ROUTE_LOG_MAX) + 256], *p = line;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rfc3339_now(now);
-	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip", ip, "method",
-		      method[0] ? method : "?", "path", path, "status", (int)status, "bytes",
-		      (json_int_t)bytes, "ms",
-		      (json_int_t)(t1.tv_sec - t0->tv_sec) * 1000 +
-			      (t1.tv_nsec - t0->tv_nsec) / 1000000);
-	if (cut)
-		json_object_set_new(o, "cut", json_string(cut));
-	line = jsonio_compact(o);
-	pthread_mutex_lock(&d->log_lock);
-	fprintf(d->log, "%s\n", line);
-	fflush(d->log);
-	pthread_mutex_unlock(&d->log_lock);
-	free(line);
-	json_decref(o);
+	p = put(p, "{\"time\":\"");
+	p = put(p, now);
+	p = put(p, "\",\"ip\":\"");
+	p = put_json(p, strlen(ip) < 64 ? ip : "?");
+	p = put(p, "\",\"method\":\"");
+	p = put_json(p, !method[0] || strlen(method) >= 16 ? "?" : method);
+	p = put(p, "\",\"path\":\"");
+	p = put_json(p, strlen(path) < ROUTE_LOG_MAX ? path : "?");
+	p = put(p, "\",\"status\":");
+	p = put_int(p, status);
+	p = put(p, ",\"bytes\":");
+	p = put_int(p, bytes);
+	p = put(p, ",\"ms\":");
+	p = put_int(p, (long long)(t1.tv_sec - t0->tv_sec) * 1000 +
+			       (t1.tv_nsec - t0->tv_nsec) / 1000000);
+	if (cut) {
+		p = put(p, ",\"cut\":\"");
+		p = put(p, cut);
+		p = put(p, "\"");
+	}
+	p = put(p, "}\n");
+	if (write(fileno(d->log), line, (size_t)(p - line)) < 0)
+		return; /* a log that cannot be written is not the visitor's answer */
 }
 
 static void log_request(struct boxd *d, const struct req *r)
@@ -431,6 +535,7 @@ static void done(void *cls, struct MHD_Connection *c, void **con_cls,
 	}
 	if (r->up) /* the connection went before the body was in */
 		upload_abandon(r->up);
+	api_doc_put(r->doc);
 	buf_free(&r->body);
 	free(r->uri);
 	free(r);
@@ -640,9 +745,7 @@ int boxd_serve(const struct boxconf *conf, struct ledger *l, struct err *e)
 	d.limit = limit_new(conf->limits.requests_per_minute);
 	d.host_public = authority(conf->public_url);
 	d.host_listen = xstrdup(conf->listen);
-	pthread_mutex_init(&d.log_lock, NULL);
 	rc = run(&d, ai, &t, e);
-	pthread_mutex_destroy(&d.log_lock);
 	limit_free(d.limit);
 	mailer_stop(d.api.mailer);
 	free(d.host_public);

@@ -37,7 +37,7 @@ static void form(struct visit *v, const json_t *values, const json_t *errors,
 		 struct api_reply *out)
 {
 	if (!values && !errors) /* the fresh form: the same bytes until the type changes */
-		return visit_html(out, 200, typecache_form(v->mref, &v->page));
+		return visit_doc(out, 200, typecache_form(v->mref, &v->page));
 	visit_html(out, errors ? 400 : 200, page_form(&v->page, v->m, values, errors));
 }
 

@@ -48,6 +48,11 @@ struct ledger_user {
 	long long send_budget;
 };
 
+/* What ledger_ops.stamp tells: equal stamps, no change committed in between. */
+struct ledger_stamp {
+	long long a, b;
+};
+
 struct ledger_key {
 	char id[17]; /* the lookup half of a token: 8 random bytes in hex */
 	char user_id[LEDGER_ID_LEN + 1];
@@ -195,6 +200,13 @@ struct ledger_ops {
 	/* Opens and migrates; where is a path or a URL. */
 	int (*open)(struct ledger *l, const char *where, struct err *e);
 	void (*close)(struct ledger *l);
+	/* Whether anything may have changed: 1 with *out, a stamp equal to an earlier one
+	 * only when no change was committed to the ledger in between, by this process or
+	 * any other on it (so what was read at that stamp still holds); 0 when the backend
+	 * cannot tell without reading the rows themselves (PostgreSQL), -1 with e. One
+	 * cheap statement (SQLite: PRAGMA data_version), for the caches of what every
+	 * request reads (box/typecache.h). */
+	int (*stamp)(struct ledger *l, struct ledger_stamp *out, struct err *e);
 
 	/* users: a handle is issued once (ERR_HANDLE_TAKEN when it exists). */
 	int (*user_add)(struct ledger *l, const struct ledger_user *u, const char *now,
@@ -291,6 +303,15 @@ struct ledger_ops {
 	 * bookings and holds not yet expired. */
 	int (*booking_blocking)(struct ledger *l, const char *user, const char *instrument,
 				const char *now, json_t **rows, struct err *e);
+	/* The first expiry after now of the instrument's live holds (when what blocks it
+	 * next changes by time alone): *first a new string, or NULL when no hold is live. */
+	int (*booking_lapse)(struct ledger *l, const char *user, const char *instrument,
+			     const char *now, char **first, struct err *e);
+	/* The change counter of an instrument's bookings and pushed slots (0 before any): it
+	 * moves in the transaction of every change to either, made by anyone, so two equal
+	 * readings mean nothing of them changed in between (box/weekcache.h). */
+	int (*slots_stamp)(struct ledger *l, const char *user, const char *instrument,
+			   long long *stamp, struct err *e);
 	/* The hold: budgets, the holds cap, then ONE conditional INSERT that lands only when
 	 * no live row overlaps the slot, then the submitted row — one transaction.
 	 * enum ledger_hold_result (with *seq when HELD), or -1. */

@@ -30,7 +30,7 @@ struct err;
 struct ledger_db;
 
 /* Bumped with every migration, in both drivers at once; a ledger above it is refused. */
-#define LEDGER_SCHEMA_VERSION 8
+#define LEDGER_SCHEMA_VERSION 9
 
 struct ledger_driver {
 	const char *name; /* "sqlite", "postgresql" */
@@ -55,6 +55,12 @@ struct ledger_driver {
 	/* Called with the lock held before any work: a dropped connection is made again
 	 * (NULL when the driver cannot lose one). Never inside a transaction. */
 	void (*revive)(struct ledger_db *db);
+	/* With the lock held, outside a transaction: out[0..2) filled with a pair that
+	 * changes whenever a change may have been committed to the database since the
+	 * pair was last this one, by this connection or any other (another thread's,
+	 * another process's): 1; 0 when it cannot be told without reading the rows
+	 * themselves (the caller reads them); -1 with e. NULL: never told. */
+	int (*stamp)(struct ledger_db *db, long long out[2], struct err *e);
 	/* What starts a writing transaction. */
 	const char *begin;
 	/* 1: each thread of the process gets a connection of its own (ledger_sql.c's
@@ -76,6 +82,7 @@ struct ledger_db {
 	 * the transaction may be run again from its start. */
 	int conflict;
 	void *conn;           /* the driver's connection */
+	void *stamp_stmt;     /* the driver's, for stamp (SQLite: its prepared statement) */
 	/* The first connection's: the other threads' connections (NULL when the driver
 	 * is not per_thread). Owned by ledger_sql.c. */
 	struct ledger_sessions *sessions;

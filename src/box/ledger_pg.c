@@ -168,6 +168,34 @@ static const char schema_v8[] =
 	"ALTER TABLE upload_spool ALTER COLUMN bytes SET STORAGE EXTERNAL;"
 	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
+/* v9, as ledger_sqlite.c's: the change counter of an instrument's bookings and slots,
+ * bumped by one trigger function in the changing transaction. Its value is the sum of
+ * shards, one per connection that ever changed them (its backend pid): one row for all,
+ * its lock held to the commit, would make two holds on one instrument take turns
+ * ("nobody waits for a stranger they have nothing to do with", docs/box.md), and two
+ * commits still never leave the sum where it was. A shard is a few bytes per
+ * connection, and connections are the box threads' long-lived ones. */
+static const char schema_v9[] =
+	"CREATE TABLE IF NOT EXISTS slot_changes ("
+	" user_id TEXT NOT NULL, instrument_id TEXT NOT NULL, shard INTEGER NOT NULL,"
+	" n BIGINT NOT NULL, PRIMARY KEY (user_id, instrument_id, shard));"
+	"CREATE OR REPLACE FUNCTION slot_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+	" IF TG_OP <> 'INSERT' THEN INSERT INTO slot_changes (user_id, instrument_id, shard, n)"
+	" VALUES (OLD.user_id, OLD.instrument_id, pg_backend_pid(), 1)"
+	" ON CONFLICT (user_id, instrument_id, shard) DO UPDATE SET n = slot_changes.n + 1;"
+	" END IF;"
+	" IF TG_OP <> 'DELETE' THEN INSERT INTO slot_changes (user_id, instrument_id, shard, n)"
+	" VALUES (NEW.user_id, NEW.instrument_id, pg_backend_pid(), 1)"
+	" ON CONFLICT (user_id, instrument_id, shard) DO UPDATE SET n = slot_changes.n + 1;"
+	" END IF;"
+	" RETURN NULL; END $$;"
+	"DROP TRIGGER IF EXISTS bookings_changed ON bookings;"
+	"CREATE TRIGGER bookings_changed AFTER INSERT OR UPDATE OR DELETE ON bookings"
+	" FOR EACH ROW EXECUTE PROCEDURE slot_changed();"
+	"DROP TRIGGER IF EXISTS slot_cache_changed ON slot_cache;"
+	"CREATE TRIGGER slot_cache_changed AFTER INSERT OR UPDATE OR DELETE ON slot_cache"
+	" FOR EACH ROW EXECUTE PROCEDURE slot_changed();";
+
 static PGconn *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -393,6 +421,7 @@ static int migrate_locked(struct ledger_db *db, struct err *e)
 	    (version < 6 && pg_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && pg_exec(db, schema_v7, e) != 0) ||
 	    (version < 8 && pg_exec(db, schema_v8, e) != 0) ||
+	    (version < 9 && pg_exec(db, schema_v9, e) != 0) ||
 	    pg_exec(db, sql, e) != 0)
 		return -1;
 	return 0;

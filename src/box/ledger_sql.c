@@ -266,6 +266,22 @@ static void sql_close(struct ledger *l)
 	l->impl = NULL;
 }
 
+static int sql_stamp(struct ledger *l, struct ledger_stamp *out, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	long long v[2];
+	int rc;
+
+	if (!s->drv->stamp)
+		return 0;
+	db_lock(s);
+	rc = s->drv->stamp(s, v, e);
+	db_unlock(s);
+	if (rc == 1)
+		*out = (struct ledger_stamp){ v[0], v[1] };
+	return rc;
+}
+
 /* ---- users and keys ---------------------------------------------------------------- */
 
 static int sql_user_add(struct ledger *l, const struct ledger_user *u, const char *now,
@@ -972,6 +988,44 @@ static int sql_booking_blocking(struct ledger *l, const char *user, const char *
 	return rc;
 }
 
+static int sql_booking_lapse(struct ledger *l, const char *user, const char *instrument,
+			     const char *now, char **first, struct err *e)
+{
+	static const char *const names[] = { "t", NULL };
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, instrument, now };
+	json_t *row = NULL;
+	const char *t;
+	int found;
+
+	db_lock(s);
+	found = one(s, "SELECT MIN(hold_expires) FROM bookings WHERE user_id = ?1 AND "
+		       "instrument_id = ?2 AND state = 'held' AND hold_expires > ?3", 3, v, names,
+		    &row, e);
+	db_unlock(s);
+	if (found < 0)
+		return -1;
+	t = found ? json_string_value(json_object_get(row, "t")) : NULL;
+	*first = t ? xstrdup(t) : NULL;
+	json_decref(row);
+	return 0;
+}
+
+static int sql_slots_stamp(struct ledger *l, const char *user, const char *instrument,
+			   long long *stamp, struct err *e)
+{
+	struct ledger_db *s = session(l);
+	const char *v[] = { user, instrument };
+	int rc;
+
+	db_lock(s);
+	/* one statement, one snapshot: the sum of the shards as of one moment */
+	rc = scalar(s, "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM slot_changes WHERE "
+		       "user_id = ?1 AND instrument_id = ?2", 2, v, stamp, e);
+	db_unlock(s);
+	return rc;
+}
+
 /* The holder row of one stranger (kind "r" an address, "i" a client address) up by one:
  * its lock, held to the commit, makes that stranger's holds take turns. */
 static int holder_turn(struct ledger_db *s, const char *user, const char *kind,
@@ -1662,6 +1716,7 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 	{ \
 		.name = (backend), .open = (opener), \
 		.close = sql_close, \
+		.stamp = sql_stamp, \
 		.user_add = sql_user_add, \
 		.user_get = sql_user_get, \
 		.key_add = sql_key_add, \
@@ -1690,6 +1745,8 @@ static int sql_pair_redeem(struct ledger *l, const struct ledger_redeem *r,
 		.spool_put = sql_spool_put, \
 		.spool_drop = sql_spool_drop, \
 		.booking_blocking = sql_booking_blocking, \
+		.slots_stamp = sql_slots_stamp, \
+		.booking_lapse = sql_booking_lapse, \
 		.booking_hold = sql_booking_hold, \
 		.booking_confirm = sql_booking_confirm, \
 		.booking_get = sql_booking_get, \

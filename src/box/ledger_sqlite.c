@@ -2,7 +2,8 @@
  * ledger_sqlite — the ledger's SQLite driver (ledger_db.h), the embedded
  * default: one file in WAL mode, the schema migrated by PRAGMA
  * user_version, one connection per process (serialised by ledger_sql.c's
- * lock), writers taking turns by BEGIN IMMEDIATE.
+ * lock), writers taking turns by BEGIN IMMEDIATE, and a stamp (ledger.h)
+ * that says in one statement whether anything changed.
  *
  * WAL lets the drain's reads go on while a row lands, and lets another
  * process (a sweep, the test seed tool) write the same file; busy_timeout
@@ -144,6 +145,53 @@ static const char schema_v8[] =
 	" PRIMARY KEY (id, n));"
 	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
+/* v9: a change counter per (owner, instrument), bumped by triggers in the very
+ * transaction of any change to its bookings or its pushed slots — whoever makes it
+ * (any box on the database, the sweep, a hand in the ledger): the week page's cache
+ * (box/weekcache.h) is good while the counter it was rendered at is the one read.
+ * The counter is the sum of its shards' n; here, writers taking turns anyway, one
+ * shard (ledger_pg.c spreads them, so that holds do not wait on each other). */
+static const char schema_v9[] =
+	"CREATE TABLE IF NOT EXISTS slot_changes ("
+	" user_id TEXT NOT NULL, instrument_id TEXT NOT NULL, shard INTEGER NOT NULL,"
+	" n INTEGER NOT NULL, PRIMARY KEY (user_id, instrument_id, shard));"
+	"CREATE TRIGGER IF NOT EXISTS bookings_added AFTER INSERT ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS bookings_changed AFTER UPDATE ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS bookings_removed AFTER DELETE ON bookings BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_added AFTER INSERT ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_changed AFTER UPDATE ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
+	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;"
+	"CREATE TRIGGER IF NOT EXISTS slot_cache_removed AFTER DELETE ON slot_cache BEGIN"
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
+	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
+	" DO UPDATE SET n = n + 1;"
+	" END;";
+
 static sqlite3 *conn(struct ledger_db *db)
 {
 	return db->conn;
@@ -280,6 +328,7 @@ static int migrate(struct ledger_db *db, struct err *e)
 	    (version < 6 && lite_exec(db, schema_v6, e) != 0) ||
 	    (version < 7 && lite_exec(db, schema_v7, e) != 0) ||
 	    (version < 8 && lite_exec(db, schema_v8, e) != 0) ||
+	    (version < 9 && lite_exec(db, schema_v9, e) != 0) ||
 	    lite_exec(db, sql, e) != 0 || lite_exec(db, "COMMIT", e) != 0) {
 		struct err ignored;
 		lite_exec(db, "ROLLBACK", &ignored);
@@ -309,8 +358,35 @@ static int lite_connect(struct ledger_db *db, const char *where, struct err *e)
 	return migrate(db, e);
 }
 
+/*
+ * The stamp: PRAGMA data_version, which another connection's commit (another
+ * process's: a box, a sweep, a CLI) bumps, as the read it starts sees it, beside
+ * sqlite3_total_changes64, the rows this connection changed, which data_version
+ * leaves out. The statement is prepared once and reset at once, so that no read
+ * stays open (a checkpoint would wait on it).
+ */
+static int lite_stamp(struct ledger_db *db, long long out[2], struct err *e)
+{
+	sqlite3_stmt *st = db->stamp_stmt;
+	int rc;
+
+	if (!st && sqlite3_prepare_v2(conn(db), "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK)
+		return fail(db, e, "preparing a statement");
+	db->stamp_stmt = st;
+	rc = sqlite3_step(st);
+	out[0] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW)
+		return fail(db, e, "reading");
+	out[1] = sqlite3_total_changes64(conn(db));
+	return 1;
+}
+
 static void lite_disconnect(struct ledger_db *db)
 {
+	if (db->stamp_stmt)
+		sqlite3_finalize(db->stamp_stmt);
+	db->stamp_stmt = NULL;
 	if (db->conn)
 		sqlite3_close_v2(conn(db));
 	db->conn = NULL;
@@ -325,5 +401,6 @@ const struct ledger_driver ledger_sqlite_driver = {
 	.get_bytes = lite_get_bytes,
 	.exec = lite_exec,
 	.revive = NULL,
+	.stamp = lite_stamp,
 	.begin = "BEGIN IMMEDIATE",
 };

@@ -145,6 +145,15 @@ char *page_booking_week(const struct page_ctx *ctx, const struct manifest *m,
 			const struct page_week *w);
 
 /*
+ * The first second from which page_booking_week of the same inputs, but a
+ * later now, could read otherwise: a slot of w->slots starting, a new day in
+ * the availability's zone, the stale notice coming due. What blocks a slot
+ * lapsing is not among them (w->blocked has no expiry): the caller's. Always
+ * after w->now (far ahead when nothing is due).
+ */
+time_t page_booking_week_until(const struct manifest *m, const struct page_week *w);
+
+/*
  * After the hold: "Almost there" — held for the policy's minutes, the link on
  * its way. A move's hold (from_start and from_end, the booking's own time;
  * else both NULL) shows the time the booking stays at until the confirm too.

@@ -501,6 +501,37 @@ char *page_booking_week(const struct page_ctx *ctx, const struct manifest *m,
 	return page_close(&b);
 }
 
+time_t page_booking_week_until(const struct manifest *m, const struct page_week *w)
+{
+	const char *name;
+	struct page_zone *z = zone_of(m, &name);
+	struct page_local l;
+	time_t lo = w->now, hi = w->now + 2 * 86400, made;
+	long long today;
+
+	page_local_time(z, w->now, &l);
+	today = l.day;
+	while (hi - lo > 1) { /* the first second of the next day: within two, whatever the zone */
+		time_t mid = lo + (hi - lo) / 2;
+		page_local_time(z, mid, &l);
+		if (l.day > today)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	page_zone_free(z);
+	for (size_t i = 0; i < w->nslots; i++) /* in start order: the first still to start */
+		if (w->slots[i].start > w->now) {
+			if (w->slots[i].start < hi)
+				hi = w->slots[i].start;
+			break;
+		}
+	if (w->generated_at && rfc3339_parse(w->generated_at, &made) == 0 &&
+	    w->now - made <= PAGE_STALE_HOURS * 3600 && made + PAGE_STALE_HOURS * 3600 + 1 < hi)
+		hi = made + PAGE_STALE_HOURS * 3600 + 1; /* notices(): stale once now - made > that */
+	return hi;
+}
+
 /* ---- after the hold -------------------------------------------------------------------------- */
 
 char *page_booking_held(const struct page_ctx *ctx, const struct manifest *m, const char *address,

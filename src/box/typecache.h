@@ -13,21 +13,34 @@
  * page, validation or handler writes to a struct manifest (types/manifest.h
  * takes it const everywhere but manifest_free).
  *
+ * The owner and the type row a page names are read once per ledger stamp
+ * (ledger.h) too: typecache_remember keeps, on a ref, the handle it was found
+ * by and the owner's row with the stamp they were read at, and
+ * typecache_known gives that back to a visit made while the ledger's stamp
+ * is still the same — no change committed since, through this box or any
+ * other process on the ledger (a `types push` through another box, an owner
+ * suspended by the CLI) — so that a form GET reads one statement instead of
+ * two rows. A backend that cannot stamp (PostgreSQL) reads the rows every
+ * time, as before.
+ *
  * Threads: one mutex around the entries and their counts.
  *
  * Ownership: typecache_get returns a ref the caller gives back with
  * typecache_put (it keeps the manifest alive; NULL when the text does not
- * parse); typecache_form returns a new malloc'd document. Arguments borrowed.
+ * parse); typecache_form returns a ref on the shared document (api_doc_put
+ * gives it back). Arguments borrowed.
  */
 #ifndef MECHA_BOX_TYPECACHE_H
 #define MECHA_BOX_TYPECACHE_H
 
+#include "box/ledger.h"
 #include "box/page.h"
 
 #include <stddef.h>
 
 #define TYPECACHE_ENTRIES 64
 
+struct api_doc;
 struct manifest;
 struct typecache_ref;
 
@@ -36,7 +49,20 @@ struct typecache_ref *typecache_get(const char *user, const char *type, const ch
 				    const struct manifest **m);
 void typecache_put(struct typecache_ref *ref);
 
+/* The ref remembered for (handle, type) at stamp, *user and *m filled; NULL when none
+ * was (or only at another stamp). */
+struct typecache_ref *typecache_known(const char *handle, const char *type,
+				      const struct ledger_stamp *stamp, struct ledger_user *user,
+				      const struct manifest **m);
+/* Remembers ref as what (handle, ref's type) resolved to, the owner user, at stamp. */
+void typecache_remember(struct typecache_ref *ref, const char *handle,
+			const struct ledger_stamp *stamp, const struct ledger_user *user);
+
+/* The number of ref's parse: two refs share one only when they share the manifest, and a
+ * number is never given twice in a process (what a cache of pages keys on: weekcache.h). */
+unsigned long long typecache_id(const struct typecache_ref *ref);
+
 /* page_form(ctx, m, NULL, NULL) of ref's manifest, rendered once per ctx->base and ->assets. */
-char *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
+struct api_doc *typecache_form(struct typecache_ref *ref, const struct page_ctx *ctx);
 
 #endif

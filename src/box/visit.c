@@ -18,27 +18,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1 when the route names a live owner's type this door serves; 0 when not; -1 on failure. */
+/* Whether v's owner (active) and manifest are served at v's door. */
+static int served(const struct visit *v)
+{
+	const struct route *r = v->call->route;
+
+	if (!boxconf_serves(v->ctx->conf, v->user.handle, r->type))
+		return 0;
+	/* Without [verification] nobody could prove an address: refused, never served unverified. */
+	return v->m && v->m->verification && v->m->booking == (v->door == VISIT_BOOKING);
+}
+
+/* 1 when the route names a live owner's type this door serves; 0 when not; -1 on failure.
+ * What the ledger said is kept while its stamp holds (box/typecache.h). */
 static int resolve(struct visit *v, struct err *e)
 {
 	const struct route *r = v->call->route;
 	struct ledger *l = v->ctx->ledger;
+	struct ledger_stamp stamp;
 	const char *text;
 	json_t *row;
-	int found = l->ops->user_get(l, r->handle, NULL, &v->user, e);
+	int stamped = l->ops->stamp(l, &stamp, e), found;
 
-	if (found <= 0)
+	if (stamped < 0)
+		return -1;
+	if (stamped && (v->mref = typecache_known(r->handle, r->type, &stamp, &v->user, &v->m)))
+		return served(v);
+	if ((found = l->ops->user_get(l, r->handle, NULL, &v->user, e)) <= 0)
 		return found;
-	if (strcmp(v->user.status, "active") != 0 ||
-	    !boxconf_serves(v->ctx->conf, v->user.handle, r->type))
+	if (strcmp(v->user.status, "active") != 0)
 		return 0;
 	if ((found = l->ops->type_get(l, v->user.id, r->type, &row, e)) <= 0)
 		return found;
 	text = json_string_value(json_object_get(row, "manifest"));
 	v->mref = text ? typecache_get(v->user.id, r->type, text, &v->m) : NULL;
 	json_decref(row);
-	/* Without [verification] nobody could prove an address: refused, never served unverified. */
-	return v->m && v->m->verification && v->m->booking == (v->door == VISIT_BOOKING);
+	if (stamped && v->mref)
+		typecache_remember(v->mref, r->handle, &stamp, &v->user);
+	return served(v);
+}
+
+/* "/{door}/{handle}/{type}{tail}", by hand (every page visit makes two). */
+static char *page_path(char door, const char *handle, const char *type, const char *tail)
+{
+	char *p = xmalloc(strlen(handle) + strlen(type) + strlen(tail) + 5), *q = p;
+
+	*q++ = '/';
+	*q++ = door;
+	*q++ = '/';
+	q = stpcpy(q, handle);
+	*q++ = '/';
+	q = stpcpy(q, type);
+	stpcpy(q, tail);
+	return p;
 }
 
 int visit_open(struct visit *v, struct api_ctx *ctx, const struct api_call *call,
@@ -58,9 +90,9 @@ int visit_open(struct visit *v, struct api_ctx *ctx, const struct api_call *call
 		visit_close(v);
 		return -1;
 	}
-	v->base = xasprintf("/%c/%s/%s", door == VISIT_FORM ? 'f' : 's', r->handle, r->type);
+	v->base = page_path(door == VISIT_FORM ? 'f' : 's', r->handle, r->type, "");
 	/* The assets answer at /f/ for both doors: they are the same bytes for every page. */
-	v->assets = xasprintf("/f/%s/%s/", r->handle, r->type);
+	v->assets = page_path('f', r->handle, r->type, "/");
 	v->page = (struct page_ctx){ v->base, v->assets, NULL };
 	return 0;
 }
@@ -81,6 +113,14 @@ void visit_html(struct api_reply *out, unsigned status, char *doc)
 	out->type = "text/html; charset=utf-8";
 	out->body = doc;
 	out->len = strlen(doc);
+}
+
+void visit_doc(struct api_reply *out, unsigned status, struct api_doc *doc)
+{
+	out->status = status;
+	out->type = "text/html; charset=utf-8";
+	out->doc = doc;
+	out->len = doc->len;
 }
 
 void visit_not_found(struct api_reply *out, enum visit_door door)

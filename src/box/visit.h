@@ -65,6 +65,8 @@ void visit_close(struct visit *v);
 
 /* An HTML answer: status and doc (taken). */
 void visit_html(struct api_reply *out, unsigned status, char *doc);
+/* The same of a shared document (its ref taken: api.h). */
+void visit_doc(struct api_reply *out, unsigned status, struct api_doc *doc);
 /* The one 404 of a door ("There is no form here." / "… booking page here."). */
 void visit_not_found(struct api_reply *out, enum visit_door door);
 /* 500 (or 503): "Unavailable", and nothing about why. */

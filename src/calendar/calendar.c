@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "base/rfc3339.h"
+#include "base/text.h"
 #include "calendar/reader.h"
 #include "calendar/source.h"
 #include "calendar/zone.h"
@@ -75,7 +76,7 @@ static int local_zone(const char *configured, struct reader *r, struct err *why,
 int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
 		       struct calendar_interval **out, size_t *n, struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
+	struct reader r = { .from = from, .to = to };
 	struct source s;
 	struct err why;
 	int rc;
@@ -105,7 +106,7 @@ int calendar_busy_ics(const char *name, const char *text, size_t len, const char
 		      time_t from, time_t to, struct calendar_interval **out, size_t *n,
 		      struct err *e)
 {
-	struct reader r = { from, to, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
+	struct reader r = { .from = from, .to = to };
 	struct err why;
 
 	*out = NULL;
@@ -217,53 +218,46 @@ char *calendar_busy_text(const struct config *cfg, const struct calendar_interva
 /* ---- counting, for mecha doctor ----------------------------------------------- */
 
 struct count {
-	size_t files, events;
+	size_t files;
+	struct reader *r;
 };
 
-static size_t count_events(icalcomponent *c)
-{
-	size_t n = icalcomponent_isa(c) == ICAL_VEVENT_COMPONENT;
-
-	for (icalcomponent *k = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); k;
-	     k = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT))
-		n += count_events(k);
-	return n;
-}
-
+/* A blank file holds no events (the busy reader refuses it; doctor counts it as empty). */
 static int count_file(const char *path, void *ctx, struct err *e)
 {
 	struct count *k = ctx;
-	icalcomponent *root = NULL;
 	char *text;
 	size_t len;
+	int rc = 0;
 
 	if (fs_read(path, &text, &len, e) != 0)
 		return -1;
-	if (reader_parse(path, text, &root, e) != 0) {
-		free(text);
-		return -1;
-	}
-	k->files++;
-	k->events += root ? count_events(root) : 0;
-	if (root)
-		icalcomponent_free(root);
+	if (!text_blank_n(text, len))
+		rc = reader_text(path, text, len, k->r, e);
+	k->files += rc == 0;
 	free(text);
-	return 0;
+	return rc;
 }
 
 int calendar_count_conf(const struct config *cfg, size_t *files, size_t *events, struct err *e)
 {
-	struct count k = { 0, 0 };
+	struct reader r = { .count = 1 };
+	struct count k = { 0, &r };
 	struct source s;
+	int rc;
 
 	*files = *events = 0;
 	source_from_config(cfg, &s);
 	if (!s.path || !*s.path)
 		return err_set(e, ERR_NOT_FOUND, "no calendar is configured ([calendar] path)");
-	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0 ||
-	    source_each(&s, count_file, &k, e) != 0)
+	if (config_require(cfg, CONFIG_NEEDS_CALENDAR, e) != 0 || dl_require(DL_ICAL, e) != 0)
+		return -1;
+	r.zones = zone_cache_new();
+	rc = source_each(&s, count_file, &k, e);
+	zone_cache_free(r.zones);
+	if (rc != 0)
 		return -1;
 	*files = k.files;
-	*events = k.events;
+	*events = r.events;
 	return 0;
 }

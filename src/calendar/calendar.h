@@ -58,7 +58,9 @@ int calendar_busy_conf(const struct config *cfg, time_t from, time_t to,
  * How much of the calendar cfg names there is, for `mecha doctor`: its .ics
  * files and the VEVENT components in them (a recurrence is one, an override
  * of one instance another), each file read and checked as the busy reader
- * checks it (without expanding recurrences). Failures as calendar_busy_conf.
+ * reads and checks it (a large one a batch at a time, the zones met once),
+ * without expanding recurrences; a blank file counts as none. Failures as
+ * calendar_busy_conf.
  */
 int calendar_count_conf(const struct config *cfg, size_t *files, size_t *events, struct err *e);
 

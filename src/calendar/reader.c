@@ -312,13 +312,16 @@ static int blank_text(const char *s)
 	return s[strspn(s, " \t\r\n")] == '\0';
 }
 
-/* Parses f->text and collects its events; *root is new on success. */
-static int file_open(struct file *f, size_t len, icalcomponent **root)
+/*
+ * Parses parse (f->text, len bytes, or f->text less what need not be parsed)
+ * and collects its events; *root is new on success.
+ */
+static int file_open(struct file *f, const char *parse, size_t len, icalcomponent **root)
 {
 	*root = NULL;
 	if (strlen(f->text) != len)
 		return fail(f, NULL, NULL, "a NUL byte inside; it is not an iCalendar file");
-	*root = icalparser_parse_string(f->text);
+	*root = icalparser_parse_string(parse);
 	if (!*root)
 		return fail(f, NULL, NULL, "%s", blank_text(f->text)
 					   ? "empty; an iCalendar file holds at least one VCALENDAR"
@@ -338,7 +341,7 @@ int reader_parse(const char *path, const char *text, icalcomponent **root, struc
 	*root = NULL;
 	if (blank_text(text))
 		return 0;
-	rc = file_open(&f, strlen(text), root);
+	rc = file_open(&f, text, strlen(text), root);
 	free(f.ev);
 	return rc;
 }
@@ -709,50 +712,9 @@ static int busy_file(struct file *f)
 	return 0;
 }
 
-/* Reads text whole: one component tree for the file. */
-static int whole(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
-{
-	struct file f = { path, text, r, NULL, 0, NULL, 0, e };
-	size_t mark = r->n;
-	icalcomponent *root = NULL;
-	int rc;
+/* ---- lines, as the cutting and the zones look at them ---------------------------- */
 
-	if (r->zones)
-		zone_cache_next_file(r->zones);
-	rc = file_open(&f, len, &root);
-	if (rc == 0)
-		rc = busy_file(&f);
-	if (rc != 0)
-		r->n = mark;
-	if (root)
-		icalcomponent_free(root);
-	free(f.ev);
-	free(f.ovs);
-	return rc;
-}
-
-/* ---- a large file, some events at a time ----------------------------------------
- *
- * libical holds a parsed file as a tree several times the size of its text (a
- * 10 MB calendar costs about 90 MB). A file larger than the reader's batch is
- * cut at its calendars' children instead: each batch is every calendar's
- * properties and VTIMEZONEs again, then some of its children, placed as a file
- * of its own (whole, above) and freed. The events of one UID (a series and the
- * instances it overrides) always share a batch, so each batch is placed as the
- * whole file would place it. The cutting looks only at BEGIN and END lines,
- * the calendars' own lines and the events' UID lines; a file it does not
- * understand, or a batch that fails, is read whole, so an error is always the
- * whole file's, named as before. Two events whose UID lines differ in bytes but
- * mean one UID (an escape, a parameter) can land in different batches; that
- * only adds busy time (an override not applied leaves the series' occurrence
- * busy), never frees any.
- */
-
-struct unit {
-	size_t at, end; /* its bytes: the BEGIN line through the END line */
-	size_t cal;     /* the calendar it is a child of */
-	char *uid;      /* a VEVENT's UID value, unfolded; NULL: none, or no event */
-};
+struct unit;
 
 struct cut {
 	const char *text;
@@ -793,6 +755,343 @@ static int named(const char *name, size_t n, const char *want)
 {
 	return n == strlen(want) && strncasecmp(name, want, n) == 0;
 }
+
+/* ---- the VTIMEZONEs a reading has met, left out of what libical parses ---------
+ *
+ * A vdir's files each carry the same VTIMEZONE, and libical parsing it is half
+ * of what a small file costs. So a calendar's own VTIMEZONEs (its children)
+ * are looked up by their bytes in the zone cache (zone.h); the first time a
+ * text is met it is parsed alone and checked as the file's tree would check
+ * it (no line libical flagged, no VEVENT inside). When every VTIMEZONE of
+ * every calendar is a zone so known, under TZIDs none of its calendar's others
+ * share, the file is parsed without them and each TZID finds its zone where
+ * it stood. The lines nothing here reads and libical cannot flag so as to
+ * fail the file (inert_line) are left out too. The scan reads only BEGIN and
+ * END lines and those, and any BEGIN or END it does not read as libical would
+ * (a parameter, a fold, an odd name), or a file of another shape, leaves the
+ * text as it is. Whatever fails so is read again as written, so an error is
+ * always the file's own.
+ */
+
+struct shed {
+	size_t at, end;     /* the VTIMEZONE's bytes */
+	size_t cal;         /* the calendar it is a child of */
+	icaltimezone *zone; /* the cache's */
+};
+
+/* Bytes left out of what libical parses. */
+struct span {
+	size_t at, end;
+};
+
+struct sheds {
+	struct shed *v;
+	size_t n, cap;
+	size_t ncal;
+	struct span *out; /* the VTIMEZONEs and the inert lines, in document order */
+	size_t nout, outcap;
+};
+
+static int plain_name(const char *name, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((name[i] >= 'A' && name[i] <= 'Z') || (name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-'))
+			return 0;
+	return n > 0;
+}
+
+/*
+ * The line [at, next) as a BEGIN or END line: 1 a plain one (*begin says which,
+ * *name and *n the component), 0 none, -1 one libical reads as BEGIN or END
+ * but not plainly (a parameter, an empty or odd name).
+ */
+static int shed_marker(const struct cut *c, size_t at, size_t next, int *begin, const char **name,
+		       size_t *n)
+{
+	const char *p = c->text + at;
+	size_t end = next, w;
+
+	if (end > at && p[end - at - 1] == '\n')
+		end--;
+	if (end > at && p[end - at - 1] == '\r')
+		end--;
+	if (!strchr("BEbe", *p) || !*p)
+		return 0;
+	if (end - at >= 6 && strncasecmp(p, "BEGIN", 5) == 0 && (p[5] == ':' || p[5] == ';'))
+		w = 5;
+	else if (end - at >= 4 && strncasecmp(p, "END", 3) == 0 && (p[3] == ':' || p[3] == ';'))
+		w = 3;
+	else
+		return 0;
+	*begin = w == 5;
+	*name = p + w + 1;
+	*n = end - at - w - 1;
+	return p[w] == ':' && plain_name(*name, *n) ? 1 : -1;
+}
+
+static void leave_out(struct sheds *s, size_t at, size_t end)
+{
+	if (s->nout == s->outcap) {
+		s->outcap = s->outcap ? s->outcap * 2 : 16;
+		s->out = xrealloc(s->out, s->outcap * sizeof *s->out);
+	}
+	s->out[s->nout].at = at;
+	s->out[s->nout++].end = end;
+}
+
+static void shed_add(struct sheds *s, size_t at, size_t end)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 4;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n].at = at;
+	s->v[s->n].end = end;
+	s->v[s->n].cal = s->ncal - 1;
+	s->v[s->n++].zone = NULL;
+	leave_out(s, at, end);
+}
+
+/*
+ * A line nothing of the answer reads, which libical cannot flag in a way that
+ * fails the file: an event's SUMMARY, DESCRIPTION, LOCATION, COMMENT or
+ * DTSTAMP (a value libical cannot read there is let pass, check_event), a
+ * calendar's VERSION or PRODID (text, which always reads, when there is any;
+ * an empty one is flagged). Only NAME:value, without parameters.
+ */
+static int inert_line(const struct cut *c, size_t at, size_t next, int in_event)
+{
+	static const char *const event[] = { "SUMMARY:", "DESCRIPTION:", "LOCATION:", "COMMENT:",
+					     "DTSTAMP:" };
+	static const char *const cal[] = { "VERSION:", "PRODID:" };
+	const char *p = c->text + at;
+	size_t w;
+
+	if (!strchr(in_event ? "SDLCsdlc" : "VPvp", *p))
+		return 0; /* most lines, without a comparison */
+	for (size_t i = 0; in_event && i < sizeof event / sizeof event[0]; i++)
+		if (starts(p, event[i]))
+			return 1;
+	for (size_t i = 0; !in_event && i < sizeof cal / sizeof cal[0]; i++) {
+		if (!starts(p, cal[i]))
+			continue;
+		for (w = strlen(cal[i]); at + w < next; w++)
+			if (!strchr(" \t\r\n", p[w]))
+				return 1;
+		return 0;
+	}
+	return 0;
+}
+
+/* Finds every calendar's own VTIMEZONEs; -1 when the text is not of the plain shape. */
+static int shed_scan(const struct cut *c, struct sheds *s)
+{
+	int depth = 0, after_marker = 0, begin, kind, in_event = 0, inert = 0;
+	size_t at, next, n, zone_at = (size_t)-1;
+	const char *name;
+
+	for (at = 0; at < c->len; at = next) {
+		next = next_line(c, at);
+		if (folded(c->text + at)) {
+			if (depth == 0 || after_marker)
+				return -1; /* libical would join it to a BEGIN or END line */
+			if (inert)
+				s->out[s->nout - 1].end = next;
+			continue;
+		}
+		kind = shed_marker(c, at, next, &begin, &name, &n);
+		after_marker = kind != 0;
+		inert = 0;
+		if (kind < 0)
+			return -1;
+		if (kind == 0) {
+			if (depth == 0 && !text_blank_n(c->text + at, next - at))
+				return -1;
+			if ((depth == 1 || (depth == 2 && in_event)) &&
+			    (inert = inert_line(c, at, next, depth == 2)))
+				leave_out(s, at, next);
+			continue;
+		}
+		if (begin && depth == 0 && !named(name, n, "VCALENDAR"))
+			return -1;
+		if (begin && depth == 0)
+			s->ncal++;
+		if (begin && depth == 1 && named(name, n, "VTIMEZONE"))
+			zone_at = at;
+		if (begin && depth == 1)
+			in_event = named(name, n, "VEVENT");
+		if (begin) {
+			depth++;
+			continue;
+		}
+		if (depth == 0 || (depth == 1 && !named(name, n, "VCALENDAR")))
+			return -1;
+		if (--depth == 1 && zone_at != (size_t)-1) {
+			if (!named(name, n, "VTIMEZONE"))
+				return -1;
+			shed_add(s, zone_at, next);
+			zone_at = (size_t)-1;
+		}
+	}
+	return depth == 0 && s->ncal ? 0 : -1;
+}
+
+/* No line libical flagged anywhere in c. */
+static int clean_tree(icalcomponent *c)
+{
+	icalcomponent *sub;
+
+	if (icalcomponent_get_first_property(c, ICAL_XLICERROR_PROPERTY))
+		return 0;
+	for (sub = icalcomponent_get_first_component(c, ICAL_ANY_COMPONENT); sub;
+	     sub = icalcomponent_get_next_component(c, ICAL_ANY_COMPONENT))
+		if (!clean_tree(sub))
+			return 0;
+	return 1;
+}
+
+/* The zone a VTIMEZONE's bytes make, parsed alone the first time they are met; NULL: none. */
+static icaltimezone *shed_zone(struct zone_cache *zones, const char *text, size_t len)
+{
+	icalcomponent *c;
+	icaltimezone *z;
+	char *copy;
+	int known;
+
+	z = zone_cache_text(zones, text, len, &known);
+	if (known)
+		return z;
+	copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	c = icalparser_parse_string(copy);
+	free(copy);
+	if (c && (icalcomponent_isa(c) != ICAL_VTIMEZONE_COMPONENT || !clean_tree(c) ||
+		  inner_event(c))) {
+		icalcomponent_free(c);
+		c = NULL;
+	}
+	return zone_cache_put_text(zones, text, len, c);
+}
+
+/* Every VTIMEZONE a zone, and no TZID twice in one calendar. */
+static int shed_zones(struct zone_cache *zones, const char *text, struct sheds *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct shed *z = &s->v[i];
+		if (!(z->zone = shed_zone(zones, text + z->at, z->end - z->at)))
+			return -1;
+		for (size_t k = i; k-- > 0 && s->v[k].cal == z->cal;)
+			if (strcmp(icaltimezone_get_tzid(s->v[k].zone), icaltimezone_get_tzid(z->zone)) == 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* text[0..len) without its calendars' VTIMEZONEs, when they can be left out; NULL when not. */
+static char *shed_text(struct zone_cache *zones, const char *text, size_t len, struct sheds *s)
+{
+	struct cut c = { text, len, NULL, 0, 0, NULL, 0 };
+	struct buf b = BUF_INIT;
+	size_t at = 0;
+
+	if (shed_scan(&c, s) != 0 || s->nout == 0 || shed_zones(zones, text, s) != 0)
+		return NULL;
+	for (size_t i = 0; i < s->nout; i++) {
+		buf_add(&b, text + at, s->out[i].at - at);
+		at = s->out[i].end;
+	}
+	buf_add(&b, text + at, len - at);
+	return buf_steal(&b);
+}
+
+/* Tells the cache where the zones left out stood; -1 when the tree is not the calendars scanned. */
+static int shed_place(struct zone_cache *zones, icalcomponent *root, const struct sheds *s)
+{
+	icalcomponent *cal = root;
+	size_t k = 0, i = 0;
+
+	if (icalcomponent_isa(root) == ICAL_XROOT_COMPONENT)
+		cal = icalcomponent_get_first_component(root, ICAL_ANY_COMPONENT);
+	else if (s->ncal != 1)
+		return -1;
+	for (; cal; k++) {
+		if (icalcomponent_isa(cal) != ICAL_VCALENDAR_COMPONENT || k >= s->ncal ||
+		    icalcomponent_get_first_component(cal, ICAL_VTIMEZONE_COMPONENT))
+			return -1;
+		for (; i < s->n && s->v[i].cal == k; i++)
+			zone_cache_place(zones, cal, s->v[i].zone);
+		cal = cal == root ? NULL : icalcomponent_get_next_component(root, ICAL_ANY_COMPONENT);
+	}
+	return k == s->ncal ? 0 : -1;
+}
+
+/* Places text, parsed from parse (text itself, or text without the zones of s). */
+static int place_text(const char *path, const char *text, const char *parse, size_t len,
+		      const struct sheds *s, struct reader *r, struct err *e)
+{
+	struct file f = { path, text, r, NULL, 0, NULL, 0, e };
+	size_t mark = r->n;
+	icalcomponent *root = NULL;
+	int rc;
+
+	if (r->zones)
+		zone_cache_next_file(r->zones);
+	rc = file_open(&f, parse, len, &root);
+	if (rc == 0 && s && shed_place(r->zones, root, s) != 0)
+		rc = err_set(e, ERR_PARSE, "%s: the calendars are not the ones scanned", path);
+	if (rc == 0 && !r->count)
+		rc = busy_file(&f);
+	if (rc == 0)
+		r->events += f.nev;
+	if (rc != 0)
+		r->n = mark;
+	if (root)
+		icalcomponent_free(root);
+	free(f.ev);
+	free(f.ovs);
+	return rc;
+}
+
+/* Reads text whole: one component tree for the file (without the zones met before, when it can). */
+static int whole(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
+{
+	struct sheds s = { NULL, 0, 0, 0, NULL, 0, 0 };
+	char *parse = r->zones && strlen(text) == len ? shed_text(r->zones, text, len, &s) : NULL;
+	int rc = -1;
+
+	if (parse)
+		rc = place_text(path, text, parse, len, &s, r, e);
+	r->lean += rc == 0;
+	free(parse);
+	free(s.v);
+	free(s.out);
+	return rc == 0 ? 0 : place_text(path, text, text, len, NULL, r, e);
+}
+
+/* ---- a large file, some events at a time ----------------------------------------
+ *
+ * libical holds a parsed file as a tree several times the size of its text (a
+ * 10 MB calendar costs about 90 MB). A file larger than the reader's batch is
+ * cut at its calendars' children instead: each batch is every calendar's
+ * properties and VTIMEZONEs again, then some of its children, placed as a file
+ * of its own (whole, above) and freed. The events of one UID (a series and the
+ * instances it overrides) always share a batch, so each batch is placed as the
+ * whole file would place it. The cutting looks only at BEGIN and END lines,
+ * the calendars' own lines and the events' UID lines; a file it does not
+ * understand, or a batch that fails, is read whole, so an error is always the
+ * whole file's, named as before. Two events whose UID lines differ in bytes but
+ * mean one UID (an escape, a parameter) can land in different batches; that
+ * only adds busy time (an override not applied leaves the series' occurrence
+ * busy), never frees any.
+ */
+
+struct unit {
+	size_t at, end; /* its bytes: the BEGIN line through the END line */
+	size_t cal;     /* the calendar it is a child of */
+	char *uid;      /* a VEVENT's UID value, unfolded; NULL: none, or no event */
+};
 
 /* The value of a UID line at at, its continuation lines joined; NULL when the line is no UID. */
 static char *uid_value(const struct cut *c, size_t at)
@@ -979,9 +1278,16 @@ static int place_batch(const char *path, const struct cut *c, size_t *pick, size
 static int place_cut(const char *path, const struct cut *c, struct reader *r, size_t limit)
 {
 	size_t *order = xmalloc((c->nu ? c->nu : 1) * sizeof *order);
-	size_t start = 0, bytes = 0, i = 0;
+	size_t start = 0, bytes = 0, i = 0, cals = 0;
 	int rc = 0;
 
+	/* A calendar without children would be in no batch, its own lines unchecked: read whole. */
+	for (size_t k = 0; k < c->nu; k++)
+		cals += k == 0 || c->u[k].cal != c->u[k - 1].cal;
+	if (cals != c->ncal) {
+		free(order);
+		return -1;
+	}
 	for (size_t k = 0; k < c->nu; k++)
 		order[k] = k;
 	qsort_r(order, c->nu, sizeof *order, by_group, c->u);
@@ -998,8 +1304,6 @@ static int place_cut(const char *path, const struct cut *c, struct reader *r, si
 			bytes = 0;
 		}
 	}
-	if (rc == 0 && c->nu == 0)
-		rc = -1; /* calendars without children: nothing to cut */
 	free(order);
 	return rc;
 }
@@ -1007,6 +1311,7 @@ static int place_cut(const char *path, const struct cut *c, struct reader *r, si
 int reader_text(const char *path, const char *text, size_t len, struct reader *r, struct err *e)
 {
 	size_t limit = r->batch ? r->batch : READER_BATCH_BYTES, mark = r->n, batches = r->batches;
+	size_t lean = r->lean, events = r->events;
 	struct cut c = { text, len, NULL, 0, 0, NULL, 0 };
 	int rc = -1;
 
@@ -1019,6 +1324,8 @@ int reader_text(const char *path, const char *text, size_t len, struct reader *r
 		return 0;
 	r->n = mark;
 	r->batches = batches;
+	r->lean = lean;
+	r->events = events;
 	return whole(path, text, len, r, e);
 }
 

@@ -14,6 +14,10 @@
  * the whole file with code "parse" naming the file, the line and the UID.
  * Nothing unreadable is ever taken as free time.
  *
+ * With a zone cache, a file is parsed without the VTIMEZONEs the reading has
+ * met and without the lines nothing here reads (reader.c says which and when);
+ * what it places, or the error it names, is what the file as written gives.
+ *
  * Ownership: struct reader owns v (the caller frees it once done); the zone is
  * libical's; zones is the caller's (zone_cache_new/zone_cache_free around the reading).
  */
@@ -37,6 +41,10 @@ struct reader {
 	struct zone_cache *zones; /* the VTIMEZONEs met so far (zone.h); NULL: none kept */
 	size_t batch; /* a larger file is parsed this many bytes of events at a time; 0: the default */
 	size_t batches; /* counted: the batches placed (a file read whole adds none) */
+	size_t lean; /* counted: the files (and batches) placed without their known VTIMEZONEs
+			and inert lines (reader.c says which), parsed as written otherwise */
+	int count;     /* only read and check the events (as reader_parse), placing nothing … */
+	size_t events; /* … and count them here */
 };
 
 /* The default batch: libical's tree of 256 KiB of events is a few MiB. */

@@ -42,18 +42,23 @@ static int visible(const struct dirent *d)
 
 static int walk(const char *dir, int depth, source_fn fn, void *ctx, struct err *e);
 
-static int walk_entry(const char *dir, const char *name, int depth, source_fn fn, void *ctx,
+/* The directory's own word on the entry's type spares a stat; a link, or no word, is stat'ed. */
+static int walk_entry(const char *dir, const struct dirent *d, int depth, source_fn fn, void *ctx,
 		      struct err *e)
 {
-	char *p = fs_join(dir, name);
+	char *p = fs_join(dir, d->d_name);
+	int isdir = d->d_type == DT_DIR;
 	struct stat st;
 	int rc = 0;
 
-	if (stat(p, &st) != 0)
-		rc = err_errno(e, "reading the calendar: %s", p);
-	else if (S_ISDIR(st.st_mode))
+	if (d->d_type != DT_DIR && d->d_type != DT_REG) {
+		if (stat(p, &st) != 0)
+			rc = err_errno(e, "reading the calendar: %s", p);
+		isdir = rc == 0 && S_ISDIR(st.st_mode);
+	}
+	if (rc == 0 && isdir)
 		rc = walk(p, depth + 1, fn, ctx, e);
-	else if (is_ics(name))
+	else if (rc == 0 && is_ics(d->d_name))
 		rc = fn(p, ctx, e);
 	free(p);
 	return rc;
@@ -72,7 +77,7 @@ static int walk(const char *dir, int depth, source_fn fn, void *ctx, struct err 
 		return err_errno(e, "reading the calendar %s", dir);
 	for (int i = 0; i < n; i++) {
 		if (rc == 0)
-			rc = walk_entry(dir, names[i]->d_name, depth, fn, ctx, e);
+			rc = walk_entry(dir, names[i], depth, fn, ctx, e);
 		free(names[i]);
 	}
 	free(names);

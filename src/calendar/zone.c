@@ -127,10 +127,27 @@ struct zone_entry {
 	unsigned long file;  /* … in this file */
 };
 
+/* A VTIMEZONE's bytes and the zone they make (NULL: none); a reading meets a few. */
+struct zone_text {
+	char *text;
+	size_t len;
+	icaltimezone *zone; /* ours, made from the bytes parsed alone */
+};
+
+/* A zone the current file's calendar cal held, taken out of its text. */
+struct zone_placed {
+	icalcomponent *cal;
+	icaltimezone *zone;
+};
+
 struct zone_cache {
 	struct zone_entry *v;
 	size_t n, cap;
 	unsigned long file; /* which file is being read, counted from 1 */
+	struct zone_text *t;
+	size_t nt, tcap;
+	struct zone_placed *p; /* the current file's */
+	size_t np, pcap;
 };
 
 struct zone_cache *zone_cache_new(void)
@@ -149,7 +166,14 @@ void zone_cache_free(struct zone_cache *cache)
 		icaltimezone_free(cache->v[i].zone, 1);
 		free(cache->v[i].text);
 	}
+	for (size_t i = 0; i < cache->nt; i++) {
+		if (cache->t[i].zone)
+			icaltimezone_free(cache->t[i].zone, 1);
+		free(cache->t[i].text);
+	}
 	free(cache->v);
+	free(cache->t);
+	free(cache->p);
 	free(cache);
 }
 
@@ -157,6 +181,72 @@ void zone_cache_free(struct zone_cache *cache)
 void zone_cache_next_file(struct zone_cache *cache)
 {
 	cache->file++;
+	cache->np = 0;
+}
+
+icaltimezone *zone_cache_text(struct zone_cache *cache, const char *text, size_t len, int *known)
+{
+	for (size_t i = 0; i < cache->nt; i++) {
+		const struct zone_text *t = &cache->t[i];
+		if (t->len == len && memcmp(t->text, text, len) == 0) {
+			*known = 1;
+			return t->zone;
+		}
+	}
+	*known = 0;
+	return NULL;
+}
+
+icaltimezone *zone_cache_put_text(struct zone_cache *cache, const char *text, size_t len,
+				  icalcomponent *vtimezone)
+{
+	struct zone_text *t;
+	icaltimezone *z = vtimezone ? icaltimezone_new() : NULL;
+
+	if (z && !icaltimezone_set_component(z, vtimezone)) {
+		icaltimezone_free(z, 1);
+		icalcomponent_free(vtimezone); /* not taken when it has no TZID */
+		z = NULL;
+	} else if (z && (!icaltimezone_get_tzid(z) || !has_observance(z))) {
+		icaltimezone_free(z, 1);
+		z = NULL;
+	} else if (!z && vtimezone) {
+		icalcomponent_free(vtimezone);
+	}
+	if (cache->nt == cache->tcap) {
+		cache->tcap = cache->tcap ? cache->tcap * 2 : 8;
+		cache->t = xrealloc(cache->t, cache->tcap * sizeof *cache->t);
+	}
+	t = &cache->t[cache->nt++];
+	t->text = xmalloc(len ? len : 1);
+	memcpy(t->text, text, len);
+	t->len = len;
+	t->zone = z;
+	return z;
+}
+
+void zone_cache_place(struct zone_cache *cache, icalcomponent *cal, icaltimezone *zone)
+{
+	if (cache->np == cache->pcap) {
+		cache->pcap = cache->pcap ? cache->pcap * 2 : 8;
+		cache->p = xrealloc(cache->p, cache->pcap * sizeof *cache->p);
+	}
+	cache->p[cache->np].cal = cal;
+	cache->p[cache->np++].zone = zone;
+}
+
+/* The zone tzid names among those taken out of c's text; NULL when none. */
+static icaltimezone *placed(const struct zone_cache *cache, icalcomponent *c, const char *tzid)
+{
+	for (size_t i = 0; i < cache->np; i++) {
+		const char *name;
+		if (cache->p[i].cal != c)
+			continue;
+		name = icaltimezone_get_tzid(cache->p[i].zone);
+		if (name && strcmp(name, tzid) == 0)
+			return cache->p[i].zone;
+	}
+	return NULL;
 }
 
 /* The cache's zone for the file's zone z (one with observances); z itself when it cannot copy it. */
@@ -214,6 +304,8 @@ icaltimezone *zone_for_tzid_cached(icalcomponent *c, const char *tzid, struct zo
 		z = icalcomponent_get_timezone(c, tzid);
 		if (z && !has_observance(z))
 			z = NULL;
+		if (!z && cache && cache->np && (z = placed(cache, c, tzid)))
+			return z; /* the cache's own already */
 	}
 	if (z && cache)
 		return intern(cache, z);

@@ -1,7 +1,7 @@
 /*
  * board — posting under the lock, and reading heads and chains back. The only
- * slow path is a hand-damaged chain, whose head is walked from the box; every
- * chain this board wrote itself is answered by the sidecar index.
+ * slow path is a hand-damaged chain, whose head (and log) is walked from the
+ * box; every chain this board wrote itself is answered by the sidecar index.
  */
 #include "mission/board.h"
 
@@ -558,6 +558,123 @@ static int chain_read(struct session *s, const char *mid, size_t len, struct boa
 	return 0;
 }
 
+/*
+ * The mission letter on the line at offset, when that line's content id is
+ * id: 0 with *env filled (the caller frees it); 1 when the line is another, or
+ * not a mission letter (the index is out of step with the box); -1 on a read
+ * error.
+ */
+static int line_letter(int fd, uint64_t offset, const char *id, struct letter_envelope *env,
+		       struct err *e)
+{
+	struct buf line = BUF_INIT;
+	char got[MAILBOX_ID_LEN + 1];
+	struct err ignored;
+	size_t off, n;
+	int rc = mailbox_line_at(fd, offset, &line, e);
+
+	if (rc == 0) {
+		mailbox_id(buf_str(&line), line.len, got);
+		text_trim(buf_str(&line), line.len, &off, &n);
+		rc = strcmp(got, id) != 0 ||
+		     letter_parse_line(buf_str(&line) + off, n, env, &ignored) != 0;
+		if (rc == 0 && !letter_is_mission(env)) {
+			letter_envelope_free(env);
+			rc = 1;
+		}
+	}
+	buf_free(&line);
+	return rc;
+}
+
+/* 1 when p can be a content id: 12 lowercase hex digits (what the index keys). */
+static int is_letter_id(const struct letter_str *p)
+{
+	if (!p->s || p->len != MAILBOX_ID_LEN)
+		return 0;
+	for (size_t i = 0; i < p->len; i++)
+		if (!((p->s[i] >= '0' && p->s[i] <= '9') || (p->s[i] >= 'a' && p->s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/*
+ * Takes the letter in *env (its line's id is id) as the next entry of c, if it
+ * is mission c->mid's: 0 taken, 1 not (env is freed either way).
+ */
+static int take_entry(struct collect *c, const char *id, struct letter_envelope *env)
+{
+	struct mailbox_line line;
+	size_t before = c->n;
+
+	memset(&line, 0, sizeof line);
+	memcpy(line.id, id, sizeof line.id);
+	collect_line(&line, env, c);
+	letter_envelope_free(env);
+	return c->n == before;
+}
+
+/*
+ * The chain of a plain mission (sidecar.h) without reading the box: from the
+ * head's line back along prev_letter_id to the root, each line found through
+ * the index and read only if its bytes hash to the id that named it, is a
+ * letter of this mission, and the walk meets as many letters as the index
+ * counts, the last without a prev. In a plain mission every letter names the
+ * one before it in file order, so this is the walk chain_read would make, all
+ * of the mission's letters on it. 0 with out filled; 1 when the index cannot
+ * answer (an irregular mission, or a line that is not what the index says:
+ * the caller reads the box instead); -1 on a read error.
+ */
+static int chain_indexed(struct session *s, const char *mid, size_t len,
+			 const struct sidecar_mission *m, struct board_chain *out, struct err *e)
+{
+	struct collect c = { mid, len, NULL, 0, 0 };
+	struct letter_envelope env;
+	char id[MAILBOX_ID_LEN + 1];
+	uint64_t off = m->head_offset;
+	const struct letter_str *prev;
+	int r;
+
+	memset(out, 0, sizeof *out);
+	if (m->irregular || m->count == 0)
+		return 1;
+	memcpy(id, m->head_id, sizeof id);
+	for (;;) {
+		r = line_letter(s->fd, off, id, &env, e);
+		if (r == 0)
+			r = take_entry(&c, id, &env);
+		if (r != 0)
+			break;
+		prev = &c.en[c.n - 1].letter.prev_letter_id;
+		if (!prev->s) {
+			r = c.n == m->count ? 0 : 1;
+			break;
+		}
+		if (c.n == m->count || !is_letter_id(prev)) {
+			r = 1;
+			break;
+		}
+		memcpy(id, prev->s, MAILBOX_ID_LEN);
+		r = sidecar_line(s->sc, id, &off, e);
+		if (r <= 0) {
+			r = r < 0 ? -1 : 1;
+			break;
+		}
+	}
+	if (r != 0) {
+		entries_free(c.en, c.n);
+		return r;
+	}
+	for (size_t i = 0; i < c.n / 2; i++) { /* head first → root first */
+		struct board_entry t = c.en[i];
+		c.en[i] = c.en[c.n - 1 - i];
+		c.en[c.n - 1 - i] = t;
+	}
+	out->entries = c.en;
+	out->n = out->total = c.n;
+	return 0;
+}
+
 void board_chain_free(struct board_chain *c)
 {
 	entries_free(c->entries, c->n);
@@ -600,20 +717,11 @@ static void head_from_chain(struct board_chain *c, struct head_info *h, int want
 static int letter_at(struct session *s, uint64_t offset, const char *id,
 		     struct letter_envelope *env, struct err *e)
 {
-	struct buf line = BUF_INIT;
-	char got[MAILBOX_ID_LEN + 1];
-	size_t off, n;
-	int rc = mailbox_line_at(s->fd, offset, &line, e);
+	int rc = line_letter(s->fd, offset, id, env, e);
 
-	if (rc == 0) {
-		mailbox_id(buf_str(&line), line.len, got);
-		text_trim(buf_str(&line), line.len, &off, &n);
-		if (strcmp(got, id) != 0 || letter_parse_line(buf_str(&line) + off, n, env, e) != 0 ||
-		    !letter_is_mission(env))
-			rc = err_set(e, ERR_INDEX, "the index of %s is out of step with the box; "
-				      "delete %s.idx and try again", s->b->box, s->b->box);
-	}
-	buf_free(&line);
+	if (rc == 1)
+		rc = err_set(e, ERR_INDEX, "the index of %s is out of step with the box; "
+			      "delete %s.idx and try again", s->b->box, s->b->box);
 	return rc;
 }
 
@@ -927,11 +1035,12 @@ int board_log(struct board *b, const char *mission_id, struct board_chain *out, 
 	struct sidecar_mission m;
 	struct session s;
 	/* With a writer's lock beside the box there is an index to ask (whether the mission
-	 * exists, what is unreadable) and the pass parses only the mission's lines; without
-	 * one, building an index would cost more than the one plain pass. */
+	 * exists, where its lines are, what is unreadable); without one, building an index
+	 * would cost more than the one plain pass. */
 	int r = session_read(b, &s, lock_beside(b), e);
 
 	memset(out, 0, sizeof *out);
+	b->scanned = 0;
 	if (r != 0)
 		return r == 1 ? unknown_mission(e, mission_id) : -1;
 	r = s.sc ? sidecar_mission(s.sc, mission_id, strlen(mission_id), &m, e) : 1;
@@ -939,6 +1048,11 @@ int board_log(struct board *b, const char *mission_id, struct board_chain *out, 
 		session_close(&s);
 		return unknown_mission(e, mission_id);
 	}
+	/* A plain chain is read from the lines the index points at; anything else, or an
+	 * index those lines contradict, from the box. */
+	if (r > 0 && s.sc)
+		r = chain_indexed(&s, mission_id, strlen(mission_id), &m, out, e);
+	b->scanned = r > 0;
 	if (r > 0)
 		r = chain_read(&s, mission_id, strlen(mission_id), out, e);
 	session_close(&s);

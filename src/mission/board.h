@@ -64,6 +64,9 @@ struct board {
 	int rebuilt;      /* how the last operation found the sidecar index: nonzero when it
 			     had to read the box (SIDECAR_REBUILT — a read: in memory — or
 			     SIDECAR_CAUGHT_UP, sidecar.h) */
+	int scanned;      /* the last log read the whole box for its mission's letters (its
+			     chain is not plain, there is no index to trust, or the lines the
+			     index points at say otherwise); 0: it read only the mission's lines */
 	struct board_keep *keep; /* borrowed; NULL: a post opens and closes everything */
 };
 
@@ -179,7 +182,12 @@ int board_new(struct board *b, const char *agent, const char *block_id, const ch
 int board_heads(struct board *b, struct board_head **out, size_t *n, struct err *e);
 void board_heads_free(struct board_head *h, size_t n);
 
-/* The chain of one mission (refused "unknown_mission" when it has no letters). */
+/*
+ * The chain of one mission (refused "unknown_mission" when it has no letters).
+ * A plain chain (sidecar.h) is read from its own lines, found through the
+ * index and each held to the id that names it; any other, or one whose lines
+ * contradict the index, by a pass over the box (b.scanned). Same answer.
+ */
 int board_log(struct board *b, const char *mission_id, struct board_chain *out, struct err *e);
 void board_chain_free(struct board_chain *c);
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define SC_MAGIC "MECHIDX1"
-#define SC_VERSION 1u
+#define SC_VERSION 2u /* 2: a letter slot holds its line's offset (1 held its seq) */
 #define SC_HEADER 256
 #define SC_MIN_CAP 1024u
 #define SC_TAIL 256 /* bytes of the box's end whose hash the header keeps */
@@ -43,12 +43,12 @@ struct sc_header {
 	char boot[48];
 };
 
-/* One readable line: (id, mission, seq). An all-zero id marks a free slot. */
+/* One readable line: (id, mission, where it starts). An all-zero id marks a free slot. */
 struct sc_id {
 	char id[MAILBOX_ID_LEN];
 	uint32_t is_mission;
-	uint64_t seq;
-	uint64_t mkey; /* the first 8 bytes of the mission's key */
+	uint64_t offset; /* of the first line with this id (a line twice: the first) */
+	uint64_t mkey;   /* the first 8 bytes of the mission's key */
 };
 
 /* One mission, keyed by the first 16 bytes of SHA-256(mission_id). */
@@ -314,7 +314,7 @@ static void record(struct tables *t, const char *id, const struct letter *m, uin
 		memset(&s, 0, sizeof s);
 		memcpy(s.id, id, MAILBOX_ID_LEN);
 		s.is_mission = m != NULL;
-		s.seq = m ? m->mission_seq : 0;
+		s.offset = offset;
 		s.mkey = m ? key_prefix(key) : 0;
 		id_put(t, i, &s);
 		t->h->id_count++;
@@ -789,6 +789,19 @@ int sidecar_has(struct sidecar *sc, const char *id, struct err *e)
 
 	id_find(&sc->t, id, &s);
 	return io_failed(sc, e) ? -1 : !id_free(&s);
+}
+
+int sidecar_line(struct sidecar *sc, const char *id, uint64_t *offset, struct err *e)
+{
+	struct sc_id s;
+
+	id_find(&sc->t, id, &s);
+	if (io_failed(sc, e))
+		return -1;
+	if (id_free(&s))
+		return 0;
+	*offset = s.offset;
+	return 1;
 }
 
 static void fill(const struct sc_mission *s, struct sidecar_mission *out)

@@ -2,9 +2,11 @@
  * sidecar — <box>.idx, the index that makes a post cost the same at the
  * millionth letter as at the first. It keeps, for every readable line of the
  * box, its content id, whether it is a mission letter, its mission (as a hash
- * of the mission id) and its seq; and for every mission, its head (id, seq,
- * phase, where its line starts) and how many letters it has. Two open-addressed
- * hash tables in one file: a post reads and writes a few slots of it.
+ * of the mission id) and where the line starts; and for every mission, its
+ * head (id, seq, phase, where its line starts) and how many letters it has.
+ * Two open-addressed hash tables in one file: a post reads and writes a few
+ * slots of it, and a plain chain can be read back from its head through the
+ * offsets alone (board.c, log).
  *
  * The rule: the index is a cache and the box is the truth. The header records
  * what the index describes — the box's device, inode, size and ctime, a hash
@@ -84,6 +86,12 @@ void sidecar_close(struct sidecar *sc);
 
 /* 1 when a readable line with this content id is in the box, 0 when not, -1 on an I/O error. */
 int sidecar_has(struct sidecar *sc, const char *id, struct err *e);
+/*
+ * 1 and *offset set to where the line with this content id starts (the first
+ * such line), 0 when no readable line has it, -1 on an I/O error. The index
+ * only says where to look: a caller reads the line and checks its id.
+ */
+int sidecar_line(struct sidecar *sc, const char *id, uint64_t *offset, struct err *e);
 /* 1 and *out filled when the mission has letters; 0 when it has none; -1 on an I/O error. */
 int sidecar_mission(struct sidecar *sc, const char *mission_id, size_t len,
 		    struct sidecar_mission *out, struct err *e);

@@ -8,6 +8,7 @@
 #include "base/buf.h"
 #include "base/text.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -422,6 +423,12 @@ int wire_skip(struct wire *w)
 
 /* ---- the writer ---------------------------------------------------------- */
 
+/* 1 for a byte the compact form writes as itself, with no escape and no UTF-8 check. */
+static int plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 void wire_put_string(struct buf *out, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -433,6 +440,13 @@ void wire_put_string(struct buf *out, const char *s, size_t len)
 		unsigned cp;
 		size_t n;
 
+		if (plain_byte(c)) { /* a run of them in one copy: most of any string */
+			for (n = i + 1; n < len && plain_byte((unsigned char)s[n]); n++)
+				;
+			buf_add(out, s + i, n - i);
+			i = n;
+			continue;
+		}
 		if (c >= 0x80) {
 			n = text_utf8_decode(s + i, len - i, &cp);
 			if (n == 0) {
@@ -453,13 +467,12 @@ void wire_put_string(struct buf *out, const char *s, size_t len)
 		case '\n': buf_adds(out, "\\n"); break;
 		case '\f': buf_adds(out, "\\f"); break;
 		case '\r': buf_adds(out, "\\r"); break;
-		default:
-			if (c < 0x20) {
-				char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-				buf_add(out, esc, sizeof esc);
-			} else {
-				buf_addc(out, (char)c);
-			}
+		default: { /* any other control (the plain bytes went above) */
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			assert(c < 0x20);
+			buf_add(out, esc, sizeof esc);
+			break;
+		}
 		}
 	}
 	buf_addc(out, '"');

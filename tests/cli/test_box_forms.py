@@ -101,6 +101,37 @@ def test_no_owner_no_type_and_the_wrong_door_are_the_same_404(box):
     assert (status, page) == (404, answers[0][2])
 
 
+def test_a_type_pushed_again_shows_its_new_form_at_once_through_every_box(tmp_path):
+    """The owner and the type row a form GET reads are kept while the ledger says
+    nothing changed (box/typecache.h): a push through this box or through another on
+    the same ledger, and an owner suspended by a direct write, show on the next GET."""
+    a = Box(tmp_path / "a").start()
+    b = Box(tmp_path / "b", owner=None, db=a.db, pg=a.pg)
+    b.keys = a.keys
+    b.start()
+    try:
+        put_type(a, MEETING)
+        for _ in range(3):  # kept: the same page every time
+            status, _, page = visit(a, "GET", "/f/ada/meeting")
+            assert status == 200 and "<h1>Request a meeting</h1>" in page
+        put_type(b, MEETING.replace("Request a meeting", "Ask for a meeting"))
+        status, _, page = visit(a, "GET", "/f/ada/meeting")
+        assert status == 200 and "<h1>Ask for a meeting</h1>" in page
+        put_type(a, MEETING.replace("Request a meeting", "Book some time"))
+        for box in (a, b):
+            status, _, page = visit(box, "GET", "/f/ada/meeting")
+            assert status == 200 and "<h1>Book some time</h1>" in page
+        a.sql("UPDATE users SET status = 'suspended' WHERE handle = 'ada'")
+        for box in (a, b):
+            status, _, page = visit(box, "GET", "/f/ada/meeting")
+            assert status == 404 and NO_FORM in page
+        a.sql("UPDATE users SET status = 'active' WHERE handle = 'ada'")
+        assert visit(a, "GET", "/f/ada/meeting")[0] == 200
+    finally:
+        b.stop()
+        a.stop()
+
+
 def test_a_refused_form_comes_back_400_with_each_error_beside_its_field_and_the_answers_kept(box):
     status, _, page = submit(box, {"email": "not-an-address", "purpose": "  ",
                                    "topics": ["ai", "art"], "sneaky": "x"})

@@ -1081,3 +1081,49 @@ def test_log_finds_a_letter_that_spells_its_mission_with_escapes(mecha):
     post(mecha, letter(1, "judging", mission="msn_ffffffffffff"))  # the index now current
     log = mecha.json("mission", "log", MID, "--json")
     assert len(log["letters"]) == 2
+
+
+def test_log_through_the_index_is_byte_for_byte_the_log_of_the_whole_box(mecha):
+    """`mission log` reads a plain chain's own lines where the index says they are; the
+    output (text and --json, and the skipped-lines notice) is the one a pass over the
+    whole box gives — the lock file moved away, so that no index is believed — before
+    and after an index of an earlier version is found beside the box."""
+    missions = [f"msn_00000000000{k}" for k in range(3)]
+    heads = {}
+    for seq in range(1, 5):
+        for m in missions:
+            p = post(mecha, letter(seq, "judging" if seq == 1 else "executing", heads.get(m),
+                                   mission=m), agent=f"agent-{seq}")
+            heads[m] = json.loads(p.out)["letter_id"]
+        if seq == 2:
+            with open(box(mecha), "ab") as f:
+                f.write(b"not a letter\n")
+    lock = box(mecha).with_name("inbox.jsonl.lock")
+    idx = box(mecha).with_name("inbox.jsonl.idx")
+
+    def logs():
+        out = []
+        for m in missions:
+            for flag in ((), ("--json",)):
+                p = mecha.run("mission", "log", m, *flag, check=0)
+                out.append((p.returncode, p.out, p.err))
+        return out
+
+    indexed = logs()
+    assert all(rc == 0 for rc, _, _ in indexed), indexed
+    assert "skipped 1 unreadable line(s)" in indexed[0][2]
+    lock.rename(lock.with_name("away"))
+    try:
+        assert logs() == indexed
+    finally:
+        lock.with_name("away").rename(lock)
+    # An index written by an earlier mecha (version 1) is not this one's: a read works
+    # without it, and the next post rebuilds it.
+    data = bytearray(idx.read_bytes())
+    assert data[:8] == b"MECHIDX1"
+    data[8:12] = (1).to_bytes(4, "little")
+    idx.write_bytes(bytes(data))
+    assert logs() == indexed
+    post(mecha, letter(1, "judging", mission="msn_ffffffffffff"))
+    assert idx.read_bytes()[8:12] == (2).to_bytes(4, "little")
+    assert logs() == indexed

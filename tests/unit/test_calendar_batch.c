@@ -1,8 +1,9 @@
 /*
  * The calendar reader's two costs: a large file placed a batch of events at a
  * time must place exactly what the whole file places (the same intervals, the
- * same error), and a VTIMEZONE shared by many files is one zone while a file
- * that redefines a TZID keeps its own rules.
+ * same error), a VTIMEZONE shared by many files is one zone while a file
+ * that redefines a TZID keeps its own rules, and a file parsed without the
+ * VTIMEZONEs met before and its inert lines places what it places as written.
  */
 #include <criterion/criterion.h>
 
@@ -238,6 +239,9 @@ Test(calendar_batch, a_file_of_another_shape_is_read_whole)
 		"junk before\r\nBEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n",
 		"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nEND:VTODO\r\nEND:VCALENDAR\r\n",
 		"BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:x\r\n",
+		/* A calendar with no children is in no batch: its flagged line must still fail. */
+		"BEGIN:VCALENDAR\r\nVERS:s\r\nEND:VCALENDAR\r\nBEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\n"
+		"UID:x\r\nDTSTART:20261001T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n",
 	};
 	struct reader whole, cut;
 	struct err e1, e2;
@@ -296,4 +300,91 @@ Test(calendar_batch, a_tzid_redefined_in_another_file_keeps_that_files_rules)
 	cr_assert_eq(v[2].start, at("2026-12-03T09:00:00Z"));
 	cr_assert_eq(v[3].start, at("2026-12-10T05:00:00Z"), "the redefined zone took Berlin's rules");
 	free(v);
+}
+
+/* The text read as two files of one vdir (the second meets its VTIMEZONEs known), and with no cache. */
+static int read_lean(const char *text, struct reader *r, struct reader *plain, struct err *e,
+		     struct err *plain_e)
+{
+	int a, b;
+
+	memset(r, 0, sizeof *r);
+	r->from = at("2026-09-01T00:00:00Z");
+	r->to = at("2027-03-01T00:00:00Z");
+	r->local = icaltimezone_get_builtin_timezone("Europe/Berlin");
+	*plain = *r;
+	r->zones = zone_cache_new();
+	a = reader_text("a.ics", text, strlen(text), r, e);
+	if (a == 0) {
+		r->n = 0;
+		a = reader_text("a.ics", text, strlen(text), r, e);
+	}
+	zone_cache_free(r->zones);
+	r->zones = NULL;
+	b = reader_text("a.ics", text, strlen(text), plain, plain_e);
+	cr_assert_eq(a, b, "%s", a ? e->msg : plain_e->msg);
+	if (a != 0) {
+		cr_assert_str_eq(e->msg, plain_e->msg);
+		return a;
+	}
+	cr_assert_eq(r->n, plain->n);
+	for (size_t i = 0; i < r->n; i++)
+		cr_assert(r->v[i].start == plain->v[i].start && r->v[i].end == plain->v[i].end,
+			  "interval %zu differs", i);
+	return 0;
+}
+
+#define EVENT(uid, extra)                                                                     \
+	"BEGIN:VEVENT\r\nUID:" uid "\r\nDTSTAMP:20261101T000000Z\r\nSUMMARY:a folded\r\n  title\r\n" \
+	"DESCRIPTION:notes\r\nLOCATION:room\r\n" extra                                           \
+	"DTSTART;TZID=Europe/Berlin:20261020T100000\r\n"                                         \
+	"DTEND;TZID=Europe/Berlin:20261020T110000\r\nEND:VEVENT\r\n"
+#define HEAD "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\n"
+
+Test(calendar_batch, a_file_parsed_without_its_known_zones_and_inert_lines_places_the_same)
+{
+	static const char odd_berlin[] =
+		"BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nBEGIN:STANDARD\r\nTZOFFSETFROM:+0500\r\n"
+		"TZOFFSETTO:+0500\r\nDTSTART:19700101T000000\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n";
+	static const char flagged[] =
+		"BEGIN:VTIMEZONE\r\nTZID:Europe/Berlin\r\nVERS:s\r\nBEGIN:STANDARD\r\nTZOFFSETFROM:+0500\r\n"
+		"TZOFFSETTO:+0500\r\nDTSTART:19700101T000000\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n";
+	struct { const char *text; int lean, fails; } cases[] = {
+		{ NULL, 1, 0 }, /* Berlin, the vdir's common case */
+		{ NULL, 1, 0 }, /* two calendars, each with its zone */
+		{ NULL, 0, 0 }, /* one TZID twice in a calendar: as written */
+		{ NULL, 0, 1 }, /* a VTIMEZONE with a flagged line fails as written */
+		{ NULL, 1, 0 }, /* an empty SUMMARY and an unreadable DTSTAMP are let pass */
+		{ NULL, 0, 1 }, /* an empty PRODID is flagged, in a calendar's own lines */
+		{ NULL, 0, 0 }, /* a BEGIN line with a parameter: as written */
+	};
+	struct buf b[sizeof cases / sizeof cases[0]];
+	struct reader r, plain;
+	struct err e1, e2;
+
+	cr_assert_eq(dl_require(DL_ICAL, &e1), 0, "%s", e1.msg);
+	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+		b[i] = (struct buf)BUF_INIT;
+	buf_printf(&b[0], HEAD "%s" EVENT("a", "") "END:VCALENDAR\r\n", berlin);
+	buf_printf(&b[1], HEAD "%s" EVENT("a", "") "END:VCALENDAR\r\n" HEAD "%s" EVENT("b", "")
+		   "END:VCALENDAR\r\n", berlin, odd_berlin);
+	buf_printf(&b[2], HEAD "%s%s" EVENT("a", "") "END:VCALENDAR\r\n", berlin, odd_berlin);
+	buf_printf(&b[3], HEAD "%s" EVENT("a", "") "END:VCALENDAR\r\n", flagged);
+	buf_printf(&b[4], HEAD "%s" EVENT("a", "SUMMARY:\r\nDTSTAMP:2026x\r\n") "END:VCALENDAR\r\n",
+		   berlin);
+	buf_printf(&b[5], "BEGIN:VCALENDAR\r\nPRODID:\r\n%s" EVENT("a", "") "END:VCALENDAR\r\n",
+		   berlin);
+	buf_printf(&b[6], HEAD "BEGIN;X-A=b:VTIMEZONE\r\n%s" EVENT("a", "") "END:VCALENDAR\r\n",
+		   berlin + strlen("BEGIN:VTIMEZONE\r\n"));
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int rc = read_lean(buf_str(&b[i]), &r, &plain, &e1, &e2);
+		cr_assert_eq(rc != 0, cases[i].fails, "case %zu: %s", i, rc ? e1.msg : "placed");
+		if (!cases[i].fails) {
+			cr_assert_gt(r.n, 0, "case %zu", i);
+			cr_assert_eq(r.lean, cases[i].lean ? 2 : 0, "case %zu: lean %zu", i, r.lean);
+		}
+		free(r.v);
+		free(plain.v);
+		buf_free(&b[i]);
+	}
 }

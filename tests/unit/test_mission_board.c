@@ -607,6 +607,7 @@ Test(box, a_forked_chain_resolves_to_the_walk_head)
 	id_of("agent-a", &a3, ida3);
 	post_ok(&b, "agent-a", &a3);
 	cr_assert_eq(board_log(&b, "msn_0123456789ab", &chain, &e), 0);
+	cr_assert(b.scanned, "a forked chain is walked from the box");
 	cr_assert_eq(chain.n, 3);
 	cr_assert_eq(chain.total, 4);
 	cr_assert_str_eq(chain.entries[2].letter_id, ida3);
@@ -1569,6 +1570,241 @@ Test(sidecar, a_readers_handle_answers_but_refuses_to_write)
 	cr_assert_neq(sidecar_commit(sc, fd, "0123456789ab", NULL, 0, &e), 0);
 	sidecar_close(sc);
 	close(fd);
+	board_free(&b);
+}
+
+/* ---- log through the index -------------------------------------------------------------- */
+
+/* Everything log answers for a mission, as text; *scanned: whether it read the whole box. */
+static char *log_text(struct board *b, const char *mid, int *scanned)
+{
+	struct board_chain c;
+	struct buf out = BUF_INIT;
+	struct err e;
+
+	cr_assert_eq(board_log(b, mid, &c, &e), 0, "%s", e.msg);
+	buf_printf(&out, "%zu of %zu\n", c.n, c.total);
+	for (size_t i = 0; i < c.n; i++) {
+		buf_printf(&out, "%s %s ", c.entries[i].letter_id,
+			   c.entries[i].agent ? c.entries[i].agent : "-");
+		letter_write_json(&out, &c.entries[i].letter);
+		buf_addc(&out, '\n');
+	}
+	board_chain_free(&c);
+	*scanned = b->scanned;
+	return buf_steal(&out);
+}
+
+/* The same log from the box alone: with the lock file away no index is believed. */
+static char *log_from_box(const struct scratch *s, struct board *b, const char *mid)
+{
+	char *lock = lock_of(s), *away = xasprintf("%s.away", lock), *text;
+	int scanned;
+
+	cr_assert_eq(rename(lock, away), 0);
+	text = log_text(b, mid, &scanned);
+	cr_assert(scanned);
+	cr_assert_eq(rename(away, lock), 0);
+	free(lock);
+	free(away);
+	return text;
+}
+
+/* The head's id in a log_text: the last entry's first word. */
+static void head_of_log(const char *text, char head[MAILBOX_ID_LEN + 1])
+{
+	const char *last = text;
+
+	for (const char *p = text; *p; p++)
+		if (*p == '\n' && p[1])
+			last = p + 1;
+	memcpy(head, last, MAILBOX_ID_LEN);
+	head[MAILBOX_ID_LEN] = '\0';
+}
+
+static const char *const populated[] = { "msn_aaaaaaaaaaaa", "msn_bbbbbbbbbbbb",
+					  "msn_cccccccccccc" };
+
+Test(log, a_plain_chain_is_read_from_its_own_lines_as_the_box_would_give_it)
+{
+	struct scratch s = scratch();
+	struct board b;
+	char *indexed, *scanned_text;
+	int scanned;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	for (size_t i = 0; i < 3; i++) {
+		indexed = log_text(&b, populated[i], &scanned);
+		cr_assert_not(scanned, "%s: a plain chain is found through the index", populated[i]);
+		cr_assert_not(b.rebuilt);
+		scanned_text = log_from_box(&s, &b, populated[i]);
+		cr_assert_str_eq(indexed, scanned_text);
+		free(indexed);
+		free(scanned_text);
+	}
+	board_free(&b);
+}
+
+Test(log, a_deleted_or_stale_index_gives_the_same_log)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l = base_letter(1, LETTER_JUDGING);
+	char *before, *after, *line, *want, head[MAILBOX_ID_LEN + 1];
+	int scanned;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	before = log_text(&b, "msn_cccccccccccc", &scanned);
+	cr_assert_eq(unlink(s.idx), 0);
+	after = log_text(&b, "msn_cccccccccccc", &scanned);
+	cr_assert(b.rebuilt, "built in memory");
+	cr_assert_not(scanned, "and the mission's lines read through it");
+	cr_assert_str_eq(before, after);
+	free(after);
+	post_ok(&b, "agent-a", &l); /* the index again, on disk */
+	/* Another tool appends a letter: the index no longer describes the box. */
+	set_str(&l.mission_id, "msn_cccccccccccc");
+	l.mission_seq = 3;
+	head_of_log(before, head);
+	set_str(&l.prev_letter_id, head);
+	line = line_of("other-tool", &l);
+	want = xasprintf("%s\n", line);
+	append_raw(s.box, want);
+	after = log_text(&b, "msn_cccccccccccc", &scanned);
+	cr_assert(b.rebuilt);
+	cr_assert_not(scanned);
+	cr_assert(strstr(after, "3 of 3\n") == after, "%s", after);
+	free(before);
+	before = log_from_box(&s, &b, "msn_cccccccccccc");
+	cr_assert_str_eq(before, after);
+	free(line);
+	free(want);
+	free(before);
+	free(after);
+	letter_free(&l);
+	board_free(&b);
+}
+
+/*
+ * An index that points a mission's head at a line that is not its letter (a
+ * damaged file whose header still matches the box): log holds every line to
+ * the id that named it, and reads the box instead.
+ */
+Test(log, an_index_its_lines_contradict_is_not_believed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l = base_letter(4, LETTER_EXECUTING);
+	struct sidecar_mission m;
+	struct sidecar *sc;
+	char *want, *got;
+	int fd, scanned;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	want = log_from_box(&s, &b, "msn_aaaaaaaaaaaa");
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0, "%s", e.msg);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(sidecar_mission(sc, "msn_aaaaaaaaaaaa", 16, &m, &e), 1);
+	set_str(&l.mission_id, "msn_aaaaaaaaaaaa");
+	set_str(&l.prev_letter_id, m.head_id);
+	/* A letter the box does not hold, recorded at the box's first line (another mission's). */
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(sidecar_commit(sc, fd, "0123456789ab", &l, 0, &e), 0, "%s", e.msg);
+	sidecar_close(sc);
+	close(fd);
+	got = log_text(&b, "msn_aaaaaaaaaaaa", &scanned);
+	cr_assert_not(b.rebuilt, "the header matches the box: the index is current");
+	cr_assert(scanned, "the head's line does not hash to the id the index gives it");
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	letter_free(&l);
+	board_free(&b);
+}
+
+/*
+ * The same mission, the same shape of chain, but the index names the line by
+ * another letter's id: only the hash of the line's bytes tells them apart.
+ */
+Test(log, a_line_that_does_not_hash_to_the_id_the_index_gives_it_is_not_believed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	char other[MAILBOX_ID_LEN + 1], *line, *want, *got;
+	struct sidecar *sc;
+	uint64_t off;
+	int fd, scanned;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	line = line_of("agent-a", &l2);
+	id_of("agent-b", &l2, other); /* the letter agent-b would have posted */
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(mailbox_append(fd, line, strlen(line), &off, &e), 0);
+	cr_assert_eq(sidecar_commit(sc, fd, other, &l2, off, &e), 0, "%s", e.msg);
+	sidecar_close(sc);
+	close(fd);
+	want = log_from_box(&s, &b, "msn_0123456789ab");
+	got = log_text(&b, "msn_0123456789ab", &scanned);
+	cr_assert_not(b.rebuilt, "the header matches the box: the index is current");
+	cr_assert(scanned);
+	cr_assert_str_eq(got, want);
+	cr_assert_null(strstr(got, other), "the id is the line's own");
+	free(want);
+	free(got);
+	free(line);
+	letter_free(&l1);
+	letter_free(&l2);
+	board_free(&b);
+}
+
+/* A post killed between its append and its index update: log still shows its letter. */
+Test(log, a_writer_that_died_before_its_index_update_loses_no_letter)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct letter l1 = base_letter(1, LETTER_JUDGING), l2 = base_letter(2, LETTER_EXECUTING);
+	struct sidecar *sc;
+	char *line, *got, *want;
+	uint64_t off;
+	int fd, scanned;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	post_ok(&b, "agent-a", &l1);
+	set_str(&l2.prev_letter_id, "f59633562ac0");
+	line = line_of("agent-a", &l2);
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(mailbox_append(fd, line, strlen(line), &off, &e), 0);
+	sidecar_close(sc); /* and no sidecar_commit: the process is gone */
+	close(fd);
+	got = log_text(&b, "msn_0123456789ab", &scanned);
+	cr_assert(strstr(got, "2 of 2\n") == got, "%s", got);
+	cr_assert_not(scanned);
+	want = log_from_box(&s, &b, "msn_0123456789ab");
+	cr_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	free(line);
+	letter_free(&l1);
+	letter_free(&l2);
 	board_free(&b);
 }
 

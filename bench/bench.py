@@ -9,7 +9,11 @@ BENCH_CALENDAR_MB (10), BENCH_EXTRACT_RECORDS
 BENCH_ROUNDS (21).
 Parts: BENCH=mission (or store, extract, drain, injection, box, box_cost, calendars, or
 several, comma-separated) runs only
-those figures (`make bench BENCH=mission`); the default is all of them."""
+those figures (`make bench BENCH=mission`); the default is all of them.
+A part that fails (a command exits wrongly, a server does not start) is
+named with its error after the table; the rows measured so far, its own
+and every other part's, are still printed and written, and the exit status
+is 1."""
 import json
 import os
 import platform
@@ -17,6 +21,7 @@ import shutil
 import sys
 import tempfile
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,23 +53,32 @@ def main():
     work = tempfile.mkdtemp(prefix="mecha-bench-")
     b = Bench(mecha, helper, work)
     start, load = time.time(), os.getloadavg()
+    errors = []
     try:
         for part in chosen():
             t = time.perf_counter()
-            part.figures(b)
+            try:
+                part.figures(b)
+            except (Exception, SystemExit) as x:  # a broken part must not hide the others
+                why = str(x) or type(x).__name__
+                errors.append({"part": part.__name__, "error": why})
+                print(f"bench: part {part.__name__} failed: {why}", file=sys.stderr)
+                traceback.print_exc(file=sys.stderr)
             print(f"  {part.__name__}: {time.perf_counter() - t:.0f} s", file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(table(b.rows))
+    for x in errors:
+        print(f"FAILED: part {x['part']}: {x['error']} (its rows after the failure are missing)")
     doc = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(start)),
            "machine": {"cpus": os.cpu_count(), "system": platform.platform(),
                        "load_average_at_start": load},
-           "mecha": mecha, "rows": b.rows}
+           "mecha": mecha, "rows": b.rows, "errors": errors}
     with open(out, "w") as f:
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
     print(f"(machine-readable: {out})")
-    return 0 if all(r["met"] is not False for r in b.rows) else 1
+    return 0 if not errors and all(r["met"] is not False for r in b.rows) else 1
 
 
 if __name__ == "__main__":

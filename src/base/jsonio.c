@@ -97,9 +97,13 @@ void jsonio_array_begin(struct jsonio_array *a, FILE *f)
 {
 	a->f = f;
 	a->n = 0;
+	a->member = 0;
 }
 
-/* jansson's indented array: "[", then each element on its lines indented by 2, ",\n" between. */
+/*
+ * jansson's indented array: "[", then each element on its lines indented by 2
+ * (4 in an object's member), ",\n" between.
+ */
 void jsonio_array_add(struct jsonio_array *a, const json_t *v)
 {
 	char *s = isatty(fileno(a->f)) ? dump(v, DUMP_FLAGS | JSON_INDENT(2) | JSON_ENSURE_ASCII)
@@ -109,7 +113,7 @@ void jsonio_array_add(struct jsonio_array *a, const json_t *v)
 	fputs(a->n++ ? ",\n" : "[\n", a->f);
 	for (;; line = nl + 1) { /* strings hold no raw newline: every '\n' is jansson's own */
 		nl = strchr(line, '\n');
-		fputs("  ", a->f);
+		fputs(a->member ? "    " : "  ", a->f);
 		if (nl)
 			*nl = '\0';
 		put_escaped(a->f, line);
@@ -122,7 +126,28 @@ void jsonio_array_add(struct jsonio_array *a, const json_t *v)
 
 void jsonio_array_end(struct jsonio_array *a)
 {
-	fputs(a->n ? "\n]\n" : "[]\n", a->f);
+	if (a->member)
+		fputs(a->n ? "\n  ]" : "[]", a->f);
+	else
+		fputs(a->n ? "\n]\n" : "[]\n", a->f);
+}
+
+void jsonio_object_begin(struct jsonio_object *o, FILE *f)
+{
+	o->f = f;
+	o->n = 0;
+}
+
+void jsonio_object_array(struct jsonio_object *o, const char *key, struct jsonio_array *a)
+{
+	fprintf(o->f, "%s  \"%s\": ", o->n++ ? ",\n" : "{\n", key);
+	jsonio_array_begin(a, o->f);
+	a->member = 1;
+}
+
+void jsonio_object_end(struct jsonio_object *o)
+{
+	fputs(o->n ? "\n}\n" : "{}\n", o->f);
 }
 
 void jsonio_print(FILE *f, const json_t *v)

@@ -41,10 +41,26 @@ void jsonio_print(FILE *f, const json_t *v);
 struct jsonio_array {
 	FILE *f;
 	size_t n;
+	int member; /* the value of an object's member (jsonio_object_array), not the whole print */
 };
 void jsonio_array_begin(struct jsonio_array *a, FILE *f);
 void jsonio_array_add(struct jsonio_array *a, const json_t *v);
 void jsonio_array_end(struct jsonio_array *a);
+
+/*
+ * An object whose members are arrays, printed the same way, byte for byte as
+ * jsonio_print prints the whole object: begin, then for each member
+ * jsonio_object_array (key: a literal of plain ASCII) and that array's add and
+ * end, then end (which ends the line). A summary of many seqs is printed
+ * without holding them as JSON.
+ */
+struct jsonio_object {
+	FILE *f;
+	size_t n;
+};
+void jsonio_object_begin(struct jsonio_object *o, FILE *f);
+void jsonio_object_array(struct jsonio_object *o, const char *key, struct jsonio_array *a);
+void jsonio_object_end(struct jsonio_object *o);
 
 /*
  * The one failure shape of every --json verb, in mecha and mecha-box alike:

@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/jsonio.h"
+#include "base/seqpack.h"
 #include "base/text.h"
 #include "frontdoor/extract.h"
 
@@ -35,11 +36,18 @@ const char frontdoor_extract_help[] =
 	"Exit status: 0 every request taken was extracted (or changed by you meanwhile);\n"
 	"1 any failed or could not be written; 3 refused before any call.\n";
 
+/*
+ * Counts, and for --json the summary's lists: the seqs packed (about a byte
+ * each, base/seqpack.h) and printed as a stream at the end, so a run over a
+ * large store holds no JSON per record extracted. Failures are kept whole:
+ * each one is named anyway, and they wait for a person.
+ */
 struct tally {
 	size_t extracted, failed, unwritten, dropped;
 	int json, verbose;
 	struct progress meter;
-	json_t *summary;
+	struct seqpack extracted_seqs, dropped_seqs; /* --json only */
+	json_t *failures;                            /* --json only */
 };
 
 static void on_start(size_t total, void *ctx)
@@ -49,9 +57,9 @@ static void on_start(size_t total, void *ctx)
 
 static void add_failed(struct tally *t, long long seq, const char *why, const char *state)
 {
-	json_array_append_new(json_object_get(t->summary, "failed"),
-			      json_pack("{s:I,s:s,s:s}", "seq", (json_int_t)seq, "error", why,
-					"state", state));
+	if (t->json)
+		json_array_append_new(t->failures, json_pack("{s:I,s:s,s:s}", "seq", (json_int_t)seq,
+							     "error", why, "state", state));
 }
 
 /* The result was known but the record could not be written: say which, and where it stays. */
@@ -79,7 +87,8 @@ static void print_result(struct tally *t, const struct extract_job *j)
 
 	if (j->result) {
 		t->extracted++;
-		json_array_append_new(json_object_get(t->summary, "extracted"), json_integer(j->seq));
+		if (t->json)
+			seqpack_add(&t->extracted_seqs, j->seq, 0);
 	} else {
 		t->failed++;
 		add_failed(t, j->seq, j->error ? j->error : "", "extraction_failed");
@@ -107,7 +116,8 @@ static void on_landed(const struct extract_job *j, int landed, const struct err 
 		t->dropped++;
 		fprintf(stderr, "%6lld  changed while it was being extracted; the result was "
 			"dropped and your change stands\n", j->seq);
-		json_array_append_new(json_object_get(t->summary, "dropped"), json_integer(j->seq));
+		if (t->json)
+			seqpack_add(&t->dropped_seqs, j->seq, 0);
 	} else {
 		print_result(t, j);
 	}
@@ -115,11 +125,45 @@ static void on_landed(const struct extract_job *j, int landed, const struct err 
 	progress_step(&t->meter);
 }
 
+/* One member of the summary: the seqs of p, one at a time. */
+static void print_seqs(struct jsonio_object *o, const char *key, const struct seqpack *p)
+{
+	struct seqpack_cursor c = SEQPACK_CURSOR_INIT;
+	struct jsonio_array a;
+	long long seq;
+
+	jsonio_object_array(o, key, &a);
+	while (seqpack_next(p, &c, &seq, NULL)) {
+		json_t *v = json_integer((json_int_t)seq);
+		jsonio_array_add(&a, v);
+		json_decref(v);
+	}
+	jsonio_array_end(&a);
+}
+
+/* {"extracted": [seq...], "failed": [{seq, error, state}...], "dropped": [seq...]} */
+static void print_summary(const struct tally *t)
+{
+	struct jsonio_object o;
+	struct jsonio_array a;
+	size_t i;
+	json_t *v;
+
+	jsonio_object_begin(&o, stdout);
+	print_seqs(&o, "extracted", &t->extracted_seqs);
+	jsonio_object_array(&o, "failed", &a);
+	json_array_foreach(t->failures, i, v)
+		jsonio_array_add(&a, v);
+	jsonio_array_end(&a);
+	print_seqs(&o, "dropped", &t->dropped_seqs);
+	jsonio_object_end(&o);
+}
+
 static void finish(struct tally *t)
 {
 	progress_end(&t->meter);
 	if (t->json) {
-		jsonio_print(stdout, t->summary);
+		print_summary(t);
 	} else if (t->meter.total == 0) {
 		puts("nothing to extract");
 	} else {
@@ -157,13 +201,16 @@ int frontdoor_extract_verb(int argc, char **argv)
 		return cli_usage_error("frontdoor extract", "--force re-extracts one request: give --seq N");
 	o.jobs = (unsigned)jobs;
 	progress_begin(&t.meter, "extract");
-	t.summary = json_pack("{s:[],s:[],s:[]}", "extracted", "failed", "dropped");
+	if (t.json)
+		t.failures = json_array();
 	rc = extract_run(&o, &rep, &e);
 	if (rc == 0)
 		finish(&t);
 	else
 		progress_end(&t.meter);
-	json_decref(t.summary);
+	json_decref(t.failures);
+	seqpack_free(&t.extracted_seqs);
+	seqpack_free(&t.dropped_seqs);
 	if (rc != 0)
 		return cli_fail(&e);
 	return t.failed || t.unwritten ? EXIT_FAIL : EXIT_OK;

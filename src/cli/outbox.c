@@ -305,7 +305,7 @@ static int list_one(const struct outbox_item *it, void *ctx, struct err *e)
 static int list_print(struct outbox_store *store, const struct outbox_selection *sel, int json,
 		      int color, struct err *e)
 {
-	struct listing l = { sel, { NULL, 0 }, json, color, 0, 0 };
+	struct listing l = { sel, { NULL, 0, 0 }, json, color, 0, 0 };
 
 	if (json)
 		jsonio_array_begin(&l.arr, stdout);

@@ -16,6 +16,7 @@
 #include "provider/provider.h"
 #include "provider/rules.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,15 +258,30 @@ struct selecting {
 	int retry_failed;
 };
 
+/* The movers a pick may carry, by their tag in the packed list. */
+static const enum state_mover pick_movers[] = { MOVER_EXTRACT, MOVER_EXTRACT_RETRY,
+						MOVER_EXTRACT_FORCE };
+
 static void add_pick(struct extract_batch *b, long long seq, enum state_mover by)
 {
-	if (b->n == b->cap) {
-		b->cap = b->cap ? b->cap * 2 : 16;
-		b->picks = xrealloc(b->picks, b->cap * sizeof *b->picks);
-	}
-	b->picks[b->n].seq = seq;
-	b->picks[b->n].by = by;
+	unsigned tag = 0;
+
+	while (pick_movers[tag] != by)
+		tag++;
+	assert(tag < sizeof pick_movers / sizeof pick_movers[0]);
+	seqpack_add(&b->picks, seq, tag);
 	b->n++;
+}
+
+int extract_batch_take(struct extract_batch *b, struct extract_pick *p)
+{
+	unsigned tag;
+
+	if (!seqpack_next(&b->picks, &b->taken, &p->seq, &tag))
+		return 0;
+	assert(tag < sizeof pick_movers / sizeof pick_movers[0]);
+	p->by = pick_movers[tag];
+	return 1;
 }
 
 /* Only a valid record that is not the sweep's is ever extracted. */
@@ -362,7 +378,7 @@ int extract_job_open(struct store *s, const struct extract_pick *p,
 
 void extract_batch_free(struct extract_batch *b)
 {
-	free(b->picks);
+	seqpack_free(&b->picks);
 	memset(b, 0, sizeof *b);
 }
 

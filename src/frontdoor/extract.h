@@ -31,6 +31,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "base/seqpack.h"
 #include "requests/state.h"
 
 struct err;
@@ -77,8 +78,10 @@ enum extract_next extract_job_answer(struct extract_job *j, const struct provide
 
 /*
  * What a run takes, in seq order: a seq and its mover per record, nothing of
- * the record itself (so a run over many records holds little); each job is
- * built from a fresh read by extract_job_open when its turn comes.
+ * the record itself, and the list packed (base/seqpack.h: about a byte a
+ * record), so a run over a hundred thousand records holds little more than
+ * one over a thousand. Each job is built from a fresh read by
+ * extract_job_open when its turn comes.
  */
 struct extract_pick {
 	long long seq;
@@ -86,8 +89,9 @@ struct extract_pick {
 };
 
 struct extract_batch {
-	struct extract_pick *picks;
-	size_t n, cap;
+	struct seqpack picks; /* each seq tagged with its mover's place in the batch's table */
+	struct seqpack_cursor taken; /* the next pick extract_batch_take gives */
+	size_t n;             /* picks selected */
 };
 
 /*
@@ -115,6 +119,8 @@ int extract_job_open(struct store *s, const struct extract_pick *p,
 		     const struct provider_conf *conf, struct extract_job *j, struct err *e);
 /* Releases what a job holds (not the job itself). */
 void extract_job_free(struct extract_job *j);
+/* The next pick in seq order (into *p): 1, or 0 when every pick was taken. */
+int extract_batch_take(struct extract_batch *b, struct extract_pick *p);
 void extract_batch_free(struct extract_batch *b);
 
 /* ---- landing ------------------------------------------------------------------ */

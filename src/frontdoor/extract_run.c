@@ -20,7 +20,6 @@ struct run {
 	struct store store;
 	struct provider_conf conf;
 	struct extract_batch batch;
-	size_t next;                 /* the first pick not yet opened */
 	struct provider_batch *calls;
 	const struct extract_report *report;
 	struct err failed;           /* why the run stopped early (failed.code set) */
@@ -63,11 +62,12 @@ static int send_job(struct run *run, struct extract_job *j, struct err *e)
  */
 static int start_next(struct run *run)
 {
-	while (run->next < run->batch.n) {
+	struct extract_pick pick;
+
+	while (extract_batch_take(&run->batch, &pick)) {
 		struct extract_job *j = xmalloc(sizeof *j);
 		struct err e;
-		int next = extract_job_open(&run->store, &run->batch.picks[run->next++], &run->conf,
-					    j, &e);
+		int next = extract_job_open(&run->store, &pick, &run->conf, j, &e);
 
 		if (next == EXTRACT_CALL && run->calls) {
 			if (send_job(run, j, &run->failed) == 0)

@@ -12,8 +12,10 @@
 #include "base/hash.h"
 #include "base/jsonio.h"
 #include "base/rfc3339.h"
+#include "base/seqpack.h"
 #include "base/text.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -606,4 +608,93 @@ Test(jsonio, an_array_streamed_prints_as_the_whole_array)
 		free(stream);
 		json_decref(arr);
 	}
+}
+
+/* An object of arrays streamed member by member is byte for byte the whole object's print. */
+static char *printed_object(json_t *obj, int streamed)
+{
+	FILE *f = tmpfile();
+	struct jsonio_object o;
+	struct jsonio_array a;
+	const char *key;
+	json_t *arr, *v;
+	size_t i, len;
+	char *out;
+
+	cr_assert_not_null(f);
+	if (streamed) {
+		jsonio_object_begin(&o, f);
+		json_object_foreach(obj, key, arr) {
+			jsonio_object_array(&o, key, &a);
+			json_array_foreach(arr, i, v)
+				jsonio_array_add(&a, v);
+			jsonio_array_end(&a);
+		}
+		jsonio_object_end(&o);
+	} else {
+		jsonio_print(f, obj);
+	}
+	len = (size_t)ftell(f);
+	rewind(f);
+	out = calloc(len + 1, 1);
+	cr_assert_eq(fread(out, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	return out;
+}
+
+Test(jsonio, an_object_of_arrays_streamed_prints_as_the_whole_object)
+{
+	const char *const docs[] = {
+		"{}",
+		"{\"a\": []}",
+		"{\"extracted\": [1, 2, 3], \"failed\": [], \"dropped\": [7]}",
+		"{\"x\": [{\"seq\": 1, \"error\": \"caf\\u00e9 \\u0085\", \"l\": [1, {}]}], \"y\": [[]]}",
+	};
+
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+		json_t *obj = json_loads(docs[i], JSON_PRESERVE_ORDER, NULL);
+		cr_assert_not_null(obj, "%s", docs[i]);
+		char *whole = printed_object(obj, 0), *stream = printed_object(obj, 1);
+		cr_assert_str_eq(stream, whole, "%s", docs[i]);
+		free(whole);
+		free(stream);
+		json_decref(obj);
+	}
+}
+
+Test(seqpack, seqs_come_back_exactly_in_the_order_added_with_their_tags)
+{
+	const long long seqs[] = { 1, 2, 3, 3, 2, 100000, 7, 0, -1, LLONG_MAX, LLONG_MIN, 42,
+				   LLONG_MIN, LLONG_MAX, 64, 63, 31, 32, -32, -33 };
+	const size_t n = sizeof seqs / sizeof seqs[0];
+	struct seqpack p = SEQPACK_INIT;
+	struct seqpack_cursor c = SEQPACK_CURSOR_INIT;
+	long long seq;
+	unsigned tag;
+
+	for (size_t i = 0; i < n; i++)
+		seqpack_add(&p, seqs[i], (unsigned)i % (SEQPACK_TAG_MAX + 1));
+	cr_assert_eq(p.n, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(seqpack_next(&p, &c, &seq, &tag), 1, "seq %zu", i);
+		cr_assert_eq(seq, seqs[i], "seq %zu: %lld", i, seq);
+		cr_assert_eq(tag, (unsigned)i % (SEQPACK_TAG_MAX + 1), "seq %zu", i);
+	}
+	cr_assert_eq(seqpack_next(&p, &c, &seq, NULL), 0, "nothing past the last");
+	seqpack_free(&p);
+}
+
+Test(seqpack, a_run_of_consecutive_seqs_costs_a_byte_each)
+{
+	struct seqpack p = SEQPACK_INIT;
+	struct seqpack_cursor c = SEQPACK_CURSOR_INIT;
+	long long seq, want = 1;
+
+	for (long long s = 1; s <= 100000; s++)
+		seqpack_add(&p, s, 1);
+	cr_assert_eq(p.len, 100000, "%zu bytes", p.len);
+	while (seqpack_next(&p, &c, &seq, NULL))
+		cr_assert_eq(seq, want++);
+	cr_assert_eq(want, 100001);
+	seqpack_free(&p);
 }

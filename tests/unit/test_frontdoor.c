@@ -836,9 +836,22 @@ Test(moves, a_close_needs_a_reason_that_says_something_and_then_keeps_it)
 	free(dir);
 }
 
+/* Pick i of b (read from a copy of its cursor, so b is not consumed); seq -1 when none. */
+static struct extract_pick pick_at(const struct extract_batch *b, size_t i)
+{
+	struct extract_batch read = *b;
+	struct extract_pick p = { -1, MOVER_EXTRACT };
+
+	read.taken = (struct seqpack_cursor)SEQPACK_CURSOR_INIT;
+	for (size_t k = 0; k <= i; k++)
+		if (!extract_batch_take(&read, &p))
+			return (struct extract_pick){ -1, MOVER_EXTRACT };
+	return p;
+}
+
 static long long first_seq(const struct extract_batch *b, size_t i)
 {
-	return i < b->n ? b->picks[i].seq : -1;
+	return pick_at(b, i).seq;
 }
 
 Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
@@ -846,6 +859,7 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	char *dir = tmp_store();
 	struct provider_conf rules = { .name = "rules", .kind = "rules" };
 	struct extract_batch b = { 0 };
+	struct extract_pick p0;
 	struct extract_job j;
 	struct store s;
 	struct err e;
@@ -861,15 +875,16 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	cr_assert_eq(extract_select_all(&s, 0, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b.n, 1);
 	cr_assert_eq(first_seq(&b, 0), 1);
-	cr_assert_eq(b.picks[0].by, MOVER_EXTRACT);
-	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
+	p0 = pick_at(&b, 0);
+	cr_assert_eq(p0.by, MOVER_EXTRACT);
+	cr_assert_eq(extract_job_open(&s, &p0, &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
 	cr_assert_not_null(j.result, "a record with no prose needs no call");
 	extract_job_free(&j);
 	extract_batch_free(&b);
 	cr_assert_eq(extract_select_all(&s, 1, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b.n, 2);
 	cr_assert_eq(first_seq(&b, 1), 6);
-	cr_assert_eq(b.picks[1].by, MOVER_EXTRACT_RETRY);
+	cr_assert_eq(pick_at(&b, 1).by, MOVER_EXTRACT_RETRY);
 	extract_batch_free(&b);
 
 	struct { long long seq; int force; enum err_code code; } refused[] = {
@@ -882,11 +897,12 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 		cr_assert_eq(b.n, 0, "a refusal selected something");
 	}
 	cr_assert_eq(extract_select_one(&s, 4, 1, &b, &e), 0, "%s", e.msg);
-	cr_assert_eq(b.picks[0].by, MOVER_EXTRACT_FORCE);
-	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
+	p0 = pick_at(&b, 0);
+	cr_assert_eq(p0.by, MOVER_EXTRACT_FORCE);
+	cr_assert_eq(extract_job_open(&s, &p0, &rules, &j, &e), EXTRACT_DONE, "%s", e.msg);
 	cr_assert_eq(extract_land(&s, &j, &e), EXTRACT_LANDED, "%s", e.msg);
 	extract_job_free(&j);
-	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_DONE,
+	cr_assert_eq(extract_job_open(&s, &p0, &rules, &j, &e), EXTRACT_DONE,
 		     "extracted may still be forced: %s", e.msg);
 	extract_job_free(&j);
 	extract_batch_free(&b);
@@ -894,8 +910,9 @@ Test(extract, the_selection_asks_the_table_and_says_why_it_refuses)
 	/* Picked while drained, moved by a person before its turn: it is passed over. */
 	cr_assert_eq(extract_select_all(&s, 0, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b.n, 1);
+	p0 = pick_at(&b, 0);
 	put_record(&s, 1, STATE_CLOSED, 1, "{}");
-	cr_assert_eq(extract_job_open(&s, &b.picks[0], &rules, &j, &e), EXTRACT_GONE);
+	cr_assert_eq(extract_job_open(&s, &p0, &rules, &j, &e), EXTRACT_GONE);
 	cr_assert_eq(j.seq, 1);
 	extract_job_free(&j);
 	extract_batch_free(&b);

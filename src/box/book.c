@@ -95,15 +95,24 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 	struct cache c;
 	struct page_week w;
 	struct err e;
+	struct api_doc *kept;
 	char *doc;
 
+	const struct ledger_stamp *seen = v->stamped ? &v->stamp : NULL;
+
+	/* nothing committed since the page was last confirmed: it holds (weekcache.h) */
+	if (plain && (kept = weekcache_held(&k, seen, v->now))) {
+		visit_doc(out, 200, kept);
+		json_decref(q);
+		return;
+	}
 	/* the counter before the page's inputs (weekcache.h): a change between leaves no stale page */
 	if (plain && l->ops->slots_stamp(l, v->user.id, v->m->id, &k.stamp, &e) != 0) {
 		json_decref(q);
 		return visit_unavailable(out, v, 500);
 	}
-	if (plain && (doc = weekcache_get(&k, v->now))) {
-		visit_html(out, 200, doc);
+	if (plain && (kept = weekcache_get(&k, seen, v->now))) {
+		visit_doc(out, 200, kept);
 		json_decref(q);
 		return;
 	}
@@ -114,9 +123,15 @@ static void week(struct visit *v, const json_t *values, const json_t *errors,
 	w = (struct page_week){ c.view.slots, c.view.n, c.blocked, c.view.generated_at, v->now,
 				k.week, k.mins, notice, values, errors, NULL, NULL };
 	doc = page_booking_week(&v->page, v->m, &w);
-	if (plain)
-		weekcache_put(&k, v->now, lapse_until(v, page_booking_week_until(v->m, &w)), doc);
-	visit_html(out, 200, doc);
+	if (plain) { /* kept, and sent as the kept document is */
+		kept = api_doc_new(doc);
+		free(doc);
+		weekcache_put(&k, seen, v->now, lapse_until(v, page_booking_week_until(v->m, &w)),
+			      kept);
+		visit_doc(out, 200, kept);
+	} else {
+		visit_html(out, 200, doc);
+	}
 	json_decref(q);
 	cache_free(&c);
 }

@@ -35,14 +35,15 @@ static int resolve(struct visit *v, struct err *e)
 {
 	const struct route *r = v->call->route;
 	struct ledger *l = v->ctx->ledger;
-	struct ledger_stamp stamp;
 	const char *text;
 	json_t *row;
-	int stamped = l->ops->stamp(l, &stamp, e), found;
+	int found;
 
-	if (stamped < 0)
+	v->stamped = l->ops->stamp(l, &v->stamp, e);
+	if (v->stamped < 0)
 		return -1;
-	if (stamped && (v->mref = typecache_known(r->handle, r->type, &stamp, &v->user, &v->m)))
+	if (v->stamped &&
+	    (v->mref = typecache_known(r->handle, r->type, &v->stamp, &v->user, &v->m)))
 		return served(v);
 	if ((found = l->ops->user_get(l, r->handle, NULL, &v->user, e)) <= 0)
 		return found;
@@ -53,8 +54,8 @@ static int resolve(struct visit *v, struct err *e)
 	text = json_string_value(json_object_get(row, "manifest"));
 	v->mref = text ? typecache_get(v->user.id, r->type, text, &v->m) : NULL;
 	json_decref(row);
-	if (stamped && v->mref)
-		typecache_remember(v->mref, r->handle, &stamp, &v->user);
+	if (v->stamped && v->mref)
+		typecache_remember(v->mref, r->handle, &v->stamp, &v->user);
 	return served(v);
 }
 

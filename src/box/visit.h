@@ -56,6 +56,11 @@ struct visit {
 	struct page_ctx page;
 	time_t now;
 	char now_s[RFC3339_LEN];
+	/* The ledger's stamp read before anything of this visit (ledger.h); stamped 0 when
+	 * the backend cannot tell (PostgreSQL): what was read under it may be reused while
+	 * it holds. */
+	int stamped;
+	struct ledger_stamp stamp;
 };
 
 /* 0 with v filled; -1 with the 404 (or the 500 when the ledger fails) written to out. */

@@ -4,15 +4,20 @@
 #include "box/weekcache.h"
 
 #include "base/buf.h"
+#include "box/api.h"
+#include "box/ledger.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct entry {
-	char *key; /* weekcache_key written out (key_of); NULL: a free entry */
+	char *key; /* weekcache_key but its counter, written out (key_of); NULL: a free entry */
 	size_t len;
-	char *doc;
+	long long counter;       /* the key's stamp */
+	int confirmed;           /* 1: at the ledger stamp seen */
+	struct ledger_stamp seen;
+	struct api_doc *doc; /* the table's ref */
 	time_t until;
 	unsigned long long used;
 };
@@ -34,7 +39,7 @@ static void word(struct buf *b, const char *s)
 
 static void key_of(struct buf *b, const struct weekcache_key *k)
 {
-	buf_printf(b, "%llu/%lld/", k->manifest, k->stamp);
+	buf_printf(b, "%llu/", k->manifest);
 	word(b, k->user);
 	word(b, k->instrument);
 	word(b, k->base);
@@ -54,36 +59,63 @@ static struct entry *find(const struct buf *key)
 	return NULL;
 }
 
-char *weekcache_get(const struct weekcache_key *k, time_t now)
+static void confirm(struct entry *en, const struct ledger_stamp *ledger)
+{
+	en->confirmed = ledger != NULL;
+	if (ledger)
+		en->seen = *ledger;
+}
+
+/* With counter NULL: the entry must be confirmed at ledger; else hold that counter. */
+static struct api_doc *lookup(const struct weekcache_key *k, const long long *counter,
+			      const struct ledger_stamp *ledger, time_t now)
 {
 	struct buf key = BUF_INIT;
 	struct entry *en;
-	char *doc = NULL;
+	struct api_doc *doc = NULL;
 
+	if (!counter && !ledger)
+		return NULL;
 	key_of(&key, k);
 	pthread_mutex_lock(&lock);
 	en = find(&key);
-	if (en && now < en->until) {
+	if (en && now < en->until &&
+	    (counter ? en->counter == *counter
+		     : en->confirmed && en->seen.a == ledger->a && en->seen.b == ledger->b)) {
 		en->used = ++tick;
-		doc = xstrdup(en->doc);
+		if (counter)
+			confirm(en, ledger);
+		doc = api_doc_ref(en->doc);
 	}
 	pthread_mutex_unlock(&lock);
 	buf_free(&key);
 	return doc;
 }
 
-void weekcache_put(const struct weekcache_key *k, time_t now, time_t until, const char *doc)
+struct api_doc *weekcache_held(const struct weekcache_key *k, const struct ledger_stamp *ledger,
+			       time_t now)
+{
+	return lookup(k, NULL, ledger, now);
+}
+
+struct api_doc *weekcache_get(const struct weekcache_key *k, const struct ledger_stamp *ledger,
+			      time_t now)
+{
+	return lookup(k, &k->stamp, ledger, now);
+}
+
+void weekcache_put(const struct weekcache_key *k, const struct ledger_stamp *ledger, time_t now,
+		   time_t until, struct api_doc *doc)
 {
 	struct buf key = BUF_INIT;
 	struct entry *en;
-	char *copy;
+	struct api_doc *old;
 
 	if (until > now + WEEKCACHE_SECONDS)
 		until = now + WEEKCACHE_SECONDS;
 	if (until <= now)
 		return;
 	key_of(&key, k);
-	copy = xstrdup(doc); /* outside the lock */
 	pthread_mutex_lock(&lock);
 	en = find(&key);
 	if (!en) {
@@ -93,12 +125,15 @@ void weekcache_put(const struct weekcache_key *k, time_t now, time_t until, cons
 				en = &entries[i];
 	}
 	free(en->key);
-	free(en->doc);
+	old = en->doc;
 	en->len = key.len;
 	en->key = buf_steal(&key);
-	en->doc = copy;
+	en->doc = api_doc_ref(doc);
+	en->counter = k->stamp;
+	confirm(en, ledger);
 	en->until = until;
 	en->used = ++tick;
 	pthread_mutex_unlock(&lock);
+	api_doc_put(old); /* a visit may still be sending it: its own ref keeps it */
 	buf_free(&key);
 }

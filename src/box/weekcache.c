@@ -66,24 +66,24 @@ static void confirm(struct entry *en, const struct ledger_stamp *ledger)
 		en->seen = *ledger;
 }
 
-/* With counter NULL: the entry must be confirmed at ledger; else hold that counter. */
-static struct api_doc *lookup(const struct weekcache_key *k, const long long *counter,
+/* by_counter 0: the entry must be confirmed at ledger; 1: it must hold k's counter. */
+static struct api_doc *lookup(const struct weekcache_key *k, int by_counter,
 			      const struct ledger_stamp *ledger, time_t now)
 {
 	struct buf key = BUF_INIT;
 	struct entry *en;
 	struct api_doc *doc = NULL;
 
-	if (!counter && !ledger)
+	if (!by_counter && !ledger)
 		return NULL;
 	key_of(&key, k);
 	pthread_mutex_lock(&lock);
 	en = find(&key);
 	if (en && now < en->until &&
-	    (counter ? en->counter == *counter
-		     : en->confirmed && en->seen.a == ledger->a && en->seen.b == ledger->b)) {
+	    (by_counter ? en->counter == k->stamp
+			: en->confirmed && en->seen.a == ledger->a && en->seen.b == ledger->b)) {
 		en->used = ++tick;
-		if (counter)
+		if (by_counter)
 			confirm(en, ledger);
 		doc = api_doc_ref(en->doc);
 	}
@@ -95,13 +95,13 @@ static struct api_doc *lookup(const struct weekcache_key *k, const long long *co
 struct api_doc *weekcache_held(const struct weekcache_key *k, const struct ledger_stamp *ledger,
 			       time_t now)
 {
-	return lookup(k, NULL, ledger, now);
+	return lookup(k, 0, ledger, now);
 }
 
 struct api_doc *weekcache_get(const struct weekcache_key *k, const struct ledger_stamp *ledger,
 			      time_t now)
 {
-	return lookup(k, &k->stamp, ledger, now);
+	return lookup(k, 1, ledger, now);
 }
 
 void weekcache_put(const struct weekcache_key *k, const struct ledger_stamp *ledger, time_t now,

@@ -18,12 +18,12 @@ durably through the request store and acknowledged. Baseline, the same run:
 extract: `frontdoor extract` of the same number of drained records with the
 offline rules extractor (no provider configured) rewrites each record once,
 durably; its baseline is the durable write loop of as many records of the
-extracted records' mean size. The goal is the drain's, 1.5: the same read,
-judge and durable rewrite a record, plus the rules' reading of its prose
-(about 3 million instructions a record in callgrind, most of it the
-instruction patterns and markers of provider/rules.c, each sentence read
-again through every hidden-text decoding) — which is what stands between
-extract and that goal.
+extracted records' mean size. Issue 25 gives extract no time goal (its goals
+are memory and calls in flight), so the row only reports: what it adds to the
+writes is the rules' reading of the prose (about 3 million instructions a
+record in callgrind, most of it the instruction patterns and markers of
+provider/rules.c, each sentence read again through every hidden-text
+decoding).
 
 Both are timed by `helper time` around a whole process (sh, curl, mecha), so
 no Python runs inside a measured interval. BENCH_DRAIN_ROUNDS (3) interleaved
@@ -141,4 +141,4 @@ def figures(b):
           note=f"median of {ROUNDS}; batches of {BATCH}; read {m['read'] * 1000:.0f} ms, "
                f"writes {m['durable']:.2f} s ({size} B each)")
     b.row(f"frontdoor extract {N:,} records (rules) / durable write loop", m["extract"], "s",
-          m["durable_x"], 1.5, note=f"median of {ROUNDS}; {xsize} B each")
+          m["durable_x"], note=f"median of {ROUNDS}; {xsize} B each; reported, no goal")

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
@@ -417,88 +418,37 @@ static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
-/* s as a JSON string's contents at out (room for 6 bytes per byte of s): past them. */
-static char *put_json(char *out, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			*out++ = '\\';
-			*out++ = (char)c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			*out++ = '\\';
-			*out++ = 'u';
-			*out++ = '0';
-			*out++ = '0';
-			*out++ = hex[c >> 4];
-			*out++ = hex[c & 15];
-		} else {
-			*out++ = (char)c;
-		}
-	}
-	return out;
-}
-
-/* s at out, and its NUL (which what follows writes over): past s. */
-static char *put(char *out, const char *s)
-{
-	return stpcpy(out, s);
-}
-
-static char *put_int(char *out, long long v)
-{
-	unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	char digits[24];
-	int n = 0;
-
-	do
-		digits[n++] = (char)('0' + u % 10);
-	while ((u /= 10));
-	if (v < 0)
-		*out++ = '-';
-	while (n)
-		*out++ = digits[--n];
-	return out;
-}
-
 /*
  * One line of the access log; cut names the phase a deadline cut it in, or is
- * NULL. The line is put together by hand (every request writes one) and
- * written by one write(2) on the log's descriptor, which appends it whole: no
- * lock, no buffer to flush (the log's FILE is never written through).
+ * NULL. jansson writes the line into a buffer on the stack, and one write(2) on
+ * the log's descriptor appends it whole: no lock, nothing to flush (the log's
+ * FILE is never written through). A line that does not fit is not written.
  */
 static void log_line(struct boxd *d, const char *ip, const char *method, const char *path,
 		     unsigned status, long long bytes, const struct timespec *t0, const char *cut)
 {
 	struct timespec t1;
-	char now[RFC3339_LEN], line[6 * (64 + 16 + ROUTE_LOG_MAX) + 256], *p = line;
+	char now[RFC3339_LEN], line[6 * (64 + 16 + ROUTE_LOG_MAX) + 256];
+	json_t *o;
+	size_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rfc3339_now(now);
-	p = put(p, "{\"time\":\"");
-	p = put(p, now);
-	p = put(p, "\",\"ip\":\"");
-	p = put_json(p, strlen(ip) < 64 ? ip : "?");
-	p = put(p, "\",\"method\":\"");
-	p = put_json(p, !method[0] || strlen(method) >= 16 ? "?" : method);
-	p = put(p, "\",\"path\":\"");
-	p = put_json(p, strlen(path) < ROUTE_LOG_MAX ? path : "?");
-	p = put(p, "\",\"status\":");
-	p = put_int(p, status);
-	p = put(p, ",\"bytes\":");
-	p = put_int(p, bytes);
-	p = put(p, ",\"ms\":");
-	p = put_int(p, (long long)(t1.tv_sec - t0->tv_sec) * 1000 +
-			       (t1.tv_nsec - t0->tv_nsec) / 1000000);
-	if (cut) {
-		p = put(p, ",\"cut\":\"");
-		p = put(p, cut);
-		p = put(p, "\"");
-	}
-	p = put(p, "}\n");
-	if (write(fileno(d->log), line, (size_t)(p - line)) < 0)
+	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip",
+		      strlen(ip) < 64 ? ip : "?", "method",
+		      !method[0] || strlen(method) >= 16 ? "?" : method, "path",
+		      strlen(path) < ROUTE_LOG_MAX ? path : "?", "status", (int)status, "bytes",
+		      (json_int_t)bytes, "ms",
+		      (json_int_t)(t1.tv_sec - t0->tv_sec) * 1000 +
+			      (t1.tv_nsec - t0->tv_nsec) / 1000000);
+	if (o && cut)
+		json_object_set_new(o, "cut", json_string(cut));
+	n = o ? json_dumpb(o, line, sizeof line - 1, JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
+	json_decref(o);
+	if (n == 0 || n > sizeof line - 1)
+		return;
+	line[n++] = '\n';
+	if (write(fileno(d->log), line, n) < 0)
 		return; /* a log that cannot be written is not the visitor's answer */
 }
 

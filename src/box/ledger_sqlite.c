@@ -145,6 +145,12 @@ static const char schema_v8[] =
 	" PRIMARY KEY (id, n));"
 	"CREATE INDEX IF NOT EXISTS upload_spool_by_age ON upload_spool (created_at);";
 
+/* The one statement every v9 trigger runs: one more change to ROW's instrument ("OLD", "NEW"). */
+#define SLOT_CHANGED(row)                                                                   \
+	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (" row ".user_id," \
+	" " row ".instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"             \
+	" DO UPDATE SET n = n + 1;"
+
 /* v9: a change counter per (owner, instrument), bumped by triggers in the very
  * transaction of any change to its bookings or its pushed slots — whoever makes it
  * (any box on the database, the sweep, a hand in the ledger): the week page's cache
@@ -156,40 +162,24 @@ static const char schema_v9[] =
 	" user_id TEXT NOT NULL, instrument_id TEXT NOT NULL, shard INTEGER NOT NULL,"
 	" n INTEGER NOT NULL, PRIMARY KEY (user_id, instrument_id, shard));"
 	"CREATE TRIGGER IF NOT EXISTS bookings_added AFTER INSERT ON bookings BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
-	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("NEW")
 	" END;"
 	"CREATE TRIGGER IF NOT EXISTS bookings_changed AFTER UPDATE ON bookings BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
-	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
-	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("OLD")
+	SLOT_CHANGED("NEW")
 	" END;"
 	"CREATE TRIGGER IF NOT EXISTS bookings_removed AFTER DELETE ON bookings BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
-	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("OLD")
 	" END;"
 	"CREATE TRIGGER IF NOT EXISTS slot_cache_added AFTER INSERT ON slot_cache BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
-	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("NEW")
 	" END;"
 	"CREATE TRIGGER IF NOT EXISTS slot_cache_changed AFTER UPDATE ON slot_cache BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
-	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (NEW.user_id,"
-	" NEW.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("OLD")
+	SLOT_CHANGED("NEW")
 	" END;"
 	"CREATE TRIGGER IF NOT EXISTS slot_cache_removed AFTER DELETE ON slot_cache BEGIN"
-	" INSERT INTO slot_changes (user_id, instrument_id, shard, n) VALUES (OLD.user_id,"
-	" OLD.instrument_id, 0, 1) ON CONFLICT (user_id, instrument_id, shard)"
-	" DO UPDATE SET n = n + 1;"
+	SLOT_CHANGED("OLD")
 	" END;";
 
 static sqlite3 *conn(struct ledger_db *db)

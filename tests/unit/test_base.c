@@ -565,13 +565,25 @@ Test(text, blank_with_a_length_reads_exactly_that_many_bytes)
 }
 
 /* The streamed array is byte for byte the whole array's print: a listing may stream. */
+/* What was printed to f (closed here), as a malloc'd string. */
+static char *read_back(FILE *f)
+{
+	size_t len = (size_t)ftell(f);
+	char *out = calloc(len + 1, 1);
+
+	rewind(f);
+	cr_assert_not_null(out);
+	cr_assert_eq(fread(out, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	return out;
+}
+
 static char *printed(json_t *arr, int streamed)
 {
 	FILE *f = tmpfile();
 	struct jsonio_array a;
-	size_t i, len;
 	json_t *v;
-	char *out;
+	size_t i;
 
 	cr_assert_not_null(f);
 	if (streamed) {
@@ -582,12 +594,7 @@ static char *printed(json_t *arr, int streamed)
 	} else {
 		jsonio_print(f, arr);
 	}
-	len = (size_t)ftell(f);
-	rewind(f);
-	out = calloc(len + 1, 1);
-	cr_assert_eq(fread(out, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-	return out;
+	return read_back(f);
 }
 
 Test(jsonio, an_array_streamed_prints_as_the_whole_array)
@@ -618,8 +625,7 @@ static char *printed_object(json_t *obj, int streamed)
 	struct jsonio_array a;
 	const char *key;
 	json_t *arr, *v;
-	size_t i, len;
-	char *out;
+	size_t i;
 
 	cr_assert_not_null(f);
 	if (streamed) {
@@ -634,12 +640,7 @@ static char *printed_object(json_t *obj, int streamed)
 	} else {
 		jsonio_print(f, obj);
 	}
-	len = (size_t)ftell(f);
-	rewind(f);
-	out = calloc(len + 1, 1);
-	cr_assert_eq(fread(out, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-	return out;
+	return read_back(f);
 }
 
 Test(jsonio, an_object_of_arrays_streamed_prints_as_the_whole_object)

@@ -561,8 +561,8 @@ static int chain_read(struct session *s, const char *mid, size_t len, struct boa
 /*
  * The mission letter on the line at offset, when that line's content id is
  * id: 0 with *env filled (the caller frees it); 1 when the line is another, or
- * not a mission letter (the index is out of step with the box); -1 on a read
- * error.
+ * not a mission letter, or offset is past any file (the index is out of step
+ * with the box: the offset is the index's, read from disk); -1 on a read error.
  */
 static int line_letter(int fd, uint64_t offset, const char *id, struct letter_envelope *env,
 		       struct err *e)
@@ -571,7 +571,11 @@ static int line_letter(int fd, uint64_t offset, const char *id, struct letter_en
 	char got[MAILBOX_ID_LEN + 1];
 	struct err ignored;
 	size_t off, n;
-	int rc = mailbox_line_at(fd, offset, &line, e);
+	int rc;
+
+	if (offset > (uint64_t)INT64_MAX) /* no off_t reaches it: pread would refuse it */
+		return 1;
+	rc = mailbox_line_at(fd, offset, &line, e);
 
 	if (rc == 0) {
 		mailbox_id(buf_str(&line), line.len, got);

@@ -1729,6 +1729,49 @@ Test(log, an_index_its_lines_contradict_is_not_believed)
 }
 
 /*
+ * An index whose offset no file can reach (a damaged slot: past any off_t): log
+ * does not hand it to pread, which would fail the read, but reads the box; heads
+ * names the index as out of step (delete it), not the box as unreadable.
+ */
+Test(log, an_offset_past_any_file_is_not_believed)
+{
+	struct scratch s = scratch();
+	struct board b;
+	struct board_head *heads;
+	size_t n;
+	struct letter l = base_letter(4, LETTER_EXECUTING);
+	struct sidecar_mission m;
+	struct sidecar *sc;
+	char *want, *got;
+	int fd, scanned;
+	struct err e;
+
+	board_init(&b, s.box, NULL);
+	populate(&b);
+	want = log_from_box(&s, &b, "msn_aaaaaaaaaaaa");
+	fd = mailbox_open(s.box, 0, &e);
+	cr_assert_geq(fd, 0, "%s", e.msg);
+	sc = sidecar_open(s.idx, fd, NULL, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(sidecar_mission(sc, "msn_aaaaaaaaaaaa", 16, &m, &e), 1);
+	set_str(&l.mission_id, "msn_aaaaaaaaaaaa");
+	set_str(&l.prev_letter_id, m.head_id);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(sidecar_commit(sc, fd, "0123456789ab", &l, UINT64_MAX, &e), 0, "%s", e.msg);
+	sidecar_close(sc);
+	close(fd);
+	got = log_text(&b, "msn_aaaaaaaaaaaa", &scanned);
+	cr_assert(scanned, "an offset past any file: the box is read instead");
+	cr_assert_str_eq(got, want);
+	cr_assert_neq(board_heads(&b, &heads, &n, &e), 0);
+	cr_assert_eq(e.code, ERR_INDEX, "%s", e.msg);
+	free(want);
+	free(got);
+	letter_free(&l);
+	board_free(&b);
+}
+
+/*
  * The same mission, the same shape of chain, but the index names the line by
  * another letter's id: only the hash of the line's bytes tells them apart.
  */

@@ -424,19 +424,36 @@ static void *begin(void *cls, const char *uri, struct MHD_Connection *c)
  * the log's descriptor appends it whole: no lock, nothing to flush (the log's
  * FILE is never written through). A line that does not fit is not written.
  */
+/*
+ * The method as the log shows it: the client's bytes, each one that is not
+ * printable ASCII as '?' (as route.c's redact does the path), "?" for none.
+ * Raw, a byte that is not UTF-8 (or a character cut by the 16-byte field)
+ * would make json_pack refuse the line and the request go unlogged.
+ */
+static void log_method(const char *method, char out[16])
+{
+	char *q = out;
+
+	for (const unsigned char *p = (const unsigned char *)method; *p && q < out + 15; p++)
+		*q++ = *p > 0x20 && *p < 0x7f ? (char)*p : '?';
+	if (q == out)
+		*q++ = '?';
+	*q = '\0';
+}
+
 static void log_line(struct boxd *d, const char *ip, const char *method, const char *path,
 		     unsigned status, long long bytes, const struct timespec *t0, const char *cut)
 {
 	struct timespec t1;
-	char now[RFC3339_LEN], line[6 * (64 + 16 + ROUTE_LOG_MAX) + 256];
+	char now[RFC3339_LEN], line[6 * (64 + 16 + ROUTE_LOG_MAX) + 256], shown[16];
 	json_t *o;
 	size_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	rfc3339_now(now);
+	log_method(method, shown);
 	o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:I,s:I}", "time", now, "ip",
-		      strlen(ip) < 64 ? ip : "?", "method",
-		      !method[0] || strlen(method) >= 16 ? "?" : method, "path",
+		      strlen(ip) < 64 ? ip : "?", "method", shown, "path",
 		      strlen(path) < ROUTE_LOG_MAX ? path : "?", "status", (int)status, "bytes",
 		      (json_int_t)bytes, "ms",
 		      (json_int_t)(t1.tv_sec - t0->tv_sec) * 1000 +

@@ -283,3 +283,23 @@ def test_verification_mail_goes_out_through_smtp_from_the_worker(tmp_path, smtp_
     assert f"\n\n{link}\n\n" in body and "The link works once." in body
     assert not msg.is_multipart() and msg.get_content_type() == "text/plain"
     assert smtp_sink.envelopes()[0]["rcpt_tos"] == ["stranger@example.net"]
+
+
+def test_a_request_line_of_odd_bytes_is_still_logged_and_never_raw(tmp_path):
+    b = Box(tmp_path).start()
+    try:
+        # A method of bytes that are not text, and one the box's 16-byte field cuts
+        # mid-character: each is logged, its odd bytes as "?" (as a path's are).
+        for method in [b"G\xffT", b"GETTINGS" + "é".encode() * 5]:
+            with socket.create_connection(("127.0.0.1", b.port), timeout=5) as s:
+                s.sendall(method + b" /v1/queue HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          b"Connection: close\r\n\r\n")
+                while s.recv(4096):
+                    pass
+    finally:
+        b.stop()
+    raw = b.stderr.read_bytes()
+    assert b"\xff" not in raw and b"\xc3" not in raw
+    lines = [x for x in b.log() if x.get("path") == "/v1/queue"]
+    assert len(lines) == 2, raw
+    assert sorted(x["method"] for x in lines) == ["G?T", "GETTINGS???????"], lines

@@ -266,9 +266,9 @@ static void add_pick(struct extract_batch *b, long long seq, enum state_mover by
 {
 	unsigned tag = 0;
 
-	while (pick_movers[tag] != by)
+	while (tag < sizeof pick_movers / sizeof pick_movers[0] && pick_movers[tag] != by)
 		tag++;
-	assert(tag < sizeof pick_movers / sizeof pick_movers[0]);
+	assert(tag < sizeof pick_movers / sizeof pick_movers[0]); /* reached before any read past */
 	seqpack_add(&b->picks, seq, tag);
 	b->n++;
 }

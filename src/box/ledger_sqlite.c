@@ -361,13 +361,13 @@ static int lite_stamp(struct ledger_db *db, long long out[2], struct err *e)
 	int rc;
 
 	if (!st && sqlite3_prepare_v2(conn(db), "PRAGMA data_version", -1, &st, NULL) != SQLITE_OK)
-		return fail(db, e, "preparing a statement");
+		return fail(db, e, "preparing PRAGMA data_version");
 	db->stamp_stmt = st;
 	rc = sqlite3_step(st);
 	out[0] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_reset(st);
 	if (rc != SQLITE_ROW)
-		return fail(db, e, "reading");
+		return fail(db, e, "reading PRAGMA data_version");
 	out[1] = sqlite3_total_changes64(conn(db));
 	return 1;
 }

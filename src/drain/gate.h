@@ -30,7 +30,10 @@
  *     gate_reply_free(&r);
  *     gate_close(&g);
  *
- * Ownership: struct gate owns its strings, and wipes the key on gate_close.
+ * Ownership: struct gate owns its strings and its libcurl handle (made by the
+ * first call, its connection kept for the next ones), and wipes the key on
+ * gate_close. Threads: a gate is one thread's at a time (a libcurl easy handle
+ * is never shared); two threads open two gates.
  * A reply owns its body (gate_reply_free). gate_json returns a NEW reference.
  */
 #ifndef MECHA_DRAIN_GATE_H

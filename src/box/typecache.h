@@ -25,9 +25,9 @@
  *
  * Threads: one mutex around the entries and their counts.
  *
- * Ownership: typecache_get returns a ref the caller gives back with
- * typecache_put (it keeps the manifest alive; NULL when the text does not
- * parse); typecache_form returns a ref on the shared document (api_doc_put
+ * Ownership: typecache_get and typecache_known return a ref the caller gives
+ * back with typecache_put (it keeps the manifest alive; NULL when the text
+ * does not parse, or nothing was remembered); typecache_form returns a ref on the shared document (api_doc_put
  * gives it back). Arguments borrowed.
  */
 #ifndef MECHA_BOX_TYPECACHE_H

@@ -160,7 +160,46 @@ static int open_failed(const char *name, struct err *e)
  * goes the long way, through fstat, which also refuses anything that is not a
  * regular file. O_NONBLOCK keeps a FIFO planted in a store from hanging us.
  */
+static void identity_of(const struct stat *st, struct fs_identity *id)
+{
+	id->dev = (unsigned long long)st->st_dev;
+	id->ino = (unsigned long long)st->st_ino;
+	id->size = (unsigned long long)st->st_size;
+	id->mtime_s = (long long)st->st_mtim.tv_sec;
+	id->mtime_ns = (long long)st->st_mtim.tv_nsec;
+	id->ctime_s = (long long)st->st_ctim.tv_sec;
+	id->ctime_ns = (long long)st->st_ctim.tv_nsec;
+}
+
+static int read_at(int dirfd, const char *name, char **out, size_t *len, struct fs_identity *id,
+		   struct err *e);
+
 int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err *e)
+{
+	return read_at(dirfd, name, out, len, NULL, e);
+}
+
+int fs_read_at_identity(int dirfd, const char *name, char **out, size_t *len,
+			struct fs_identity *id, struct err *e)
+{
+	return read_at(dirfd, name, out, len, id, e);
+}
+
+/* The identity of what fd was read from, once it was read: it must be a regular file. */
+static int read_identity(int fd, const char *name, struct fs_identity *id, struct err *e)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return err_errno(e, "%s", name);
+	if (!S_ISREG(st.st_mode))
+		return err_set(e, ERR_IO, "%s is not a regular file", name);
+	identity_of(&st, id);
+	return 0;
+}
+
+static int read_at(int dirfd, const char *name, char **out, size_t *len, struct fs_identity *id,
+		   struct err *e)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	char small[16384];
@@ -186,8 +225,64 @@ int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err 
 	} else {
 		rc = read_fd(fd, name, out, len, e);
 	}
+	if (rc == 0 && id && read_identity(fd, name, id, e) != 0) {
+		free(*out);
+		*out = NULL;
+		rc = -1;
+	}
 	close(fd);
 	return rc;
+}
+
+int fs_identity_same(const struct fs_identity *a, const struct fs_identity *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns && a->ctime_s == b->ctime_s &&
+	       a->ctime_ns == b->ctime_ns;
+}
+
+/* FS_SETTLED_MS, or the test build's MECHA_TEST_SETTLED_MS. */
+static long settled_ms(void)
+{
+#ifdef MECHA_TEST_BUILD
+	const char *s = getenv(FS_SETTLED_ENV);
+	char *end;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return FS_SETTLED_MS;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end ? FS_SETTLED_MS : v;
+#else
+	return FS_SETTLED_MS;
+#endif
+}
+
+int fs_identity_settled(const struct fs_identity *id, const struct timespec *since)
+{
+	long long margin = settled_ms();
+	long long made, before;
+
+	if (id->ino == 0)
+		return 1;
+	/* In milliseconds: a change time of the year 292 million would not fit, nor matter. */
+	made = id->ctime_s * 1000 + id->ctime_ns / 1000000;
+	before = (long long)since->tv_sec * 1000 + since->tv_nsec / 1000000;
+	return made + margin < before;
+}
+
+int fs_identity_at(int dirfd, const char *name, struct fs_identity *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof *id);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 1 : -1;
+	if (!S_ISREG(st.st_mode))
+		return -1;
+	identity_of(&st, id);
+	return 0;
 }
 
 int fs_read(const char *path, char **out, size_t *len, struct err *e)

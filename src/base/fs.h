@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct err;
 
@@ -54,6 +55,46 @@ int fs_parent_dir(const char *path, struct err *e);
 int fs_read(const char *path, char **out, size_t *len, struct err *e);
 /* The same, relative to an open directory. */
 int fs_read_at(int dirfd, const char *name, char **out, size_t *len, struct err *e);
+
+/*
+ * A file's identity: what tells one version of a file from another without
+ * reading it, as git's index does (device, inode, size, modification and
+ * change times, to the nanosecond). A replace makes a new inode; an edit in
+ * place moves the change time, which no one can set back. ino 0 with every
+ * other field 0: no such file.
+ */
+struct fs_identity {
+	unsigned long long dev, ino, size;
+	long long mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
+/*
+ * How far before a walk began a version must have been made for its identity
+ * to tell it from every later version: file times come from a coarse clock
+ * (a tick behind the real one) and some file systems keep whole seconds, so a
+ * change made in the same tick as the version seen could leave every field
+ * as it was. FS_SETTLED_MS unless, in a test build, MECHA_TEST_SETTLED_MS
+ * says otherwise (as MECHA_TEST_TEMP_AGE does for FS_TEMP_AGE).
+ */
+#define FS_SETTLED_MS 2000
+#define FS_SETTLED_ENV "MECHA_TEST_SETTLED_MS"
+/* 1 when a and b are the same version of a file (or both say no file). */
+int fs_identity_same(const struct fs_identity *a, const struct fs_identity *b);
+/*
+ * 1 when the version id names was made more than FS_SETTLED_MS (or the test
+ * variable's) before since (a CLOCK_REALTIME reading taken before the file was
+ * looked at), so any later change gives it another identity. A missing file
+ * is settled.
+ */
+int fs_identity_settled(const struct fs_identity *id, const struct timespec *since);
+/*
+ * The identity of the regular file name in dirfd, without following a link:
+ * 0 with *id filled; 1 when there is no such file (*id zeroed); -1 when name
+ * is something else (a link, a directory) or cannot be looked at.
+ */
+int fs_identity_at(int dirfd, const char *name, struct fs_identity *id);
+/* fs_read_at, with the identity of the file read (taken once it was read). */
+int fs_read_at_identity(int dirfd, const char *name, char **out, size_t *len,
+			struct fs_identity *id, struct err *e);
 
 /* Atomically replaces (or creates) path with data, mode 0600. */
 int fs_replace(const char *path, const void *data, size_t len, struct err *e);

@@ -24,6 +24,7 @@
 #include "config/config.h"
 #include "config/confine.h"
 #include "frontdoor/decline.h"
+#include "frontdoor/listing.h"
 #include "frontdoor/moves.h"
 #include "frontdoor/next.h"
 #include "frontdoor/reply.h"
@@ -82,6 +83,7 @@ static const char list_help[] =
 	"that did not validate at drain time; \"reads like instructions\" is the extractor's\n"
 	"label (it gates nothing). A booking shows its slot where the topic would be.\n"
 	"Drafts released or rejected since the last look are reconciled first.\n"
+	"A record unchanged since a list kept its row (requests/.listed) is not read again.\n"
 	"A request that has waited on you longer than [frontdoor] stale_hours (72) is\n"
 	"marked stale, with how long (mecha doctor lists them, oldest first).\n\n"
 	"  --state STATE   only requests in this state\n"
@@ -100,15 +102,6 @@ struct list_ctx {
 	time_t now;
 };
 
-/* The row's stale mark: the whole hours it has waited on you when past the limit, else null. */
-static void mark_stale(json_t *row, const struct record *r, const struct list_ctx *c)
-{
-	json_object_set_new(row, "stale",
-			    stale_request(r, c->stale_hours, c->now)
-				    ? json_integer((json_int_t)((c->now - stale_since(r)) / 3600))
-				    : json_null());
-}
-
 const char *frontdoor_state_color(const char *state)
 {
 	/* The state table's attributes (requests/state.h), as the review screen reads them. */
@@ -119,43 +112,6 @@ const char *frontdoor_state_color(const char *state)
 	if (state_has(state, STATE_DIMMED))
 		return paint(DIM);
 	return "";
-}
-
-/* {start, end} of a booking's or a cancellation's slot, else null. */
-static json_t *slot_json(const struct record *r)
-{
-	char a[RFC3339_LEN], b[RFC3339_LEN];
-	time_t start, end;
-
-	if (!sweep_slot(r, &start, &end))
-		return json_null();
-	rfc3339_format(start, a);
-	rfc3339_format(end, b);
-	return json_pack("{s:s,s:s}", "start", a, "end", b);
-}
-
-static json_t *list_row(const struct record *r, const char *topic, int flagged)
-{
-	const char *note = record_note(r);
-
-	return json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o,s:o}", "seq", (json_int_t)r->seq, "type",
-			 r->type_id, "state", record_state(r), "valid", record_valid(r), "topic",
-			 topic ? json_string(topic) : json_null(), "reads_like_instructions",
-			 flagged, "note", note ? json_string(note) : json_null(), "slot",
-			 slot_json(r));
-}
-
-/* A booking has no topic: its slot says what it is. */
-static void print_topic(const json_t *row)
-{
-	const char *topic = jsonio_str(row, "topic");
-	const json_t *slot = json_object_get(row, "slot");
-
-	if (!topic && json_is_object(slot)) {
-		printf("%s → %s", jsonio_str_or(slot, "start", ""), jsonio_str_or(slot, "end", ""));
-		return;
-	}
-	text_print(stdout, topic ? topic : "", 0);
 }
 
 struct list_widths {
@@ -180,51 +136,69 @@ static struct list_widths list_widths(const struct store *s)
 	return w;
 }
 
-static void list_line(const json_t *row, const struct list_widths *w)
+/* The --json row: the fields of list_help, in its order. */
+static json_t *list_row(const struct listing *l, long long stale)
 {
-	const char *state = jsonio_str(row, "state");
+	json_t *slot = json_null();
 
-	printf("%*lld  ", w->seq, (long long)json_integer_value(json_object_get(row, "seq")));
-	print_padded(jsonio_str(row, "type"), w->type);
-	printf(" %s", frontdoor_state_color(state ? state : ""));
-	print_padded(state, w->state);
+	if (l->has_slot) {
+		char a[RFC3339_LEN], b[RFC3339_LEN];
+		rfc3339_format(l->slot_start, a);
+		rfc3339_format(l->slot_end, b);
+		slot = json_pack("{s:s,s:s}", "start", a, "end", b);
+	}
+	return json_pack("{s:I,s:s,s:s,s:b,s:o,s:b,s:o,s:o,s:o}", "seq", (json_int_t)l->seq, "type",
+			 l->type_id, "state", l->state, "valid", l->valid, "topic",
+			 l->topic ? json_string(l->topic) : json_null(), "reads_like_instructions",
+			 l->flagged, "note", l->note ? json_string(l->note) : json_null(), "slot",
+			 slot, "stale", stale >= 0 ? json_integer((json_int_t)stale) : json_null());
+}
+
+/* The text row. A booking has no topic: its slot says what it is. */
+static void list_line(const struct listing *l, long long stale, const struct list_widths *w)
+{
+	printf("%*lld  ", w->seq, l->seq);
+	print_padded(l->type_id, w->type);
+	printf(" %s", frontdoor_state_color(l->state));
+	print_padded(l->state, w->state);
 	printf("%s ", paint(RESET));
-	print_topic(row);
-	if (!json_is_true(json_object_get(row, "valid")))
+	if (!l->topic && l->has_slot) {
+		char a[RFC3339_LEN], b[RFC3339_LEN];
+		rfc3339_format(l->slot_start, a);
+		rfc3339_format(l->slot_end, b);
+		printf("%s → %s", a, b);
+	} else {
+		text_print(stdout, l->topic ? l->topic : "", 0);
+	}
+	if (!l->valid)
 		printf("  %sINVALID%s", paint(RED), paint(RESET));
-	if (json_is_true(json_object_get(row, "reads_like_instructions")))
+	if (l->flagged)
 		printf("  %sreads like instructions%s", paint(MAGENTA), paint(RESET));
-	if (json_is_integer(json_object_get(row, "stale")))
-		printf("  %sstale (%lldd %lldh)%s", paint(YELLOW),
-		       (long long)json_integer_value(json_object_get(row, "stale")) / 24,
-		       (long long)json_integer_value(json_object_get(row, "stale")) % 24,
+	if (stale >= 0)
+		printf("  %sstale (%lldd %lldh)%s", paint(YELLOW), stale / 24, stale % 24,
 		       paint(RESET));
 	putchar('\n');
 }
 
-/* One record: judged, printed (or added to the streamed array) and let go. */
-static int list_one(struct record *r, void *arg, struct err *e)
+/* One request: judged, printed (or added to the streamed array) and let go. */
+static int list_one(const struct listing *l, void *arg, struct err *e)
 {
 	struct list_ctx *c = arg;
-	const char *state = record_state(r);
-	json_t *x = record_extraction(r);
-	const char *topic = x ? jsonio_str(x, "topic") : NULL;
-	int flagged = x && json_is_true(json_object_get(x, "reads_like_instructions"));
-	json_t *row;
+	long long stale;
 
 	(void)e;
-	if (c->state && strcmp(state, c->state) != 0)
+	if (c->state && strcmp(l->state, c->state) != 0)
 		return VERDICT_NEXT;
 	c->shown++;
-	row = list_row(r, topic, flagged);
-	mark_stale(row, r, c);
+	stale = listing_stale_hours(l, c->stale_hours, c->now);
 	if (c->json) {
+		json_t *row = list_row(l, stale);
 		jsonio_array_add(&c->arr, row);
+		json_decref(row);
 	} else {
 		struct list_widths w = list_widths(c->s);
-		list_line(row, &w);
+		list_line(l, stale, &w);
 	}
-	json_decref(row);
 	return VERDICT_NEXT;
 }
 
@@ -263,7 +237,7 @@ static int fd_list(int argc, char **argv)
 	c.s = &s;
 	if (c.json)
 		jsonio_array_begin(&c.arr, stdout);
-	rc = reconcile_each(&s, list_one, &c, &frontdoor_report, &e);
+	rc = listing_each(&s, list_one, &c, &frontdoor_report, &e);
 	store_close(&s);
 	if (c.json && (rc == 0 || c.arr.n > 0))
 		jsonio_array_end(&c.arr); /* what was printed stays one array, even on a failure */

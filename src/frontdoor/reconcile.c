@@ -289,20 +289,16 @@ const char *reconcile_draft_status(struct reconcile_outbox *o, const char *id, c
 	return found > 0 ? buf : "gone from the outbox";
 }
 
-/*
- * The outbox is opened at the first record that needs it; when it cannot be,
- * reconcile is skipped and the walk goes on.
- */
-struct each {
-	struct store *s;
-	int (*fn)(struct record *r, void *ctx, struct err *e);
-	void *ctx;
-	const struct reconcile_report *report;
-	struct reconcile_outbox o;
-	int tried;
-};
+struct outbox_store *reconcile_walk_outbox(struct reconcile_walk *w)
+{
+	if (!w->tried) {
+		w->tried = 1;
+		reconcile_outbox_open(&w->o);
+	}
+	return w->o.open ? &w->o.ob : NULL;
+}
 
-static void settle_in_place(struct each *x, struct record *r)
+int reconcile_settle(struct reconcile_walk *w, struct record *r)
 {
 	struct reconcile_lookup l;
 	struct reconcile_move m;
@@ -312,35 +308,42 @@ static void settle_in_place(struct each *x, struct record *r)
 	struct err e;
 	int rc;
 
-	if (!x->tried) {
-		x->tried = 1;
-		reconcile_outbox_open(&x->o);
-	}
-	if (!x->o.open)
-		return;
-	l = reconcile_outbox_lookup(&x->o);
+	if (strcmp(record_state(r), STATE_AWAITING_ME) != 0 || !reconcile_walk_outbox(w))
+		return 0;
+	l = reconcile_outbox_lookup(&w->o);
 	rc = reconcile_decide(r, &l, &to, &note, &e);
 	free(note);
 	if (rc <= 0)
-		return;
-	rc = reconcile_record(x->s, seq, &l, &m, &e);
-	if (rc < 0 && x->report && x->report->on_skip)
-		x->report->on_skip(seq, &e, x->report->ctx);
+		return rc;
+	rc = reconcile_record(w->s, seq, &l, &m, &e);
+	if (rc < 0 && w->report && w->report->on_skip)
+		w->report->on_skip(seq, &e, w->report->ctx);
 	if (rc <= 0)
-		return;
-	if (x->report && x->report->on_move)
-		x->report->on_move(&m, x->report->ctx);
+		return rc;
+	if (w->report && w->report->on_move)
+		w->report->on_move(&m, w->report->ctx);
 	record_free(r); /* the caller sees the record as it is now */
-	if (store_get(x->s, seq, r, &e) != 0)
+	if (store_get(w->s, seq, r, &e) != 0)
 		r->doc = NULL;
+	return 1;
 }
+
+void reconcile_walk_end(struct reconcile_walk *w)
+{
+	reconcile_outbox_close(&w->o);
+}
+
+struct each {
+	struct reconcile_walk w;
+	int (*fn)(struct record *r, void *ctx, struct err *e);
+	void *ctx;
+};
 
 static int each_one(struct record *r, void *arg, struct err *e)
 {
 	struct each *x = arg;
 
-	if (strcmp(record_state(r), STATE_AWAITING_ME) == 0)
-		settle_in_place(x, r);
+	reconcile_settle(&x->w, r);
 	if (!r->doc)
 		return VERDICT_NEXT; /* gone between the move and the re-read */
 	return x->fn(r, x->ctx, e);
@@ -349,10 +352,10 @@ static int each_one(struct record *r, void *arg, struct err *e)
 int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struct err *e),
 		   void *ctx, const struct reconcile_report *report, struct err *e)
 {
-	struct each x = { s, fn, ctx, report, { .open = 0 }, 0 };
+	struct each x = { RECONCILE_WALK_INIT(s, report), fn, ctx };
 	int rc = store_each(s, each_one, &x, e);
 
-	reconcile_outbox_close(&x.o);
+	reconcile_walk_end(&x.w);
 	return rc;
 }
 

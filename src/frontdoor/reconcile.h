@@ -90,6 +90,32 @@ int reconcile_each(struct store *s, int (*fn)(struct record *r, void *ctx, struc
 		   void *ctx, const struct reconcile_report *report, struct err *e);
 
 /*
+ * What reconcile_each does to each record, for a walk of one's own (the
+ * listing's, frontdoor/listing.h): the outbox is opened at the first record
+ * that needs it; when it cannot be, nothing is settled and the walk goes on.
+ * Ownership: the walk borrows s and report; reconcile_walk_end closes the
+ * outbox it opened.
+ */
+struct reconcile_walk {
+	struct store *s;
+	const struct reconcile_report *report;
+	struct reconcile_outbox o;
+	int tried;
+};
+#define RECONCILE_WALK_INIT(store, rep) { (store), (rep), { .open = 0 }, 0 }
+/* The walk's outbox, opened on the first call; NULL when it cannot be. */
+struct outbox_store *reconcile_walk_outbox(struct reconcile_walk *w);
+/*
+ * Settles r when it is awaiting_me and its drafts say so, under the lock, and
+ * re-reads it: 1 when it moved (r is the record as it is now; r->doc is NULL
+ * when it went away), 0 when it stays, -1 when it should have moved and did
+ * not (a draft could not be asked about, or the move could not be written:
+ * that goes to report->on_skip); r is then left as it was.
+ */
+int reconcile_settle(struct reconcile_walk *w, struct record *r);
+void reconcile_walk_end(struct reconcile_walk *w);
+
+/*
  * The reconcile verb: every awaiting_me request against the configured
  * outbox, on every core (reconcile_all, reported through report).
  */

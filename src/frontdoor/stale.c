@@ -45,9 +45,14 @@ static int older(time_t since, long hours, time_t now)
 	return since > 0 && (long long)(now - since) > (long long)hours * 3600;
 }
 
+int stale_waiting(const char *state, time_t since, long hours, time_t now)
+{
+	return stale_waits_on_owner(state) && older(since, hours, now);
+}
+
 int stale_request(const struct record *r, long hours, time_t now)
 {
-	return stale_waits_on_owner(record_state(r)) && older(stale_since(r), hours, now);
+	return stale_waiting(record_state(r), stale_since(r), hours, now);
 }
 
 int stale_draft(const char *created_at, long hours, time_t now)

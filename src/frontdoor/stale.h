@@ -34,6 +34,8 @@ long stale_draft_hours(const struct config *cfg);
 
 /* 1 when r waits on its owner and has for more than `hours` at now. */
 int stale_request(const struct record *r, long hours, time_t now);
+/* stale_request from what it reads: the record's state and stale_since. */
+int stale_waiting(const char *state, time_t since, long hours, time_t now);
 
 /* 1 when a draft staged at created_at (RFC 3339) is older than `hours` at now. */
 int stale_draft(const char *created_at, long hours, time_t now);

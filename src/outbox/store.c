@@ -138,6 +138,22 @@ int outbox_store_read(struct outbox_store *s, const char *id, struct outbox_item
 	return rc;
 }
 
+int outbox_store_identity(struct outbox_store *s, const char *id, struct fs_identity *out)
+{
+	char *name, *path;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!outbox_item_id_ok(id) || strlen(id) > OUTBOX_ID_MAX || !s->exists)
+		return 1; /* as outbox_store_read: no item by that name */
+	name = xasprintf("%s.json", id);
+	path = fs_join(s->dir, name);
+	rc = fs_identity_at(AT_FDCWD, path, out);
+	free(path);
+	free(name);
+	return rc;
+}
+
 int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, struct err *e)
 {
 	char *name, *path;

@@ -73,6 +73,13 @@ void outbox_store_unlock(struct outbox_store *s);
  */
 int outbox_store_read(struct outbox_store *s, const char *id, struct outbox_item *out,
 		      struct err *e);
+/*
+ * The identity (base/fs.h) of the item called id, without reading it: 0 with
+ * *id filled, 1 when there is no such item (*id zeroed), -1 when it cannot be
+ * looked at (then nothing may be concluded from it).
+ */
+struct fs_identity;
+int outbox_store_identity(struct outbox_store *s, const char *id, struct fs_identity *out);
 /* Atomically replaces <id>.json with it->doc. Hold the lock. */
 int outbox_store_write(struct outbox_store *s, const struct outbox_item *it, struct err *e);
 

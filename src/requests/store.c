@@ -2,6 +2,8 @@
  * store — names first, then one record at a time.
  */
 #include "requests/store.h"
+
+#include "requests/digest.h"
 #include "requests/grammar.h"
 
 #include "base/buf.h"
@@ -27,6 +29,7 @@
 #include <unistd.h>
 
 static void index_drop(struct store *s);
+static int lock_store(struct store *s, struct err *e);
 
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e)
 {
@@ -464,15 +467,16 @@ int store_seqs(struct store *s, long long **seqs, size_t *n, struct err *e)
  * Reads one record file and checks that its content agrees with its name.
  * With a needle, a file whose bytes do not contain it is not parsed (returns 1).
  */
-static int read_named_if(struct store *s, const char *name, const char *needle,
-			 struct record *out, struct err *e)
+static int read_named_id(struct store *s, const char *name, const char *needle,
+			 struct record *out, struct fs_identity *id, struct err *e)
 {
 	char expect[RECORD_FILE_NAME_MAX];
 	char *data;
 	size_t len;
 	int rc;
 
-	if (fs_read_at(s->dirfd, name, &data, &len, e) != 0)
+	if ((id ? fs_read_at_identity(s->dirfd, name, &data, &len, id, e)
+		: fs_read_at(s->dirfd, name, &data, &len, e)) != 0)
 		return -1;
 	if (needle && !memmem(data, len, needle, strlen(needle))) {
 		free(data);
@@ -489,6 +493,12 @@ static int read_named_if(struct store *s, const char *name, const char *needle,
 				name, out->seq, out->type_id, expect);
 	}
 	return 0;
+}
+
+static int read_named_if(struct store *s, const char *name, const char *needle,
+			 struct record *out, struct err *e)
+{
+	return read_named_id(s, name, needle, out, NULL, e);
 }
 
 static int read_named(struct store *s, const char *name, struct record *out, struct err *e)
@@ -540,6 +550,135 @@ int store_each_mentioning(struct store *s, const char *needle,
 			  struct err *e)
 {
 	return each(s, needle, fn, ctx, e);
+}
+
+/*
+ * The digest walk. A file whose identity is the kept one (and whose digest the
+ * caller says still holds) is not read; every other is read, its digest made,
+ * and kept when its version is settled (base/fs.h) — a version made in the
+ * walk's own moment could be followed by a change its identity cannot tell.
+ * The kept file is begun anew only at the walk's first difference from it
+ * (digest_writer_open copies what came before), and put in place under the
+ * store's lock by a walk that ran to the end: a walk that finds nothing
+ * changed writes nothing.
+ */
+struct digest_walk {
+	struct store *s;
+	const struct store_digest *d;
+	struct digest_reader in;
+	struct digest_writer out;
+	int may_write; /* the store's directory is there and its owner may write it */
+	int writing;
+	struct timespec began;
+	struct buf made;
+};
+
+/* The walk differs from the kept file from here on: the new one is begun (once). */
+static void digest_changed(struct digest_walk *w)
+{
+	if (w->writing || !w->may_write)
+		return;
+	w->writing = digest_writer_open(&w->out, w->s->dir, w->d->cache, w->d->format, &w->in) == 0;
+	w->may_write = w->writing;
+}
+
+/* The file's digest, kept or made now, into w->made; 1 to use it, 0 to pass the file over. */
+static int digest_one(struct digest_walk *w, long long seq, const char *name, int *keep,
+		      struct fs_identity *id, struct err *e)
+{
+	int passed = 0;
+	const struct digest_entry *kept = digest_reader_find(&w->in, seq, name, &passed);
+	struct record r;
+	struct err why;
+	int rc;
+
+	if (passed)
+		digest_changed(w); /* records gone since */
+	*keep = 0;
+	buf_reset(&w->made);
+	if (kept && fs_identity_at(w->s->dirfd, name, id) == 0 && fs_identity_same(id, &kept->id) &&
+	    (!w->d->holds || w->d->holds(kept->data, kept->len, w->d->ctx))) {
+		buf_add(&w->made, kept->data, kept->len);
+		digest_reader_reused(&w->in);
+		*keep = 1;
+		return 1;
+	}
+	if (kept)
+		digest_changed(w); /* the kept entry no longer holds */
+	rc = read_named_id(w->s, name, NULL, &r, id, &why);
+	if (rc != 0) {
+		if (why.code != ERR_NOT_FOUND) /* gone since the listing */
+			warn_unreadable(w->s, name, &why);
+		return 0;
+	}
+	rc = w->d->make(&r, &w->made, w->d->ctx, e);
+	record_free(&r);
+	if (rc < 0)
+		return -1;
+	*keep = rc == STORE_DIGEST_KEEP && w->made.len <= DIGEST_MAX &&
+		fs_identity_settled(id, &w->began);
+	if (*keep)
+		digest_changed(w); /* one more kept */
+	return rc != STORE_DIGEST_SKIP;
+}
+
+/* The new kept file into place, under the lock writers take. */
+static void digest_commit(struct digest_walk *w)
+{
+	struct err ignored;
+	int fd = lock_store(w->s, &ignored);
+
+	if (fd < 0)
+		return; /* the file is dropped: the next walk reads what changed again */
+	digest_writer_commit(&w->out);
+	lock_release(fd);
+}
+
+int store_each_digest(struct store *s, const struct store_digest *d, struct err *e)
+{
+	struct digest_walk w = { s, d, { 0 }, { 0 }, 0, 0, { 0, 0 }, BUF_INIT };
+	struct strays strays = { 0 };
+	struct names names;
+	struct stat st;
+	int rc = VERDICT_NEXT;
+
+	if (list_names(s, &names, s->told_strays ? NULL : &strays, e) != 0)
+		return -1;
+	strays_tell(s, &strays);
+	names_shape(s, &names);
+	clock_gettime(CLOCK_REALTIME, &w.began);
+	digest_reader_open(&w.in, s->dirfd, d->cache, d->format);
+	/* A store its owner made read-only is left so, even by root. */
+	w.may_write = s->dirfd >= 0 && fstat(s->dirfd, &st) == 0 && (st.st_mode & S_IWUSR);
+	for (size_t i = 0; i < names.n && rc == VERDICT_NEXT; i++) {
+		char buf[RECORD_FILE_NAME_MAX];
+		const char *name = names_at(&names, i, buf);
+		long long seq = entry_seq(&names, names.v[i]);
+		struct fs_identity id;
+		int keep, got = digest_one(&w, seq, name, &keep, &id, e);
+		if (s->on_read)
+			s->on_read(i + 1, names.n, s->on_read_ctx);
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (got == 0)
+			continue;
+		if (keep && w.writing)
+			digest_writer_add(&w.out, seq, name, &id, w.made.data, w.made.len);
+		rc = d->use(seq, w.made.data ? w.made.data : "", w.made.len, d->ctx, e);
+	}
+	if (rc == VERDICT_NEXT && digest_reader_left(&w.in))
+		digest_changed(&w); /* records gone since, after the last one listed */
+	/* A walk stopped early keeps nothing it did not see: the file is left as it was. */
+	if (w.writing && rc == VERDICT_NEXT)
+		digest_commit(&w);
+	if (w.writing)
+		digest_writer_end(&w.out);
+	digest_reader_close(&w.in);
+	buf_free(&w.made);
+	names_free(&names);
+	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -65,7 +65,9 @@ enum store_mode {
  * A read (STORE_READ, and every function here that does not take the lock)
  * creates and changes nothing: no directory, no lock file, no cache. The
  * type cache (.types) is written only by store_update and store_put, under
- * the lock they already hold, and a read works without it.
+ * the lock they already hold, and a read works without it. The one exception
+ * is store_each_digest, whose caller asks for its kept file (a listing's
+ * .listed): a derived file, replaced whole, that no rule reads.
  */
 int store_open(struct store *s, const char *dir, enum store_mode mode, struct err *e);
 /* HOME_M/requests. */
@@ -104,6 +106,40 @@ int store_each_mentioning(struct store *s, const char *needle,
 int store_each_parallel(struct store *s, const char *needle, unsigned threads,
 			int (*fn)(struct record *r, void *ctx, struct err *e), void *ctx,
 			struct err *e);
+
+/*
+ * A walk that keeps, in <dir>/<cache> (requests/digest.h), what the caller
+ * derives from each record — its digest — with the identity of the file it
+ * came from (base/fs.h): a file whose identity is unchanged since is not read
+ * again, its kept digest is used. What a listing shows is the same either way;
+ * only the reading is saved. A read-only store is walked without keeping.
+ *
+ * make: from a record read now, its digest into out. Returns STORE_DIGEST_KEEP
+ * to keep it, STORE_DIGEST_ONCE to use it this time only (the record moved
+ * while make looked, or what the digest rests on cannot be told apart later),
+ * STORE_DIGEST_SKIP when there is nothing to use (the record went away), or
+ * -1 to fail (its err passed back).
+ * holds: whether a kept digest still holds beyond its file's identity (what
+ * else it rests on); NULL: always. Called with the walk's own ctx.
+ * use: every record's digest, in seq order, one at a time; returns
+ * VERDICT_NEXT, VERDICT_STOP or -1.
+ *
+ * Only a version made FS_SETTLED_MS before the walk began is kept, so a change
+ * in the same clock tick as the version seen is never missed. The kept file is
+ * rewritten (whole, atomically) only when it would differ, and only by a walk
+ * that ran to the end.
+ */
+enum { STORE_DIGEST_ONCE = 0, STORE_DIGEST_KEEP = 1, STORE_DIGEST_SKIP = 2 };
+struct buf;
+struct store_digest {
+	const char *cache;  /* its file's name in the store directory: a dot-name */
+	unsigned format;    /* the caller's format: a kept file of another is not read */
+	int (*make)(struct record *r, struct buf *out, void *ctx, struct err *e);
+	int (*holds)(const char *digest, size_t len, void *ctx);
+	int (*use)(long long seq, const char *digest, size_t len, void *ctx, struct err *e);
+	void *ctx;
+};
+int store_each_digest(struct store *s, const struct store_digest *d, struct err *e);
 
 /*
  * Finds and reads the record with this seq. Fails with code "not_found" when

@@ -13,6 +13,7 @@ import json
 import os
 import re
 import stat
+import time
 
 import pytest
 
@@ -191,12 +192,29 @@ def read_everything(mecha, expect_lines):
     assert [r["seq"] for r in listed] == expect_lines
 
 
+def first_list(mecha):
+    """`frontdoor list` reconciles, so it is no mere read: at its first look at a
+    record it keeps the record's row (requests/.listed, under the store's lock) and
+    adds nothing else; from then on a read of the unchanged home changes nothing."""
+    time.sleep(0.05)  # the records are old enough to keep (MECHA_TEST_SETTLED_MS)
+    before = snapshot(mecha.home)
+    mecha.run("frontdoor", "list", check=0)
+    after = snapshot(mecha.home)
+    added = set(after) - set(before)
+    assert added <= {"requests/.listed", "requests/.lock"}, added
+    assert "requests/.listed" in added
+    assert stat.S_IMODE(os.stat(mecha.requests / ".listed").st_mode) == 0o600
+    assert {k: v for k, v in after.items() if k not in added and k != "requests"} == \
+        {k: v for k, v in before.items() if k != "requests"}, "nothing else changed"
+
+
 @pytest.mark.parametrize("cache", [None, "letter\n", "meeting\n../../etc\nnope\n", "stale\n"])
 def test_a_read_creates_nothing_and_changes_nothing_whatever_the_type_cache_says(mecha, cache):
     quiet_home(mecha)
     types = mecha.requests / ".types"
     if cache is not None:
         types.write_text(cache)
+    first_list(mecha)
     before = snapshot(mecha.home)
     read_everything(mecha, [1, 2, 3, 4])
     assert snapshot(mecha.home) == before

@@ -153,3 +153,235 @@ Test(state, the_front_ends_attributes_are_one_row_each)
 	cr_assert(state_allows(STATE_DRAINED, STATE_BOOKED, MOVER_SWEEP));
 	cr_assert_not(state_allows(STATE_CLOSED, STATE_CLOSED, MOVER_CLOSE));
 }
+
+/* ---- the digest walk (store.h's store_each_digest, digest.h) ----------------------- */
+
+#include "base/buf.h"
+#include "base/fs.h"
+#include "base/verdict.h"
+#include "requests/digest.h"
+#include "requests/store.h"
+#include "scratch.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct counts {
+	int made, used;
+	long long last_seq;
+	char seen[256];
+	int stop_at; /* use returns VERDICT_STOP at this seq (0: never) */
+};
+
+/* The digest is the record's state, so what was kept can be told from what was read. */
+static int count_make(struct record *r, struct buf *out, void *ctx, struct err *e)
+{
+	struct counts *c = ctx;
+
+	(void)e;
+	c->made++;
+	buf_adds(out, record_state(r));
+	return STORE_DIGEST_KEEP;
+}
+
+static int count_use(long long seq, const char *d, size_t len, void *ctx, struct err *e)
+{
+	struct counts *c = ctx;
+	size_t at = strlen(c->seen);
+
+	(void)e;
+	cr_assert(seq > c->last_seq, "in seq order");
+	c->last_seq = seq;
+	c->used++;
+	snprintf(c->seen + at, sizeof c->seen - at, "%lld:%.*s ", seq, (int)len, d);
+	return c->stop_at == seq ? VERDICT_STOP : VERDICT_NEXT;
+}
+
+static void put_record(const char *dir, long long seq, const char *state)
+{
+	char name[RECORD_FILE_NAME_MAX], *path;
+	FILE *f;
+
+	record_file_name(seq, "meeting", name);
+	path = fs_join(dir, name);
+	f = fopen(path, "w");
+	cr_assert(f);
+	fprintf(f,
+		"{\"seq\":%lld,\"type_id\":\"meeting\",\"state\":\"%s\",\"created_at\":"
+		"\"2026-08-06T00:00:00Z\",\"drained_at\":\"2026-08-06T01:00:00Z\",\"valid\":true,"
+		"\"values\":{},\"free_text\":[]}",
+		seq, state);
+	cr_assert_eq(fclose(f), 0);
+	free(path);
+}
+
+static void walk(const char *dir, struct counts *c)
+{
+	struct store_digest d = { ".kept", 7, count_make, NULL, count_use, c };
+	struct store s;
+	struct err e;
+	int stop = c->stop_at;
+
+	memset(c, 0, sizeof *c);
+	c->stop_at = stop;
+	cr_assert_eq(store_open(&s, dir, STORE_READ, &e), 0, "%s", e.msg);
+	cr_assert_eq(store_each_digest(&s, &d, &e), 0, "%s", e.msg);
+	store_close(&s);
+}
+
+Test(digest, an_unchanged_file_is_not_read_again_and_a_changed_one_is)
+{
+	char dir[256], *kept;
+	struct counts c = { 0 };
+	struct stat a, b;
+
+	setenv(FS_SETTLED_ENV, "20", 1);
+	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
+	for (int i = 1; i <= 3; i++)
+		put_record(dir, i, "drained");
+	usleep(50000);
+	walk(dir, &c);
+	cr_assert_eq(c.made, 3);
+	cr_assert_str_eq(c.seen, "1:drained 2:drained 3:drained ");
+	kept = fs_join(dir, ".kept");
+	cr_assert_eq(stat(kept, &a), 0, "the first walk keeps what it made");
+	walk(dir, &c);
+	cr_assert_eq(c.made, 0, "nothing changed: nothing read");
+	cr_assert_str_eq(c.seen, "1:drained 2:drained 3:drained ");
+	cr_assert_eq(stat(kept, &b), 0);
+	cr_assert(a.st_ino == b.st_ino && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec,
+		  "and nothing written");
+
+	put_record(dir, 2, "extracted"); /* in place: same inode, a new change time */
+	put_record(dir, 4, "closed");
+	usleep(50000);
+	walk(dir, &c);
+	cr_assert_eq(c.made, 2, "the edited file and the new one");
+	cr_assert_str_eq(c.seen, "1:drained 2:extracted 3:drained 4:closed ");
+	walk(dir, &c);
+	cr_assert_eq(c.made, 0);
+	cr_assert_str_eq(c.seen, "1:drained 2:extracted 3:drained 4:closed ");
+
+	{
+		char name[RECORD_FILE_NAME_MAX], *path;
+		record_file_name(1, "meeting", name);
+		path = fs_join(dir, name);
+		cr_assert_eq(unlink(path), 0);
+		free(path);
+	}
+	walk(dir, &c);
+	cr_assert_eq(c.made, 0, "a record gone costs no read");
+	cr_assert_str_eq(c.seen, "2:extracted 3:drained 4:closed ");
+	free(kept);
+	unsetenv(FS_SETTLED_ENV);
+}
+
+Test(digest, a_walk_stopped_early_keeps_nothing_new)
+{
+	char dir[256], *kept;
+	struct counts c = { 0 };
+
+	setenv(FS_SETTLED_ENV, "20", 1);
+	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
+	for (int i = 1; i <= 3; i++)
+		put_record(dir, i, "drained");
+	usleep(50000);
+	c.stop_at = 2;
+	walk(dir, &c);
+	cr_assert_eq(c.used, 2);
+	kept = fs_join(dir, ".kept");
+	cr_assert_neq(access(kept, F_OK), 0, "what a stopped walk saw is not kept");
+	c.stop_at = 0;
+	walk(dir, &c);
+	cr_assert_eq(c.made, 3);
+	cr_assert_eq(access(kept, F_OK), 0);
+	free(kept);
+	unsetenv(FS_SETTLED_ENV);
+}
+
+Test(digest, a_version_too_young_is_used_but_not_kept)
+{
+	char dir[256], *kept;
+	struct counts c = { 0 };
+
+	setenv(FS_SETTLED_ENV, "600000", 1);
+	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
+	put_record(dir, 1, "drained");
+	walk(dir, &c);
+	cr_assert_str_eq(c.seen, "1:drained ");
+	kept = fs_join(dir, ".kept");
+	cr_assert_neq(access(kept, F_OK), 0, "nothing settled: nothing to keep, nothing written");
+	walk(dir, &c);
+	cr_assert_eq(c.made, 1);
+	free(kept);
+	unsetenv(FS_SETTLED_ENV);
+}
+
+Test(digest, the_reader_takes_what_the_writer_wrote_and_stops_at_a_cut)
+{
+	char dir[256];
+	struct digest_writer w;
+	struct digest_reader r;
+	struct fs_identity id = { 1, 2, 3, 4, 5, 6, 7 };
+	const struct digest_entry *got;
+	int passed = 0, fd;
+	char *path;
+	struct stat st;
+
+	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
+	cr_assert_eq(digest_writer_open(&w, dir, ".k", 9, NULL), 0);
+	digest_writer_add(&w, 1, "0000000001-meeting.json", &id, "one", 3);
+	digest_writer_add(&w, 2, "0000000002-meeting.json", &id, "", 0);
+	digest_writer_add(&w, 3, "0000000003-meeting.json", &id, "three", 5);
+	digest_writer_commit(&w);
+	digest_writer_end(&w);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	cr_assert(fd >= 0);
+
+	digest_reader_open(&r, fd, ".k", 8);
+	cr_assert_null(digest_reader_find(&r, 1, "0000000001-meeting.json", &passed),
+		       "another caller's format is not read");
+	digest_reader_close(&r);
+
+	digest_reader_open(&r, fd, ".k", 9);
+	got = digest_reader_find(&r, 2, "0000000002-meeting.json", &passed);
+	cr_assert(got && got->len == 0 && passed == 1, "seq 1 passed over, seq 2 found");
+	cr_assert(fs_identity_same(&got->id, &id));
+	passed = 0;
+	cr_assert_null(digest_reader_find(&r, 2, "0000000002-zzz.json", &passed));
+	got = digest_reader_find(&r, 3, "0000000003-meeting.json", &passed);
+	cr_assert(got && got->len == 5 && memcmp(got->data, "three", 5) == 0);
+	cr_assert_eq(digest_reader_left(&r), 0);
+	digest_reader_close(&r);
+
+	path = fs_join(dir, ".k");
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(truncate(path, st.st_size - 1), 0);
+	digest_reader_open(&r, fd, ".k", 9);
+	cr_assert_not_null(digest_reader_find(&r, 1, "0000000001-meeting.json", &passed));
+	cr_assert_null(digest_reader_find(&r, 3, "0000000003-meeting.json", &passed),
+		       "a cut entry is not taken");
+	digest_reader_close(&r);
+	free(path);
+	close(fd);
+}
+
+Test(digest, a_version_is_settled_only_once_the_margin_has_passed)
+{
+	struct fs_identity id = { 0 };
+	struct timespec at = { 1000, 0 };
+
+	setenv(FS_SETTLED_ENV, "2000", 1);
+	cr_assert(fs_identity_settled(&id, &at), "no file: nothing to tell apart");
+	id.ino = 5;
+	id.ctime_s = 997;
+	id.ctime_ns = 999000000;
+	cr_assert(fs_identity_settled(&id, &at));
+	id.ctime_s = 998;
+	id.ctime_ns = 0;
+	cr_assert_not(fs_identity_settled(&id, &at), "exactly the margin is not past it");
+	id.ctime_s = 1001;
+	cr_assert_not(fs_identity_settled(&id, &at), "a change time after the walk began");
+	unsetenv(FS_SETTLED_ENV);
+}

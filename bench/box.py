@@ -297,13 +297,18 @@ def figures(b):
 
         form = box.server.url("/f/ada/meeting")
         rate = {}
+        # Twice, interleaved, each keeping its best rate: a 3-second run on a shared
+        # machine swings by half, and a neighbour's burst then hits both figures alike.
         for c in (1, 16):
-            rate[f"hello{c}"] = wrk(hello.url(), c)
-            rate[f"form{c}"] = wrk(form, c)
+            for k in (f"hello{c}", f"form{c}"):
+                rate[k] = 0
+            for _ in range(2):
+                rate[f"hello{c}"] = max(rate[f"hello{c}"], wrk(hello.url(), c))
+                rate[f"form{c}"] = max(rate[f"form{c}"], wrk(form, c))
         for c in (1, 16):
             b.row(f"box form GET at c={c} / libmicrohttpd hello-world", rate[f"form{c}"], "/s",
                   rate[f"hello{c}"], 0.5, higher_is_better=True,
-                  note=f"wrk {SECONDS} s each, {THREADS} threads both")
+                  note=f"wrk {SECONDS} s each, best of 2 interleaved, {THREADS} threads both")
 
         week = box.server.url("/s/ada/consult")
         box.holds(slots, 1)

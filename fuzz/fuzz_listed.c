@@ -21,9 +21,9 @@
 #include "frontdoor/listing.h"
 #include "requests/digest.h"
 #include "requests/store.h"
+#include "scratch.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +36,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define N 4
-static char home[256];
 static char *requests, *kept;
 static struct buf truth = BUF_INIT;
 static const char *const names[N] = { "0000000001-meeting.json", "0000000002-meeting.json",
@@ -57,19 +56,6 @@ static const char *const bodies[N] = {
 	"\"valid\":false,\"invalid_reason\":\"x\",\"note\":\"done\","
 	"\"values\":{},\"free_text\":[]}",
 };
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_home(void)
-{
-	nftw(home, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -111,18 +97,13 @@ static void list_into(struct buf *b)
 	store_close(&s);
 }
 
-/* In memory when the machine offers it: a list that keeps fsyncs its file. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+	const char *home = scratch_dir("listed");
 	char *outbox;
 
 	(void)argc;
 	(void)argv;
-	snprintf(home, sizeof home, "%s/mecha-fuzz-listed-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(home))
-		abort();
-	atexit(remove_home);
 	setenv("MECHA_HOME", home, 1);
 	setenv(FS_SETTLED_ENV, "0", 1); /* the records below are old enough at once */
 	requests = fs_join(home, "requests");

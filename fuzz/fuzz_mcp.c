@@ -9,8 +9,8 @@
  */
 #include "base/err.h"
 #include "mcp/server.h"
+#include "scratch.h"
 
-#include <ftw.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,30 +22,11 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char home[] = "/tmp/mecha-fuzz-mcp-XXXXXX";
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-/* The scratch home goes when the fuzzer exits normally. */
-static void remove_home(void)
-{
-	nftw(home, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(home))
-		abort();
-	atexit(remove_home);
-	setenv("MECHA_HOME", home, 1);
+	setenv("MECHA_HOME", scratch_dir("mcp"), 1);
 	unsetenv("MECHA_OUTBOX_DIR");
 	unsetenv("MECHA_PROVIDER");
 	return 0;

@@ -17,8 +17,8 @@
 #include "base/err.h"
 #include "base/fs.h"
 #include "frontdoor/sweep_ledger.h"
+#include "scratch.h"
 
-#include <ftw.h>
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,33 +31,14 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char dir[256];
 static char *ledger, *lock;
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void remove_dir(void)
-{
-	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* In memory when the machine offers it: every real open fsyncs. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *tmp = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
+	const char *dir = scratch_dir("ledger");
 
 	(void)argc;
 	(void)argv;
-	snprintf(dir, sizeof dir, "%s/mecha-fuzz-ledger-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	atexit(remove_dir);
 	ledger = fs_join(dir, SWEEP_LEDGER_FILE);
 	lock = fs_join(dir, SWEEP_LEDGER_LOCK);
 	return 0;
@@ -115,7 +96,7 @@ static void add_and_reread(struct sweep_ledger *l)
 			     json_pack("{s:s}", "uid", "booking-fuzz-b@mecha"), &e) != 0)
 		__builtin_trap();
 	sweep_ledger_close(l);
-	if (sweep_ledger_open(&again, dir, 1, &e) != 0)
+	if (sweep_ledger_open(&again, scratch_path, 1, &e) != 0)
 		__builtin_trap(); /* what it wrote, it reads */
 	b = sweep_ledger_booking(&again, "fuzz-b");
 	uid = json_string_value(json_object_get(b, "uid"));
@@ -139,11 +120,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	unlink(lock);
 	write_ledger(data, size);
-	rc_dry = sweep_ledger_open(&dry, dir, 1, &e);
+	rc_dry = sweep_ledger_open(&dry, scratch_path, 1, &e);
 	if (access(lock, F_OK) == 0)
 		__builtin_trap(); /* a dry run creates nothing */
 	ledger_is(data, size);
-	rc = sweep_ledger_open(&real, dir, 0, &e2);
+	rc = sweep_ledger_open(&real, scratch_path, 0, &e2);
 	if (rc != rc_dry)
 		__builtin_trap();
 	if (rc != 0) {

@@ -241,27 +241,31 @@ int fs_identity_same(const struct fs_identity *a, const struct fs_identity *b)
 	       a->ctime_ns == b->ctime_ns;
 }
 
-/* FS_SETTLED_MS, or the test build's MECHA_TEST_SETTLED_MS. */
-static long settled_ms(void)
+/*
+ * A threshold a test build may set through the environment variable env (a
+ * whole number, else the default); a release build reads no variable.
+ */
+static long threshold(const char *env, long dflt)
 {
 #ifdef MECHA_TEST_BUILD
-	const char *s = getenv(FS_SETTLED_ENV);
+	const char *s = getenv(env);
 	char *end;
 	long v;
 
 	if (!s || *s < '0' || *s > '9')
-		return FS_SETTLED_MS;
+		return dflt;
 	errno = 0;
 	v = strtol(s, &end, 10);
-	return errno || *end ? FS_SETTLED_MS : v;
+	return errno || *end ? dflt : v;
 #else
-	return FS_SETTLED_MS;
+	(void)env;
+	return dflt;
 #endif
 }
 
 int fs_identity_settled(const struct fs_identity *id, const struct timespec *since)
 {
-	long long margin = settled_ms();
+	long long margin = threshold(FS_SETTLED_ENV, FS_SETTLED_MS);
 	long long made, before;
 
 	if (id->ino == 0)
@@ -437,19 +441,7 @@ int fs_temp_name(const char *name, const char *const *stems)
 
 long fs_temp_age(void)
 {
-#ifdef MECHA_TEST_BUILD
-	const char *s = getenv(FS_TEMP_AGE_ENV);
-	char *end;
-	long v;
-
-	if (!s || *s < '0' || *s > '9')
-		return FS_TEMP_AGE;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	return errno || *end ? FS_TEMP_AGE : v;
-#else
-	return FS_TEMP_AGE;
-#endif
+	return threshold(FS_TEMP_AGE_ENV, FS_TEMP_AGE);
 }
 
 /* 1 when the entry is a regular file (never followed) at least age seconds old. */

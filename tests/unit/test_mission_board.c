@@ -1688,6 +1688,39 @@ Test(log, a_deleted_or_stale_index_gives_the_same_log)
 }
 
 /*
+ * A populated board whose index, its header still matching the box, records
+ * for msn_aaaaaaaaaaaa's head a letter the box does not hold, at offset (a
+ * line of another mission's, or one no file can reach). Returns the mission's
+ * log as read from the box alone (malloc'd).
+ */
+static char *damaged_head(struct scratch *s, struct board *b, uint64_t offset)
+{
+	struct letter l = base_letter(4, LETTER_EXECUTING);
+	struct sidecar_mission m;
+	struct sidecar *sc;
+	char *want;
+	int fd;
+	struct err e;
+
+	board_init(b, s->box, NULL);
+	populate(b);
+	want = log_from_box(s, b, "msn_aaaaaaaaaaaa");
+	fd = mailbox_open(s->box, 0, &e);
+	cr_assert_geq(fd, 0, "%s", e.msg);
+	sc = sidecar_open(s->idx, fd, NULL, &e);
+	cr_assert_not_null(sc, "%s", e.msg);
+	cr_assert_eq(sidecar_mission(sc, "msn_aaaaaaaaaaaa", 16, &m, &e), 1);
+	set_str(&l.mission_id, "msn_aaaaaaaaaaaa");
+	set_str(&l.prev_letter_id, m.head_id);
+	cr_assert_eq(sidecar_begin(sc, &e), 0);
+	cr_assert_eq(sidecar_commit(sc, fd, "0123456789ab", &l, offset, &e), 0, "%s", e.msg);
+	sidecar_close(sc);
+	close(fd);
+	letter_free(&l);
+	return want;
+}
+
+/*
  * An index that points a mission's head at a line that is not its letter (a
  * damaged file whose header still matches the box): log holds every line to
  * the id that named it, and reads the box instead.
@@ -1696,35 +1729,15 @@ Test(log, an_index_its_lines_contradict_is_not_believed)
 {
 	struct scratch s = scratch();
 	struct board b;
-	struct letter l = base_letter(4, LETTER_EXECUTING);
-	struct sidecar_mission m;
-	struct sidecar *sc;
-	char *want, *got;
-	int fd, scanned;
-	struct err e;
+	char *want = damaged_head(&s, &b, 0), *got;
+	int scanned;
 
-	board_init(&b, s.box, NULL);
-	populate(&b);
-	want = log_from_box(&s, &b, "msn_aaaaaaaaaaaa");
-	fd = mailbox_open(s.box, 0, &e);
-	cr_assert_geq(fd, 0, "%s", e.msg);
-	sc = sidecar_open(s.idx, fd, NULL, &e);
-	cr_assert_not_null(sc, "%s", e.msg);
-	cr_assert_eq(sidecar_mission(sc, "msn_aaaaaaaaaaaa", 16, &m, &e), 1);
-	set_str(&l.mission_id, "msn_aaaaaaaaaaaa");
-	set_str(&l.prev_letter_id, m.head_id);
-	/* A letter the box does not hold, recorded at the box's first line (another mission's). */
-	cr_assert_eq(sidecar_begin(sc, &e), 0);
-	cr_assert_eq(sidecar_commit(sc, fd, "0123456789ab", &l, 0, &e), 0, "%s", e.msg);
-	sidecar_close(sc);
-	close(fd);
 	got = log_text(&b, "msn_aaaaaaaaaaaa", &scanned);
 	cr_assert_not(b.rebuilt, "the header matches the box: the index is current");
 	cr_assert(scanned, "the head's line does not hash to the id the index gives it");
 	cr_assert_str_eq(got, want);
 	free(want);
 	free(got);
-	letter_free(&l);
 	board_free(&b);
 }
 
@@ -1739,27 +1752,10 @@ Test(log, an_offset_past_any_file_is_not_believed)
 	struct board b;
 	struct board_head *heads;
 	size_t n;
-	struct letter l = base_letter(4, LETTER_EXECUTING);
-	struct sidecar_mission m;
-	struct sidecar *sc;
-	char *want, *got;
-	int fd, scanned;
+	char *want = damaged_head(&s, &b, UINT64_MAX), *got;
+	int scanned;
 	struct err e;
 
-	board_init(&b, s.box, NULL);
-	populate(&b);
-	want = log_from_box(&s, &b, "msn_aaaaaaaaaaaa");
-	fd = mailbox_open(s.box, 0, &e);
-	cr_assert_geq(fd, 0, "%s", e.msg);
-	sc = sidecar_open(s.idx, fd, NULL, &e);
-	cr_assert_not_null(sc, "%s", e.msg);
-	cr_assert_eq(sidecar_mission(sc, "msn_aaaaaaaaaaaa", 16, &m, &e), 1);
-	set_str(&l.mission_id, "msn_aaaaaaaaaaaa");
-	set_str(&l.prev_letter_id, m.head_id);
-	cr_assert_eq(sidecar_begin(sc, &e), 0);
-	cr_assert_eq(sidecar_commit(sc, fd, "0123456789ab", &l, UINT64_MAX, &e), 0, "%s", e.msg);
-	sidecar_close(sc);
-	close(fd);
 	got = log_text(&b, "msn_aaaaaaaaaaaa", &scanned);
 	cr_assert(scanned, "an offset past any file: the box is read instead");
 	cr_assert_str_eq(got, want);
@@ -1767,7 +1763,6 @@ Test(log, an_offset_past_any_file_is_not_believed)
 	cr_assert_eq(e.code, ERR_INDEX, "%s", e.msg);
 	free(want);
 	free(got);
-	letter_free(&l);
 	board_free(&b);
 }
 

@@ -216,6 +216,20 @@ static void put_record(const char *dir, long long seq, const char *state)
 	free(path);
 }
 
+/*
+ * A scratch store of n drained records, old enough to keep (a 20 ms margin,
+ * slept past) or, young, too young for margin_ms; returns the kept file's path.
+ */
+static char *drained_store(char *dir, size_t size, int n, const char *margin_ms)
+{
+	setenv(FS_SETTLED_ENV, margin_ms, 1);
+	cr_assert(scratch_mkdtemp(dir, size, "digest"));
+	for (int i = 1; i <= n; i++)
+		put_record(dir, i, "drained");
+	usleep(50000);
+	return fs_join(dir, ".kept");
+}
+
 static void walk(const char *dir, struct counts *c)
 {
 	struct store_digest d = { ".kept", 7, count_make, NULL, count_use, c };
@@ -232,19 +246,13 @@ static void walk(const char *dir, struct counts *c)
 
 Test(digest, an_unchanged_file_is_not_read_again_and_a_changed_one_is)
 {
-	char dir[256], *kept;
+	char dir[256], *kept = drained_store(dir, sizeof dir, 3, "20");
 	struct counts c = { 0 };
 	struct stat a, b;
 
-	setenv(FS_SETTLED_ENV, "20", 1);
-	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
-	for (int i = 1; i <= 3; i++)
-		put_record(dir, i, "drained");
-	usleep(50000);
 	walk(dir, &c);
 	cr_assert_eq(c.made, 3);
 	cr_assert_str_eq(c.seen, "1:drained 2:drained 3:drained ");
-	kept = fs_join(dir, ".kept");
 	cr_assert_eq(stat(kept, &a), 0, "the first walk keeps what it made");
 	walk(dir, &c);
 	cr_assert_eq(c.made, 0, "nothing changed: nothing read");
@@ -279,18 +287,12 @@ Test(digest, an_unchanged_file_is_not_read_again_and_a_changed_one_is)
 
 Test(digest, a_walk_stopped_early_keeps_nothing_new)
 {
-	char dir[256], *kept;
+	char dir[256], *kept = drained_store(dir, sizeof dir, 3, "20");
 	struct counts c = { 0 };
 
-	setenv(FS_SETTLED_ENV, "20", 1);
-	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
-	for (int i = 1; i <= 3; i++)
-		put_record(dir, i, "drained");
-	usleep(50000);
 	c.stop_at = 2;
 	walk(dir, &c);
 	cr_assert_eq(c.used, 2);
-	kept = fs_join(dir, ".kept");
 	cr_assert_neq(access(kept, F_OK), 0, "what a stopped walk saw is not kept");
 	c.stop_at = 0;
 	walk(dir, &c);
@@ -302,15 +304,11 @@ Test(digest, a_walk_stopped_early_keeps_nothing_new)
 
 Test(digest, a_version_too_young_is_used_but_not_kept)
 {
-	char dir[256], *kept;
+	char dir[256], *kept = drained_store(dir, sizeof dir, 1, "600000");
 	struct counts c = { 0 };
 
-	setenv(FS_SETTLED_ENV, "600000", 1);
-	cr_assert(scratch_mkdtemp(dir, sizeof dir, "digest"));
-	put_record(dir, 1, "drained");
 	walk(dir, &c);
 	cr_assert_str_eq(c.seen, "1:drained ");
-	kept = fs_join(dir, ".kept");
 	cr_assert_neq(access(kept, F_OK), 0, "nothing settled: nothing to keep, nothing written");
 	walk(dir, &c);
 	cr_assert_eq(c.made, 1);

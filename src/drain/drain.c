@@ -540,6 +540,12 @@ static void follow_slots(const struct drain_opts *o, time_t *last)
 	}
 }
 
+/* A pass that handed over, wrote, acknowledged or skipped something: its report is due. */
+static int pass_worked(const struct drain_report *r)
+{
+	return r->drained || r->written || r->acknowledged || r->nskipped;
+}
+
 int drain_follow(const struct drain_opts *o,
 		 void (*report)(const struct drain_report *r, const struct err *failed, void *ctx),
 		 void *ctx, struct err *e)
@@ -557,7 +563,9 @@ int drain_follow(const struct drain_opts *o,
 		if (stopped(o))
 			break;
 		rc = drain_run(&each, &r, e);
-		if (!stopped(o))
+		/* A stop during the long poll ends a pass that did nothing: no report. One that
+		 * came after the rows were written is told, so what was drained is never unsaid. */
+		if (!stopped(o) || pass_worked(&r))
 			report(&r, rc == 0 ? NULL : e, ctx);
 		if (!stopped(o) && rc != 0 && e->code != ERR_GATE && e->code != ERR_IO) {
 			drain_report_free(&r);

@@ -145,7 +145,9 @@ int drain_run(const struct drain_opts *o, struct drain_report *r, struct err *e)
  * A pass that could not reach the box or write the store is retried after a
  * pause that doubles up to a minute. Between passes, the booking types'
  * slots follow the calendar (o->slots_every, push.h): a push that fails is
- * told and tried again at the next look; it never stops the drain. Returns 0 when stopped, -1 (with e) on
+ * told and tried again at the next look; it never stops the drain. A pass
+ * the stop ended is reported only when it drained, wrote, acknowledged or
+ * skipped a row. Returns 0 when stopped, -1 (with e) on
  * a failure no retry can mend: no gate, an insecure one, no key.
  */
 int drain_follow(const struct drain_opts *o,

@@ -131,6 +131,7 @@ static int apply(struct store *s, long long seq, struct move *m, struct err *e)
 	m->out->seq = seq;
 	m->out->from[0] = '\0';
 	m->out->to = m->to;
+	m->out->note = m->note;
 	m->out->drafts_rejected = m->out->drafts_kept = 0;
 	return store_update(s, seq, move_one, m, e);
 }

@@ -311,9 +311,9 @@ static const char close_help[] =
 	"                    drafts_rejected, drafts_kept, staged, box}; note is the\n"
 	"                    reason, staged the draft --notify staged ({id, to: null}, else\n"
 	"                    null), box what your box was told ({told, says, why}: told is\n"
-	"                    told, already, not_told, no_box_id or no_teller; why the\n"
-	"                    failure {ok, error, message} when not_told, else null; null\n"
-	"                    without --notify). A refusal prints {ok: false, error, message}\n";
+	"                    told, already, failed, foreign_id or unasked; why the failure\n"
+	"                    {ok, error, message} when failed, else null; null without\n"
+	"                    --notify). A refusal prints {ok: false, error, message}\n";
 
 static void print_close(const struct moves_result *res);
 

@@ -280,10 +280,10 @@ const char *decline_told_name(enum decline_told told)
 	case DECLINE_TOLD_ALREADY:
 		return "already";
 	case DECLINE_NO_BOX_ID:
-		return "no_box_id";
+		return "foreign_id";
 	case DECLINE_NO_TELLER:
-		return "no_teller";
+		return "unasked";
 	default:
-		return "not_told";
+		return "failed";
 	}
 }

@@ -83,7 +83,7 @@ int decline_cancel_home(long long seq, const char *reason, const struct decline_
 			struct decline_outcome *out, struct err *e);
 /* One line saying whether the box was told (static text; why's message is not in it). */
 const char *decline_told_text(const struct decline_outcome *o, int cancelled);
-/* The keyword of o->told, for a machine: told, already, not_told, no_box_id, no_teller. */
+/* The keyword of told, for a machine: told, already, failed, foreign_id, unasked (in order). */
 const char *decline_told_name(enum decline_told told);
 
 #endif

@@ -5,24 +5,8 @@ delivered}); without --json the text is as it was, and a refusal with --json is 
 failure document on stdout with the same stderr and exit status as without."""
 import json
 
-from conftest import write_config
+from test_close import awaiting, configure, draft, item
 from test_sweep import BOOKING, booking, configure as configure_booking
-
-MAIL = {"to": "ada@example.org", "subject": "Re: a meeting", "body": "Yes."}
-
-
-def configure(mecha, sink):
-    write_config(mecha, '[outbox]\ntools = ["mail_send"]\n[mail]\n'
-                 f'smtp_url = "{sink.url}"\nfrom = "me@example.org"\n')
-
-
-def draft(mecha):
-    return mecha.run("outbox", "stage", "--tool", "mail_send", "--args", json.dumps(MAIL),
-                     check=0).out.strip()
-
-
-def item(mecha, id_):
-    return json.loads((mecha.home / "outbox" / f"{id_}.json").read_text())
 
 
 def move(seq, from_, to, note, rejected=0, kept=0, staged=None, box=None):
@@ -77,12 +61,6 @@ def test_needs_info_refused_with_json_prints_the_failure_document(mecha):
 
 
 # -- close ---------------------------------------------------------------------------------
-def awaiting(mecha, seq, ids):
-    return mecha.write_record(seq, state="awaiting_me", triage_session="sess-1",
-                              outbox=list(ids), extraction={"topic": "t"},
-                              reply_to="ada@example.org")
-
-
 def test_close_json_says_what_became_of_the_drafts(mecha, smtp_sink):
     configure(mecha, smtp_sink)
     a, b, c = draft(mecha), draft(mecha), draft(mecha)
@@ -134,7 +112,7 @@ def test_decline_json_names_the_decline_staged_and_what_the_box_was_told(mecha, 
     why = doc["box"].pop("why")
     assert doc == move(1, "drained", "closed", "declined: the time could not be kept",
                        staged={"id": id_, "to": None},
-                       box={"told": "not_told", "says": NOT_TOLD})
+                       box={"told": "failed", "says": NOT_TOLD})
     assert why["ok"] is False and why["message"] in p.err
     assert "the box was not told (" in p.err  # said on stderr, as without --json
     assert mecha.read_record(1)["close_notice"] == id_
@@ -165,7 +143,7 @@ def test_close_notify_json_names_the_cancel_staged(mecha, smtp_sink):
     doc = json.loads(p.out)
     id_ = doc["staged"]["id"]
     box = doc.pop("box")
-    assert box["told"] == "not_told" and box["says"] == NOT_TOLD and box["why"]["ok"] is False
+    assert box["told"] == "failed" and box["says"] == NOT_TOLD and box["why"]["ok"] is False
     want = move(1, "booked", "closed", "I am ill", staged={"id": id_, "to": None})
     del want["box"]
     assert doc == want
@@ -194,10 +172,8 @@ def test_approve_json_is_a_line_per_draft_and_names_a_draft_not_sent(mecha, smtp
 def test_approve_mark_sent_json_says_nothing_was_delivered(mecha, smtp_sink):
     configure(mecha, smtp_sink)
     a = draft(mecha)
-    path = mecha.home / "outbox" / f"{a}.json"
-    it = item(mecha, a)
-    it["sending_since"] = "2026-08-06T02:03:12Z"
-    path.write_text(json.dumps(it))
+    left_in_flight = dict(item(mecha, a), sending_since="2026-08-06T02:03:12Z")
+    (mecha.home / "outbox" / f"{a}.json").write_text(json.dumps(left_in_flight))
     p = mecha.run("outbox", "approve", "--mark-sent", a, "--json", check=0)
     assert lines(p) == [row(mecha, a, "sent")]
     assert smtp_sink.raw() == []

@@ -180,16 +180,21 @@ const char *jsonio_str_or(const json_t *obj, const char *key, const char *def)
 	return s ? s : def;
 }
 
-json_t *jsonio_failure(int code, const char *msg)
+json_t *jsonio_text(const char *s)
 {
 	struct buf safe = BUF_INIT;
 	json_t *o;
 
-	if (!text_utf8_valid(msg, strlen(msg))) {
-		text_safe(&safe, msg, strlen(msg), TEXT_KEEP_NEWLINES);
-		msg = buf_str(&safe);
-	}
-	o = json_pack("{s:b,s:s,s:s}", "ok", 0, "error", err_code_name(code), "message", msg);
+	if (text_utf8_valid(s, strlen(s)))
+		return json_string(s);
+	text_safe(&safe, s, strlen(s), TEXT_KEEP_NEWLINES);
+	o = json_string(buf_str(&safe));
 	buf_free(&safe);
 	return o;
+}
+
+json_t *jsonio_failure(int code, const char *msg)
+{
+	return json_pack("{s:b,s:s,s:o}", "ok", 0, "error", err_code_name(code), "message",
+			 jsonio_text(msg));
 }

@@ -70,6 +70,13 @@ void jsonio_object_end(struct jsonio_object *o);
  * NULL only when memory ran out.
  */
 json_t *jsonio_failure(int code, const char *msg);
+/*
+ * A JSON string of text that may quote bytes that are not UTF-8 (an error
+ * message naming a file, a model's words): the text itself when it is UTF-8,
+ * else rendered safely (base/text.h), so it is never dropped. A new reference;
+ * NULL only when memory ran out.
+ */
+json_t *jsonio_text(const char *s);
 
 /* obj[key] when it is a string, else NULL. */
 const char *jsonio_str(const json_t *obj, const char *key);

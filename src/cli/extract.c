@@ -57,9 +57,11 @@ static void on_start(size_t total, void *ctx)
 
 static void add_failed(struct tally *t, long long seq, const char *why, const char *state)
 {
+	/* The error may quote a model's bytes: never dropped for not being UTF-8. */
 	if (t->json)
-		json_array_append_new(t->failures, json_pack("{s:I,s:s,s:s}", "seq", (json_int_t)seq,
-							     "error", why, "state", state));
+		json_array_append_new(t->failures, json_pack("{s:I,s:o,s:s}", "seq", (json_int_t)seq,
+							     "error", jsonio_text(why), "state",
+							     state));
 }
 
 /* The result was known but the record could not be written: say which, and where it stays. */

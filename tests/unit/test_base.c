@@ -699,3 +699,19 @@ Test(seqpack, a_run_of_consecutive_seqs_costs_a_byte_each)
 	cr_assert_eq(want, 100001);
 	seqpack_free(&p);
 }
+
+Test(jsonio, text_that_is_not_utf8_is_shown_safely_never_dropped)
+{
+	json_t *ok = jsonio_text("déjà vu"), *bad = jsonio_text("bad \xff byte \x1b[31m");
+	json_t *fail = jsonio_failure(ERR_IO, "reading caf\xe9.json: no");
+
+	cr_assert_str_eq(json_string_value(ok), "déjà vu");
+	cr_assert_not_null(bad, "not UTF-8: still a string");
+	cr_assert_not_null(strstr(json_string_value(bad), "bad "));
+	cr_assert_null(strchr(json_string_value(bad), '\x1b'), "made visible");
+	cr_assert_not_null(fail);
+	cr_assert_not_null(strstr(jsonio_str(fail, "message"), "reading caf"));
+	json_decref(ok);
+	json_decref(bad);
+	json_decref(fail);
+}

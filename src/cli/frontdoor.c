@@ -317,9 +317,10 @@ static const char close_help[] =
 
 static void print_close(const struct moves_result *res);
 
+/* Text from a record (a state, a note, an address) as JSON, never dropped; NULL is null. */
 static json_t *nullable_string(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? jsonio_text(s) : json_null();
 }
 
 /* The box's answer: a keyword, the line the text output says, and the failure when not told. */
@@ -336,8 +337,9 @@ void frontdoor_print_move(const struct frontdoor_move *m)
 	json_t *staged = m->staged_id ? json_pack("{s:s,s:o}", "id", m->staged_id, "to",
 						  nullable_string(m->staged_to))
 				      : json_null();
-	json_t *o = json_pack("{s:I,s:s,s:s,s:o,s:I,s:I,s:o,s:o}", "seq", (json_int_t)m->seq,
-			      "from", m->from, "to", m->to, "note", nullable_string(m->note),
+	json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:I,s:I,s:o,s:o}", "seq", (json_int_t)m->seq,
+			      "from", nullable_string(m->from), "to", m->to, "note",
+			      nullable_string(m->note),
 			      "drafts_rejected", (json_int_t)m->drafts_rejected, "drafts_kept",
 			      (json_int_t)m->drafts_kept, "staged", staged, "box",
 			      m->box ? move_box(m->box, m->cancelled) : json_null());

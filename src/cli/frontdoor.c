@@ -309,7 +309,9 @@ static const char close_help[] =
 	"  --no-notify       close it and tell nobody\n\n"
 	"  --json            what was done, as one object on stdout: {seq, from, to, note,\n"
 	"                    drafts_rejected, drafts_kept, staged, box}; note is the\n"
-	"                    reason, staged the draft --notify staged ({id, to: null}, else\n"
+	"                    reason, drafts_rejected and drafts_kept the ids of the drafts\n"
+	"                    rejected or left pending ([] when none), staged the draft\n"
+	"                    --notify staged ({id, to: null}, else\n"
 	"                    null), box what your box was told ({told, says, why}: told is\n"
 	"                    told, already, failed, foreign_id or unasked; why the failure\n"
 	"                    {ok, error, message} when failed, else null; null without\n"
@@ -332,16 +334,26 @@ static json_t *move_box(const struct decline_outcome *o, int cancelled)
 						     : json_null());
 }
 
+/* The first n of ids (n 0: none) as a JSON array. */
+static json_t *move_drafts(char *const *ids, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n && ids; i++)
+		json_array_append_new(a, jsonio_text(ids[i]));
+	return a;
+}
+
 void frontdoor_print_move(const struct frontdoor_move *m)
 {
 	json_t *staged = m->staged_id ? json_pack("{s:s,s:o}", "id", m->staged_id, "to",
 						  nullable_string(m->staged_to))
 				      : json_null();
-	json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:I,s:I,s:o,s:o}", "seq", (json_int_t)m->seq,
+	json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)m->seq,
 			      "from", nullable_string(m->from), "to", m->to, "note",
 			      nullable_string(m->note),
-			      "drafts_rejected", (json_int_t)m->drafts_rejected, "drafts_kept",
-			      (json_int_t)m->drafts_kept, "staged", staged, "box",
+			      "drafts_rejected", move_drafts(m->drafts, m->drafts_rejected),
+			      "drafts_kept", move_drafts(m->drafts, m->drafts_kept), "staged", staged, "box",
 			      m->box ? move_box(m->box, m->cancelled) : json_null());
 
 	jsonio_print(stdout, o);
@@ -351,8 +363,13 @@ void frontdoor_print_move(const struct frontdoor_move *m)
 /* A move of moves.h, as text or --json. */
 static void print_moved(const struct moves_result *res, int json)
 {
-	struct frontdoor_move m = { res->seq, res->from, res->to, res->note, res->drafts_rejected,
-				    res->drafts_kept, NULL, NULL, NULL, 0 };
+	struct frontdoor_move m = { .seq = res->seq,
+				    .from = res->from,
+				    .to = res->to,
+				    .note = res->note,
+				    .drafts_rejected = res->drafts_rejected,
+				    .drafts_kept = res->drafts_kept,
+				    .drafts = res->drafts };
 
 	if (json)
 		frontdoor_print_move(&m);
@@ -386,8 +403,12 @@ static int ask_back(long long seq, const char *note, int json)
 	if (rc < 0)
 		rc = cli_fail(&e);
 	else {
-		struct frontdoor_move m = { rp.seq, rp.from, STATE_NEEDS_INFO, note, 0, 0,
-					    id, rp.to, NULL, 0 };
+		struct frontdoor_move m = { .seq = rp.seq,
+					    .from = rp.from,
+					    .to = STATE_NEEDS_INFO,
+					    .note = note,
+					    .staged_id = id,
+					    .staged_to = rp.to };
 		if (json)
 			frontdoor_print_move(&m);
 		else
@@ -427,6 +448,7 @@ static int fd_needs_info(int argc, char **argv)
 	if (rc != 0)
 		return cli_fail(&e);
 	print_moved(&res, json);
+	moves_result_free(&res);
 	return EXIT_OK;
 }
 
@@ -484,6 +506,7 @@ static int fd_close(int argc, char **argv)
 		    &res, &e) != 0)
 		return cli_fail(&e);
 	print_moved(&res, json);
+	moves_result_free(&res);
 	return EXIT_OK;
 }
 

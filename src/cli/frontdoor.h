@@ -86,14 +86,16 @@ extern const struct decline_teller frontdoor_teller;
 /*
  * What a person's move did to a request (needs-info, close, decline), for
  * --json: frontdoor_print_move prints it on stdout as one document,
- * {seq, from, to, note, drafts_rejected, drafts_kept, staged, box}, staged
- * {id, to} or null, box {told, says, why} or null (why: the failure
- * document of a box that could not be told, else null).
+ * {seq, from, to, note, drafts_rejected, drafts_kept, staged, box}, the
+ * drafts the ids a close rejected or left pending, staged {id, to} or null,
+ * box {told, says, why} or null (why: the failure document of a box that
+ * could not be told, else null).
  */
 struct frontdoor_move {
 	long long seq;
 	const char *from, *to, *note;
-	size_t drafts_rejected, drafts_kept;
+	size_t drafts_rejected, drafts_kept; /* as moves.h's result says them */
+	char *const *drafts;                 /* moves.h's drafts: the ids of either */
 	const char *staged_id; /* a draft the move staged, or NULL */
 	const char *staged_to; /* its address when the verb says it, or NULL */
 	const struct decline_outcome *box; /* what the box was told, or NULL: no booking */

@@ -152,8 +152,13 @@ const struct decline_teller frontdoor_teller = { tell_box, NULL };
 void frontdoor_print_farewell(const struct decline_outcome *o, const char *what, int cancelled,
 			      int json)
 {
-	struct frontdoor_move m = { o->seq, o->from, STATE_CLOSED, o->note, 0, 0, o->id, NULL,
-				    o, cancelled };
+	struct frontdoor_move m = { .seq = o->seq,
+				    .from = o->from,
+				    .to = STATE_CLOSED,
+				    .note = o->note,
+				    .staged_id = o->id,
+				    .box = o,
+				    .cancelled = cancelled };
 
 	if (json)
 		frontdoor_print_move(&m);

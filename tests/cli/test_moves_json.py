@@ -9,9 +9,9 @@ from test_close import awaiting, configure, draft, item
 from test_sweep import BOOKING, booking, configure as configure_booking
 
 
-def move(seq, from_, to, note, rejected=0, kept=0, staged=None, box=None):
-    return {"seq": seq, "from": from_, "to": to, "note": note, "drafts_rejected": rejected,
-            "drafts_kept": kept, "staged": staged, "box": box}
+def move(seq, from_, to, note, rejected=(), kept=(), staged=None, box=None):
+    return {"seq": seq, "from": from_, "to": to, "note": note, "drafts_rejected": list(rejected),
+            "drafts_kept": list(kept), "staged": staged, "box": box}
 
 
 def lines(p):
@@ -68,10 +68,10 @@ def test_close_json_says_what_became_of_the_drafts(mecha, smtp_sink):
     awaiting(mecha, 2, [c])
     p = mecha.run("frontdoor", "close", "1", "--reason", "declined", "--reject-drafts",
                   "--json", check=0)
-    assert json.loads(p.out) == move(1, "awaiting_me", "closed", "declined", rejected=2)
+    assert json.loads(p.out) == move(1, "awaiting_me", "closed", "declined", rejected=[a, b])
     p = mecha.run("frontdoor", "close", "2", "--reason", "later", "--keep-drafts", "--json",
                   check=0)
-    assert json.loads(p.out) == move(2, "awaiting_me", "closed", "later", kept=1)
+    assert json.loads(p.out) == move(2, "awaiting_me", "closed", "later", kept=[c])
     assert item(mecha, c)["status"] == "pending"
 
 

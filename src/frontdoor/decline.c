@@ -274,16 +274,13 @@ const char *decline_told_text(const struct decline_outcome *o, int cancelled)
 
 const char *decline_told_name(enum decline_told told)
 {
-	switch (told) {
-	case DECLINE_TOLD:
-		return "told";
-	case DECLINE_TOLD_ALREADY:
-		return "already";
-	case DECLINE_NO_BOX_ID:
-		return "foreign_id";
-	case DECLINE_NO_TELLER:
-		return "unasked";
-	default:
-		return "failed";
-	}
+	static const char *const names[] = {
+		[DECLINE_TOLD] = "told",
+		[DECLINE_TOLD_ALREADY] = "already",
+		[DECLINE_NOT_TOLD] = "failed",
+		[DECLINE_NO_BOX_ID] = "foreign_id",
+		[DECLINE_NO_TELLER] = "unasked",
+	};
+
+	return (size_t)told < sizeof names / sizeof names[0] ? names[told] : "failed";
 }

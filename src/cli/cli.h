@@ -16,6 +16,7 @@
 
 struct cli_group;
 struct err;
+struct json_t; /* jansson's */
 
 int cli_frontdoor(int argc, char **argv);
 int cli_outbox(int argc, char **argv);
@@ -81,6 +82,8 @@ int cli_fail(const struct err *e);
 int cli_fail_json(const struct err *e, int json);
 /* The same document on one line, for a verb that streams one JSON result per line. */
 int cli_fail_json_line(const struct err *e, int json);
+/* v compact on one line of stdout (flushed), as cli_fail_json_line prints its document. */
+void cli_print_json_line(const struct json_t *v);
 /* "mecha: <message> (see 'mecha VERB --help')", one line on stderr, rendered safely; EXIT_USAGE. */
 int cli_usage_error(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 1 when any argument from argv[1] on is -h or --help (before a "--"). */

@@ -278,18 +278,20 @@ static int fd_next(int argc, char **argv)
 /* ---- needs-info and close --------------------------------------------------- */
 
 static const char needs_info_help[] =
-	"usage: mecha frontdoor needs-info SEQ [--note TEXT [--ask]]\n\n"
+	"usage: mecha frontdoor needs-info SEQ [--note TEXT [--ask]] [--json]\n\n"
 	"Parks a request until the requester answers something. --note records what is\n"
 	"missing; without it the old note is removed (a stale explanation attached to a new\n"
 	"state reads as an explanation of that state). A closed request stays closed.\n\n"
 	"  --ask   also tell the requester: stages a mail_send draft to the request's\n"
 	"          reply_to carrying the note as the question (released like any draft,\n"
 	"          with `mecha outbox approve`); the request stays needs_info. Refused\n"
-	"          (exit 3) for a booking or a request with no reply_to.\n";
+	"          (exit 3) for a booking or a request with no reply_to.\n"
+	"  --json  {seq, from, to, note, drafts_rejected, drafts_kept, staged, box} on\n"
+	"          stdout, as close --json; staged is --ask's draft {id, to}, else null\n";
 
 static const char close_help[] =
 	"usage: mecha frontdoor close SEQ --reason TEXT [--reject-drafts | --keep-drafts]\n"
-	"                            [--notify | --no-notify]\n\n"
+	"                            [--notify | --no-notify] [--json]\n\n"
 	"Ends a request. The reason is required: a request that went away without a\n"
 	"recorded reason is indistinguishable from one that was dropped. A closed request\n"
 	"keeps the reason it was closed for: closing it again is refused (exit 3).\n"
@@ -304,7 +306,76 @@ static const char close_help[] =
 	"                    released, it withdraws the event and mails the CANCEL), and\n"
 	"                    tell your box: its manage page says the owner cancelled it\n"
 	"                    and the slot is free there\n"
-	"  --no-notify       close it and tell nobody\n";
+	"  --no-notify       close it and tell nobody\n\n"
+	"  --json            what was done, as one object on stdout: {seq, from, to, note,\n"
+	"                    drafts_rejected, drafts_kept, staged, box}; note is the\n"
+	"                    reason, drafts_rejected and drafts_kept the ids of the drafts\n"
+	"                    rejected or left pending ([] when none), staged the draft\n"
+	"                    --notify staged ({id, to: null}, else\n"
+	"                    null), box what your box was told ({told, says, why}: told is\n"
+	"                    told, already, failed, foreign_id or unasked; why the failure\n"
+	"                    {ok, error, message} when failed, else null; null without\n"
+	"                    --notify). A refusal prints {ok: false, error, message}\n";
+
+static void print_close(const struct moves_result *res);
+
+/* Text from a record (a state, a note, an address) as JSON, never dropped; NULL is null. */
+static json_t *nullable_string(const char *s)
+{
+	return s ? jsonio_text(s) : json_null();
+}
+
+/* The box's answer: a keyword, the line the text output says, and the failure when not told. */
+static json_t *move_box(const struct decline_outcome *o, int cancelled)
+{
+	return json_pack("{s:s,s:s,s:o}", "told", decline_told_name(o->told), "says",
+			 decline_told_text(o, cancelled), "why",
+			 o->told == DECLINE_NOT_TOLD ? jsonio_failure(o->why.code, o->why.msg)
+						     : json_null());
+}
+
+/* The first n of ids (n 0: none) as a JSON array. */
+static json_t *move_drafts(char *const *ids, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n && ids; i++)
+		json_array_append_new(a, jsonio_text(ids[i]));
+	return a;
+}
+
+void frontdoor_print_move(const struct frontdoor_move *m)
+{
+	json_t *staged = m->staged_id ? json_pack("{s:s,s:o}", "id", m->staged_id, "to",
+						  nullable_string(m->staged_to))
+				      : json_null();
+	json_t *o = json_pack("{s:I,s:o,s:s,s:o,s:o,s:o,s:o,s:o}", "seq", (json_int_t)m->seq,
+			      "from", nullable_string(m->from), "to", m->to, "note",
+			      nullable_string(m->note),
+			      "drafts_rejected", move_drafts(m->drafts, m->drafts_rejected),
+			      "drafts_kept", move_drafts(m->drafts, m->drafts_kept), "staged", staged, "box",
+			      m->box ? move_box(m->box, m->cancelled) : json_null());
+
+	jsonio_print(stdout, o);
+	json_decref(o);
+}
+
+/* A move of moves.h, as text or --json. */
+static void print_moved(const struct moves_result *res, int json)
+{
+	struct frontdoor_move m = { .seq = res->seq,
+				    .from = res->from,
+				    .to = res->to,
+				    .note = res->note,
+				    .drafts_rejected = res->drafts_rejected,
+				    .drafts_kept = res->drafts_kept,
+				    .drafts = res->drafts };
+
+	if (json)
+		frontdoor_print_move(&m);
+	else
+		print_close(res);
+}
 
 static void frontdoor_print_transition(long long seq, const char *from, const char *to)
 {
@@ -316,7 +387,7 @@ static void frontdoor_print_transition(long long seq, const char *from, const ch
 }
 
 /* needs-info --ask: the question staged to the requester, and the request parked, in one write. */
-static int ask_back(long long seq, const char *note)
+static int ask_back(long long seq, const char *note, int json)
 {
 	char id[OUTBOX_ID_MAX + 1];
 	struct reply rp;
@@ -332,7 +403,16 @@ static int ask_back(long long seq, const char *note)
 	if (rc < 0)
 		rc = cli_fail(&e);
 	else {
-		frontdoor_print_staged(id, &rp, STATE_NEEDS_INFO);
+		struct frontdoor_move m = { .seq = rp.seq,
+					    .from = rp.from,
+					    .to = STATE_NEEDS_INFO,
+					    .note = note,
+					    .staged_id = id,
+					    .staged_to = rp.to };
+		if (json)
+			frontdoor_print_move(&m);
+		else
+			frontdoor_print_staged(id, &rp, STATE_NEEDS_INFO);
 		rc = EXIT_OK;
 	}
 	reply_close(&rp);
@@ -342,10 +422,11 @@ static int ask_back(long long seq, const char *note)
 static int fd_needs_info(int argc, char **argv)
 {
 	const char *note = NULL;
-	int ask = 0;
+	int ask = 0, json = 0;
 	const struct cli_opt opts[] = {
 		{ "note", 0, CLI_TEXT, &note, 0, 0, 0 },
 		{ "ask", 0, CLI_FLAG, &ask, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
 	};
 	struct moves_result res;
 	struct cli_args a;
@@ -359,17 +440,19 @@ static int fd_needs_info(int argc, char **argv)
 	if (frontdoor_parse_seq("frontdoor needs-info", a.pos[0], &seq) != 0)
 		return EXIT_USAGE;
 	if (ask)
-		return ask_back(seq, note);
+		return ask_back(seq, note, json);
 	if (store_open_default(&s, STORE_CREATE, &e) != 0)
 		return cli_fail(&e);
 	rc = moves_needs_info(&s, seq, note, &res, &e);
 	store_close(&s);
 	if (rc != 0)
 		return cli_fail(&e);
-	frontdoor_print_transition(res.seq, res.from, res.to);
+	print_moved(&res, json);
+	moves_result_free(&res);
 	return EXIT_OK;
 }
 
+/* A move's text: the transition, and what a close did to the drafts (none for needs-info). */
 static void print_close(const struct moves_result *res)
 {
 	frontdoor_print_transition(res->seq, res->from, res->to);
@@ -385,13 +468,14 @@ static void print_close(const struct moves_result *res)
 static int fd_close(int argc, char **argv)
 {
 	const char *reason = NULL;
-	int reject = 0, keep = 0, notify = 0, quiet = 0;
+	int reject = 0, keep = 0, notify = 0, quiet = 0, json = 0;
 	const struct cli_opt opts[] = {
 		{ "reason", 0, CLI_TEXT, &reason, 0, 0, 0 },
 		{ "reject-drafts", 0, CLI_FLAG, &reject, 0, 0, 0 },
 		{ "keep-drafts", 0, CLI_FLAG, &keep, 0, 0, 0 },
 		{ "notify", 0, CLI_FLAG, &notify, 0, 0, 0 },
 		{ "no-notify", 0, CLI_FLAG, &quiet, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
 	};
 	struct decline_outcome o;
 	struct moves_result res;
@@ -413,8 +497,7 @@ static int fd_close(int argc, char **argv)
 			return cli_usage_error("frontdoor close", "close needs --reason TEXT");
 		if (decline_cancel_home(seq, reason, &frontdoor_teller, &o, &e) != 0)
 			return cli_fail(&e);
-		frontdoor_print_farewell(seq, o.id, "the iTIP CANCEL");
-		frontdoor_print_told(&o, 1);
+		frontdoor_print_farewell(&o, "the iTIP CANCEL", 1, json);
 		return EXIT_OK;
 	}
 	if ((quiet ? moves_close_home_quietly : moves_close_home)(
@@ -422,7 +505,8 @@ static int fd_close(int argc, char **argv)
 								  : MOVES_DRAFTS_REFUSE,
 		    &res, &e) != 0)
 		return cli_fail(&e);
-	print_close(&res);
+	print_moved(&res, json);
+	moves_result_free(&res);
 	return EXIT_OK;
 }
 

@@ -73,12 +73,35 @@ void frontdoor_print_staged(const char *id, const struct reply *rp, const char *
 /* mecha frontdoor decline (frontdoor_reply.c). */
 int frontdoor_decline_verb(int argc, char **argv);
 extern const char frontdoor_decline_help[];
-/* "SEQ  → closed; WHAT staged as ID: …" on stdout. */
-void frontdoor_print_farewell(long long seq, const char *id, const char *what);
+/*
+ * A booking's farewell (decline, close --notify): "SEQ  → closed; WHAT staged
+ * as ID: …" and whether the box was told on stdout, or with json the move
+ * (frontdoor_print_move); a box that could not be told is said on stderr either way.
+ */
+void frontdoor_print_farewell(const struct decline_outcome *o, const char *what, int cancelled,
+			      int json);
 /* The teller every front end hands to decline.h (drain/tell.h's tell_box). */
 extern const struct decline_teller frontdoor_teller;
-/* Whether the box was told, on stdout (or, when it could not be, on stderr). */
-void frontdoor_print_told(const struct decline_outcome *o, int cancelled);
+
+/*
+ * What a person's move did to a request (needs-info, close, decline), for
+ * --json: frontdoor_print_move prints it on stdout as one document,
+ * {seq, from, to, note, drafts_rejected, drafts_kept, staged, box}, the
+ * drafts the ids a close rejected or left pending, staged {id, to} or null,
+ * box {told, says, why} or null (why: the failure document of a box that
+ * could not be told, else null).
+ */
+struct frontdoor_move {
+	long long seq;
+	const char *from, *to, *note;
+	size_t drafts_rejected, drafts_kept; /* as moves.h's result says them */
+	char *const *drafts;                 /* moves.h's drafts: the ids of either */
+	const char *staged_id; /* a draft the move staged, or NULL */
+	const char *staged_to; /* its address when the verb says it, or NULL */
+	const struct decline_outcome *box; /* what the box was told, or NULL: no booking */
+	int cancelled;                     /* box: the owner's cancel, not a decline */
+};
+void frontdoor_print_move(const struct frontdoor_move *m);
 
 /* mecha frontdoor sweep (frontdoor_sweep.c). */
 int frontdoor_sweep_verb(int argc, char **argv);

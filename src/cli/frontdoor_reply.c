@@ -122,7 +122,7 @@ int frontdoor_reply_verb(int argc, char **argv)
 /* ---- decline ------------------------------------------------------------------------ */
 
 const char frontdoor_decline_help[] =
-	"usage: mecha frontdoor decline SEQ [--reason TEXT]\n\n"
+	"usage: mecha frontdoor decline SEQ [--reason TEXT] [--json]\n\n"
 	"Turns down a booking the sweep left for you (a CONFLICT, or one it would not\n"
 	"book): stages a mail_send draft to the requester saying the time cannot be kept,\n"
 	"with the booking page's address to pick another, and closes the request with the\n"
@@ -133,34 +133,54 @@ const char frontdoor_decline_help[] =
 	"close --help`).\n"
 	"Refused (exit 3) for a request that is not a booking, is closed or booked, or\n"
 	"has no reply_to.\n\n"
-	"  --reason TEXT   why (kept as the request's note; not mailed)\n";
+	"  --reason TEXT   why (kept as the request's note; not mailed)\n"
+	"  --json          {seq, from, to, note, drafts_rejected, drafts_kept, staged, box}\n"
+	"                  on stdout, as close --json: staged the decline, box what your\n"
+	"                  box was told\n";
 
-void frontdoor_print_farewell(long long seq, const char *id, const char *what)
+static void print_farewell_text(const struct decline_outcome *o, const char *what)
 {
-	printf("%6lld  → closed; %s staged as ", seq, what);
-	text_print(stdout, id, 0);
+	printf("%6lld  → closed; %s staged as ", o->seq, what);
+	text_print(stdout, o->id, 0);
 	fputs(": `mecha outbox approve ", stdout);
-	text_print(stdout, id, 0);
+	text_print(stdout, o->id, 0);
 	puts("` sends it");
 }
 
 const struct decline_teller frontdoor_teller = { tell_box, NULL };
 
-void frontdoor_print_told(const struct decline_outcome *o, int cancelled)
+void frontdoor_print_farewell(const struct decline_outcome *o, const char *what, int cancelled,
+			      int json)
 {
+	struct frontdoor_move m = { .seq = o->seq,
+				    .from = o->from,
+				    .to = STATE_CLOSED,
+				    .note = o->note,
+				    .staged_id = o->id,
+				    .box = o,
+				    .cancelled = cancelled };
+
+	if (json)
+		frontdoor_print_move(&m);
+	else
+		print_farewell_text(o, what);
 	if (o->told == DECLINE_NOT_TOLD) {
 		fputs("mecha: the box was not told (", stderr);
 		text_print(stderr, o->why.msg, 0);
 		fputs("): its manage page still shows the booking\n", stderr);
-		return;
+	} else if (!json) {
+		printf("        %s\n", decline_told_text(o, cancelled));
 	}
-	printf("        %s\n", decline_told_text(o, cancelled));
 }
 
 int frontdoor_decline_verb(int argc, char **argv)
 {
 	const char *reason = NULL;
-	const struct cli_opt opts[] = { { "reason", 0, CLI_TEXT, &reason, CLI_NONEMPTY, 0, 0 } };
+	int json = 0;
+	const struct cli_opt opts[] = {
+		{ "reason", 0, CLI_TEXT, &reason, CLI_NONEMPTY, 0, 0 },
+		{ "json", 0, CLI_FLAG, &json, 0, 0, 0 },
+	};
 	struct decline_outcome o;
 	struct cli_args a;
 	struct err e;
@@ -173,7 +193,6 @@ int frontdoor_decline_verb(int argc, char **argv)
 		return EXIT_USAGE;
 	if (decline_home(seq, reason, &frontdoor_teller, &o, &e) != 0)
 		return cli_fail(&e);
-	frontdoor_print_farewell(seq, o.id, "the decline");
-	frontdoor_print_told(&o, 0);
+	frontdoor_print_farewell(&o, "the decline", 0, json);
 	return EXIT_OK;
 }

@@ -472,7 +472,7 @@ static int verb_stage(int argc, char **argv)
 
 static const char approve_help[] =
 	"usage: mecha outbox approve (ID... | --all) [--kind K] [--via S] [-y] [--force]\n"
-	"                            [--mark-sent]\n\n"
+	"                            [--mark-sent] [--json]\n\n"
 	"Releases drafts: each is delivered for real, exactly once (`send` is the same\n"
 	"verb). IDs may be unique prefixes. Asks first (only 'y' proceeds) when more than\n"
 	"one draft or any tainted draft is selected.\n\n"
@@ -482,7 +482,11 @@ static const char approve_help[] =
 	"  -y, --yes    do not ask\n"
 	"  --force      send a draft whose earlier send was interrupted (it may have\n"
 	"               gone out: check first), or whose request was closed\n"
-	"  --mark-sent  record an interrupted draft as sent without sending it again\n\n"
+	"  --mark-sent  record an interrupted draft as sent without sending it again\n"
+	"  --json       a line of JSON per draft as it is settled: {id, status, summary,\n"
+	"               reason, delivered} (delivered false with --mark-sent; reason null),\n"
+	"               or for a draft not sent {ok: false, error, message, id}; nothing\n"
+	"               when nothing is selected\n\n"
 	"A draft whose request was closed is not sent without --force (request_closed).\n\n"
 	"Exit status: 0 all sent; 1 a delivery failed (the draft stays pending with its\n"
 	"error); 3 refused (already resolved, in flight, its request closed, or you said\n"
@@ -521,6 +525,34 @@ static int ask_to_send(const struct outbox_list *l, const struct opts *o)
 	return yes;
 }
 
+/*
+ * --json: what became of one draft, on a line of its own as it is settled
+ * ({id, status, summary, reason, delivered}); approve and reject print the same row.
+ */
+static void print_row(const struct outbox_item *it, const char *status, const char *reason,
+		      int delivered)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:b}", "id", it->id, "status", status, "summary",
+			      it->summary, "reason", reason ? json_string(reason) : json_null(),
+			      "delivered", delivered);
+
+	cli_print_json_line(o);
+	json_decref(o);
+}
+
+/* A draft approve did not send: on stderr, and with --json the failure document naming it. */
+static int fail_row(const struct outbox_item *it, const struct err *e, int json)
+{
+	if (json) {
+		json_t *o = jsonio_failure(e->code, e->msg);
+		json_object_set_new(o, "id", json_string(it->id));
+		cli_print_json_line(o);
+		json_decref(o);
+		cli_json_printed();
+	}
+	return cli_fail(e);
+}
+
 /* The drafts an approve could not send, named again at the end of a batch. */
 struct unsent {
 	size_t n, sent;
@@ -540,9 +572,13 @@ static int send_one(struct cli_outbox *c, const struct outbox_item *it, const st
 
 	if (rc != 0) {
 		buf_printf(&u->ids, "%s%s (%s)", u->n++ ? ", " : "", it->id, err_code_name(e.code));
-		return cli_fail(&e);
+		return fail_row(it, &e, o->json);
 	}
 	u->sent++;
+	if (o->json) {
+		print_row(it, OUTBOX_SENT, NULL, !o->mark_sent);
+		return EXIT_OK;
+	}
 	printf("%s ", o->mark_sent ? "marked sent" : "sent");
 	print_safe(stdout, it->id);
 	fputs("  ", stdout);
@@ -570,7 +606,8 @@ static int approve_selected(struct cli_outbox *c, const struct opts *o)
 	if (outbox_select(&c->store, &o->sel, &l, stderr, &e) != 0)
 		return cli_fail(&e);
 	if (l.n == 0) {
-		puts("Nothing to send.");
+		if (!o->json)
+			puts("Nothing to send.");
 	} else if (!ask_to_send(&l, o)) {
 		err_set(&e, ERR_DECLINED, "nothing was sent");
 		rc = cli_fail(&e);
@@ -602,6 +639,7 @@ static int verb_approve(int argc, char **argv)
 		{ "yes", 'y', CLI_FLAG, &o.yes, 0, 0, 0 },
 		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
 		{ "mark-sent", 0, CLI_FLAG, &o.mark_sent, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &o.json, 0, 0, 0 },
 	};
 	struct cli_outbox c;
 	struct cli_args a;
@@ -623,13 +661,16 @@ static int verb_approve(int argc, char **argv)
 /* ---- reject -------------------------------------------------------------------------- */
 
 static const char reject_help[] =
-	"usage: mecha outbox reject (ID... | --all) --reason R [--kind K] [--via S] [--force]\n\n"
+	"usage: mecha outbox reject (ID... | --all) --reason R [--kind K] [--via S] [--force]\n"
+	"                           [--json]\n\n"
 	"Rejects drafts: nothing is sent, and the reason goes back with the request so\n"
 	"the next draft can be better. Every selected draft must be pending, or none is\n"
 	"rejected. IDs may be unique prefixes.\n\n"
 	"  --reason R   why (required)\n"
 	"  --all        every pending draft (narrowed by --kind and --via)\n"
-	"  --force      also reject a draft whose send was interrupted\n";
+	"  --force      also reject a draft whose send was interrupted\n"
+	"  --json       a line of JSON per draft rejected, as approve --json prints it:\n"
+	"               {id, status: \"rejected\", summary, reason, delivered: false}\n";
 
 static int reject_selected(struct cli_outbox *c, const struct opts *o)
 {
@@ -644,12 +685,15 @@ static int reject_selected(struct cli_outbox *c, const struct opts *o)
 	for (size_t i = 0; i < l.n; i++)
 		ids[i] = (char *)l.items[i].id;
 	if (l.n == 0) {
-		puts("Nothing to reject.");
+		if (!o->json)
+			puts("Nothing to reject.");
 	} else if (release_reject(&c->store, ids, l.n, o->reason, o->force ? RELEASE_FORCE : 0,
 				  &e) != 0) {
 		rc = cli_fail(&e);
 	} else {
-		for (size_t i = 0; i < l.n; i++) {
+		for (size_t i = 0; i < l.n && o->json; i++)
+			print_row(&l.items[i], OUTBOX_REJECTED, o->reason, 0);
+		for (size_t i = 0; i < l.n && !o->json; i++) {
 			fputs("rejected ", stdout);
 			print_safe(stdout, ids[i]);
 			putchar('\n');
@@ -669,6 +713,7 @@ static int verb_reject(int argc, char **argv)
 		{ "all", 0, CLI_FLAG, &o.sel.all, 0, 0, 0 },
 		{ "force", 0, CLI_FLAG, &o.force, 0, 0, 0 },
 		{ "reason", 0, CLI_TEXT, &o.reason, 0, 0, 0 },
+		{ "json", 0, CLI_FLAG, &o.json, 0, 0, 0 },
 	};
 	struct cli_outbox c;
 	struct cli_args a;

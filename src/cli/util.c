@@ -52,20 +52,25 @@ int cli_fail(const struct err *e)
 static void fail_document(const struct err *e, int one_line)
 {
 	json_t *o = jsonio_failure(e->code, e->msg);
-	char *s;
 
-	if (o && !one_line) {
+	if (o && !one_line)
 		jsonio_print(stdout, o);
-	} else if (o) {
-		/* As jsonio_print does, a terminal gets no character outside ASCII raw. */
-		s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER |
-				       (isatty(STDOUT_FILENO) ? JSON_ENSURE_ASCII : 0));
-		if (s)
-			printf("%s\n", s);
-		free(s);
-	}
+	else if (o)
+		cli_print_json_line(o);
 	json_decref(o);
 	json_said = 1;
+}
+
+void cli_print_json_line(const json_t *v)
+{
+	/* As jsonio_print does, a terminal gets no character outside ASCII raw. */
+	char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER |
+				       (isatty(STDOUT_FILENO) ? JSON_ENSURE_ASCII : 0));
+
+	if (s)
+		printf("%s\n", s);
+	free(s);
+	fflush(stdout);
 }
 
 int cli_fail_json(const struct err *e, int json)

@@ -212,7 +212,7 @@ static json_t *run_draft_reply(struct agent_ctx *c, const json_t *args, struct e
 	struct draft_reply d = { request_of(c, args), c->session_id,
 				 json_string_value(json_object_get(args, "subject")),
 				 json_string_value(json_object_get(args, "body")),
-				 bound(c) ? DRAFT_STAY : DRAFT_TO_AWAITING, NULL };
+				 bound(c) ? DRAFT_STAY : DRAFT_TO_AWAITING, NULL, NULL };
 	char id[OUTBOX_ID_MAX + 1];
 	struct held h;
 	int rc = -1;

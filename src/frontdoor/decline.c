@@ -224,6 +224,9 @@ static int settle(struct draft_farewell *f, int cancelled, const struct decline_
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	out->seq = f->seq;
+	out->note = f->reason;
+	f->from_out = out->from;
 	f->ctx = &c;
 	rc = farewell_home(f, out->id, e);
 	f->ctx = NULL; /* c is this call's */
@@ -237,7 +240,7 @@ int decline_home(long long seq, const char *reason, const struct decline_teller 
 		 struct decline_outcome *out, struct err *e)
 {
 	struct draft_farewell f = { seq, SINK_MAIL, reason ? reason : DECLINE_REASON, decline_args,
-				    NULL };
+				    NULL, NULL };
 
 	return settle(&f, 0, t, out, e);
 }
@@ -245,7 +248,7 @@ int decline_home(long long seq, const char *reason, const struct decline_teller 
 int decline_cancel_home(long long seq, const char *reason, const struct decline_teller *t,
 			struct decline_outcome *out, struct err *e)
 {
-	struct draft_farewell f = { seq, SINK_CANCEL, reason, cancel_args, NULL };
+	struct draft_farewell f = { seq, SINK_CANCEL, reason, cancel_args, NULL, NULL };
 
 	return settle(&f, 1, t, out, e);
 }
@@ -267,4 +270,17 @@ const char *decline_told_text(const struct decline_outcome *o, int cancelled)
 	default:
 		return "the box was not told: its manage page still shows the booking";
 	}
+}
+
+const char *decline_told_name(enum decline_told told)
+{
+	static const char *const names[] = {
+		[DECLINE_TOLD] = "told",
+		[DECLINE_TOLD_ALREADY] = "already",
+		[DECLINE_NOT_TOLD] = "failed",
+		[DECLINE_NO_BOX_ID] = "foreign_id",
+		[DECLINE_NO_TELLER] = "unasked",
+	};
+
+	return (size_t)told < sizeof names / sizeof names[0] ? names[told] : "failed";
 }

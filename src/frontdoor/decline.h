@@ -35,6 +35,7 @@
 #define MECHA_FRONTDOOR_DECLINE_H
 
 #include "base/err.h"
+#include "frontdoor/draft.h"
 #include "outbox/item.h"
 
 
@@ -63,6 +64,9 @@ enum decline_told {
 };
 
 struct decline_outcome {
+	long long seq;
+	char from[DRAFT_FROM_MAX];  /* the state the request was closed from */
+	const char *note;           /* its note now: the reason, or DECLINE_REASON (borrowed) */
 	char id[OUTBOX_ID_MAX + 1]; /* the staged draft */
 	enum decline_told told;
 	struct err why; /* DECLINE_NOT_TOLD: what the call said */
@@ -79,5 +83,7 @@ int decline_cancel_home(long long seq, const char *reason, const struct decline_
 			struct decline_outcome *out, struct err *e);
 /* One line saying whether the box was told (static text; why's message is not in it). */
 const char *decline_told_text(const struct decline_outcome *o, int cancelled);
+/* The keyword of told, for a machine: told, already, failed, foreign_id, unasked (in order). */
+const char *decline_told_name(enum decline_told told);
 
 #endif

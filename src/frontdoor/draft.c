@@ -26,6 +26,7 @@ struct staging {
 	enum draft_move move;
 	char *id_out;
 	const char *note; /* DRAFT_ASK_BACK */
+	char *from_out;   /* NULL, or DRAFT_FROM_MAX bytes */
 };
 
 /* The sink says what one address is: a list, or something that reads as an option, is not. */
@@ -118,9 +119,11 @@ static int stage_one(struct record *r, void *arg, struct err *e)
 	const char *state = record_state(r), *to = record_reply_to(r);
 	struct outbox_draft d = { 0 };
 	struct outbox_item item;
-	char was[64];
+	char was[DRAFT_FROM_MAX];
 
 	snprintf(was, sizeof was, "%s", state);
+	if (st->from_out)
+		snprintf(st->from_out, DRAFT_FROM_MAX, "%s", state);
 	if (by_person(st) ? refuse_for_person(r, state, st->move, e) != 0
 			  : refuse_for_run(r, state, e) != 0)
 		return -1;
@@ -168,7 +171,8 @@ static int stage(struct store *s, struct staging *st, long long seq, struct err 
 int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_reply *d,
 		char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, SINK_MAIL, NULL, d->session_id, d->move, id_out, d->note };
+	struct staging st = { ob, SINK_MAIL, NULL, d->session_id, d->move, id_out, d->note,
+			      d->from_out };
 
 	if (!d->subject || !d->body)
 		return err_set(e, ERR_BAD_ARGUMENTS, "a reply needs a subject and a body");
@@ -182,7 +186,7 @@ int draft_reply(struct store *s, struct outbox_store *ob, const struct draft_rep
 int draft_invite(struct store *s, struct outbox_store *ob, const struct draft_invite *d,
 		 char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct staging st = { ob, SINK_INVITE, NULL, d->session_id, d->move, id_out, NULL };
+	struct staging st = { ob, SINK_INVITE, NULL, d->session_id, d->move, id_out, NULL, NULL };
 
 	if (!d->start || !d->end || !d->title)
 		return err_set(e, ERR_BAD_ARGUMENTS, "an invite needs a start, an end and a title");
@@ -236,6 +240,8 @@ static int farewell_one(struct record *r, void *arg, struct err *e)
 
 	if (refuse_farewell(r, state, f->kind == SINK_CANCEL, e) != 0)
 		return -1;
+	if (f->from_out)
+		snprintf(f->from_out, DRAFT_FROM_MAX, "%s", state);
 	if (!(args = f->args(r, f->ctx, e)))
 		return -1;
 	/* An address the args chose (home's own ledger, decline.h) goes before reply_to. */

@@ -55,7 +55,11 @@ struct draft_reply {
 	const char *body;
 	enum draft_move move;
 	const char *note; /* DRAFT_ASK_BACK: the request's note (the question); else unused */
+	char *from_out;   /* NULL, or DRAFT_FROM_MAX bytes: the state the request was in */
 };
+
+/* The size of a from_out: a state as on disk, clipped (as moves.h's from). */
+#define DRAFT_FROM_MAX 64
 
 /*
  * 0 when a person may answer r as `move` says (DRAFT_BY_PERSON or
@@ -111,6 +115,7 @@ struct draft_farewell {
 	const char *reason; /* required: the request's note once closed */
 	json_t *(*args)(const struct record *r, void *ctx, struct err *e);
 	void *ctx;
+	char *from_out; /* NULL, or DRAFT_FROM_MAX bytes: the state the request was closed from */
 };
 
 int draft_farewell(struct store *s, struct outbox_store *ob, const struct draft_farewell *f,

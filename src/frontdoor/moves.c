@@ -75,6 +75,25 @@ static int refuse_pending(const struct record *r, char **ids, size_t n, struct e
 		       n == 1 ? "it" : "them", n == 1 ? "it" : "them", n == 1 ? "it" : "them");
 }
 
+void moves_result_free(struct moves_result *r)
+{
+	for (size_t i = 0; r->drafts && r->drafts[i]; i++)
+		free(r->drafts[i]);
+	free(r->drafts);
+	r->drafts = NULL;
+}
+
+/* The result names the n drafts settled (copies: ids are r's), replacing an earlier pass's. */
+static void name_drafts(struct moves_result *out, char **ids, size_t n)
+{
+	moves_result_free(out);
+	if (n == 0)
+		return;
+	out->drafts = xcalloc(n + 1, sizeof *out->drafts);
+	for (size_t i = 0; i < n; i++)
+		out->drafts[i] = xstrdup(ids[i]);
+}
+
 /* Settles r's pending drafts as the person said; -1 refuses the close. */
 static int settle_drafts(struct move *m, const struct record *r, struct err *e)
 {
@@ -86,6 +105,7 @@ static int settle_drafts(struct move *m, const struct record *r, struct err *e)
 		m->out->drafts_kept = 0;
 		if (m->drafts == MOVES_DRAFTS_KEEP && m->ob)
 			m->out->drafts_kept = pending_drafts(r, m->ob, &ids);
+		name_drafts(m->out, ids, m->out->drafts_kept);
 		free(ids);
 		return 0;
 	}
@@ -101,6 +121,7 @@ static int settle_drafts(struct move *m, const struct record *r, struct err *e)
 		rc = -1;
 	} else {
 		m->out->drafts_rejected = n;
+		name_drafts(m->out, ids, n);
 	}
 	free(ids);
 	return rc;
@@ -131,8 +152,13 @@ static int apply(struct store *s, long long seq, struct move *m, struct err *e)
 	m->out->seq = seq;
 	m->out->from[0] = '\0';
 	m->out->to = m->to;
+	m->out->note = m->note;
 	m->out->drafts_rejected = m->out->drafts_kept = 0;
-	return store_update(s, seq, move_one, m, e);
+	m->out->drafts = NULL;
+	if (store_update(s, seq, move_one, m, e) == 0)
+		return 0;
+	moves_result_free(m->out); /* a failed move leaves nothing to free */
+	return -1;
 }
 
 static int close_as(struct store *s, struct outbox_store *ob, const char *ob_why, long long seq,

@@ -28,7 +28,9 @@
  * with one exception the message states: drafts rejected, then the request's
  * own write failed.
  *
- * Ownership: arguments are borrowed; the result holds copies.
+ * Ownership: arguments are borrowed; the result holds copies (its drafts
+ * malloc'd: moves_result_free), but for its note, which is the caller's
+ * reason or note.
  */
 #ifndef MECHA_FRONTDOOR_MOVES_H
 #define MECHA_FRONTDOOR_MOVES_H
@@ -43,9 +45,14 @@ struct moves_result {
 	long long seq;
 	char from[64]; /* the state it was in (as on disk, clipped) */
 	const char *to; /* a static state name */
+	const char *note; /* the request's note now: the reason or note passed in (borrowed), or NULL */
 	size_t drafts_rejected; /* a close: pending drafts rejected with its reason */
 	size_t drafts_kept;     /* a close: pending drafts left pending (--keep-drafts) */
+	char **drafts; /* a close: the ids of those (one of the two is 0), NULL-terminated, or NULL */
 };
+
+/* Lets go of r->drafts (after a call that returned 0; a failed one leaves nothing to free). */
+void moves_result_free(struct moves_result *r);
 
 /* What a close does with the request's pending drafts. */
 enum moves_drafts {

@@ -218,7 +218,7 @@ static int stage(struct reply *rp, const struct draft_reply *d, char id_out[OUTB
 int reply_stage(struct reply *rp, const char *subject, const char *body,
 		char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct draft_reply d = { rp->seq, NULL, subject, body, DRAFT_BY_PERSON, NULL };
+	struct draft_reply d = { rp->seq, NULL, subject, body, DRAFT_BY_PERSON, NULL, rp->from };
 
 	if (text_blank(body))
 		return REPLY_EMPTY;
@@ -260,7 +260,7 @@ int reply_finish(struct reply *rp, char id_out[OUTBOX_ID_MAX + 1], struct err *e
 
 int reply_ask(struct reply *rp, const char *note, char id_out[OUTBOX_ID_MAX + 1], struct err *e)
 {
-	struct draft_reply d = { rp->seq, NULL, NULL, NULL, DRAFT_ASK_BACK, note };
+	struct draft_reply d = { rp->seq, NULL, NULL, NULL, DRAFT_ASK_BACK, note, rp->from };
 	char *body;
 	int rc;
 

@@ -40,6 +40,7 @@
 #define MECHA_FRONTDOOR_REPLY_H
 
 #include "config/config.h"
+#include "frontdoor/draft.h"
 #include "requests/store.h"
 #include "outbox/item.h"
 #include "outbox/store.h"
@@ -64,6 +65,7 @@ struct reply {
 	char *text;    /* what reply_template wrote there: len bytes */
 	size_t len;
 	int kept; /* the person's text stays in path (a staging that failed) */
+	char from[DRAFT_FROM_MAX]; /* once staged: the state the staging moved the request from */
 	/* private to reply.c */
 	struct config cfg;
 	struct store store;

@@ -295,6 +295,7 @@ void actions_close(struct app *a)
 				app_say(a, 0, "Rejected %zu draft%s of request %lld.", m.drafts_rejected,
 					m.drafts_rejected == 1 ? "" : "s", seq);
 			say_move(a, &m, m.drafts_rejected > 0);
+			moves_result_free(&m);
 		}
 	}
 	free(reason);

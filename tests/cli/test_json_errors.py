@@ -18,7 +18,10 @@ NOW = "2026-10-22T08:00:00Z"
 HOME_VERBS = [
     ("frontdoor", "list"), ("frontdoor", "show", "1"), ("frontdoor", "extract"),
     ("frontdoor", "triage"), ("frontdoor", "reconcile"), ("frontdoor", "sweep"),
-    ("outbox", "list"), ("outbox", "show", "abcdef"),
+    ("frontdoor", "needs-info", "1"), ("frontdoor", "close", "1", "--reason", "r"),
+    ("frontdoor", "decline", "1"),
+    ("outbox", "list"), ("outbox", "show", "abcdef"), ("outbox", "approve", "abcdef"),
+    ("outbox", "reject", "abcdef", "--reason", "r"),
     ("mission", "post", "--agent", "a"), ("mission", "new", "--block", "b", "--brain-ref", "r"),
     ("mission", "heads"), ("mission", "log", "msn_x"), ("mission", "land", "msn_x"),
     ("mission", "archive", "msn_x"), ("blocks", "add", "b", "--title", "t"), ("blocks", "list"),

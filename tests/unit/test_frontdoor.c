@@ -952,6 +952,10 @@ Test(answer, a_request_closed_after_its_batch_was_looked_up_refuses_its_draft_at
 	cr_assert_eq(e.code, ERR_NOT_PENDING, "%s", e.msg);
 	cr_assert_eq(moves_close(&s, &f.s, NULL, 1, "declined", MOVES_DRAFTS_KEEP, &res, &e), 0,
 		     "%s", e.msg);
+	cr_assert(res.drafts_kept == 1 && res.drafts && strcmp(res.drafts[0], held) == 0 &&
+			  !res.drafts[1],
+		  "the close names the draft it left pending");
+	moves_result_free(&res);
 	cr_assert_neq(answer_release(&batch, &f.s, &cfg, held, 0, &e), 0);
 	cr_assert_eq(e.code, ERR_REQUEST_CLOSED, "%s", e.msg);
 	cr_assert(strstr(e.msg, "declined"), "%s", e.msg);

@@ -195,7 +195,8 @@ GARBAGE = [
 ]
 
 
-@pytest.mark.parametrize("garbage", GARBAGE)
+@pytest.mark.parametrize("garbage", GARBAGE, ids=["empty", "magic-only", "text", "other-order",
+                                                "other-format", "huge-lengths"])
 def test_a_kept_file_that_is_garbage_is_never_believed_and_is_written_anew(mecha, garbage):
     home_of_every_kind(mecha)
     settle()

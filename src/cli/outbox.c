@@ -532,9 +532,10 @@ static int ask_to_send(const struct outbox_list *l, const struct opts *o)
 static void print_row(const struct outbox_item *it, const char *status, const char *reason,
 		      int delivered)
 {
-	json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:b}", "id", it->id, "status", status, "summary",
-			      it->summary, "reason", reason ? json_string(reason) : json_null(),
-			      "delivered", delivered);
+	/* The summary is an agent's words and the reason a person's: never dropped for their bytes. */
+	json_t *o = json_pack("{s:s,s:s,s:o,s:o,s:b}", "id", it->id, "status", status, "summary",
+			      jsonio_text(it->summary ? it->summary : ""), "reason",
+			      reason ? jsonio_text(reason) : json_null(), "delivered", delivered);
 
 	cli_print_json_line(o);
 	json_decref(o);
